@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Config } from '../lib/config.js';
+import { ErrorCode, formatGraphQLError, problemFor } from '../lib/errors.js';
+import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
+import { addProbes, listen } from '../lib/http.js';
+import { httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
+import { PROJECT_ROOT } from '../lib/paths.js';
+import type { RunningPart } from '../lib/service.js';
+
+export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
+
+/** Passes the caller's credentials and request id on to every subgraph the plan touches. */
+class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
+    const headers = request.http?.headers;
+    // Health checks and schema loading run without a caller.
+    if (!headers || !('forwardHeaders' in context)) return;
+    const caller = context as GatewayContext;
+    for (const [name, value] of Object.entries(caller.forwardHeaders)) headers.set(name, value);
+    headers.set(REQUEST_ID_HEADER, caller.requestId);
+  }
+}
+
+export interface GatewayOptions {
+  port: number;
+  /** Subgraph URLs by subgraph name; they override the URLs written in the supergraph. */
+  subgraphUrls: Record<string, string>;
+  supergraphSdl?: string;
+}
+
+export interface RunningGateway extends RunningPart {
+  /** Runs operations in this process (the REST adapters under `npm start`). */
+  client: GraphQLClient;
+}
+
+export async function startGateway(deps: { config: Config; logger: Logger }, options: GatewayOptions): Promise<RunningGateway> {
+  const { config, logger } = deps;
+  const log = logger.child({ component: 'gateway' });
+  const gateway = new ApolloGateway({
+    supergraphSdl: options.supergraphSdl ?? readFileSync(SUPERGRAPH_PATH, 'utf8'),
+    buildService: ({ name, url }) => new ForwardingDataSource({ url: options.subgraphUrls[name] ?? (url as string) }),
+    logger: log,
+  });
+  const armor = new ApolloArmor({
+    maxDepth: { n: config.env.GRAPHQL_MAX_DEPTH },
+    costLimit: { maxCost: config.env.GRAPHQL_MAX_COST },
+    maxAliases: { n: 30 },
+    maxTokens: { n: 5000 },
+    // Suggestions reveal schema names; keep them where introspection is open anyway.
+    blockFieldSuggestion: { enabled: config.isProduction },
+  }).protect();
+
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway,
+    introspection: !config.isProduction,
+    includeStacktraceInErrorResponses: false,
+    allowBatchedHttpRequests: false,
+    validationRules: armor.validationRules,
+    formatError: (formatted, error) =>
+      formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in gateway')),
+    // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
+    plugins: [
+      ...(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
+      (config.isProduction
+        ? ApolloServerPluginLandingPageDisabled()
+        : ApolloServerPluginLandingPageLocalDefault({ embed: true })) as ApolloServerPlugin<GatewayContext>,
+    ],
+  });
+  await apollo.start();
+
+  let shuttingDown = false;
+  const app = express();
+  app.disable('x-powered-by');
+  addProbes(app, () => !shuttingDown);
+  app.use(
+    '/graphql',
+    httpLogger(logger, 'gateway'),
+    express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req) }),
+    }),
+  );
+  // Bodies that never reach Apollo (malformed JSON, too large) still get a JSON answer, no stack.
+  app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const tooLarge = error.type === 'entity.too.large';
+    const code = tooLarge ? ErrorCode.PAYLOAD_TOO_LARGE : error.status && error.status < 500 ? ErrorCode.BAD_USER_INPUT : ErrorCode.INTERNAL_SERVER_ERROR;
+    if (code === ErrorCode.INTERNAL_SERVER_ERROR) log.error({ err: error }, 'gateway request failed');
+    const problem = problemFor(code, tooLarge ? 'The request body is too large' : code === ErrorCode.BAD_USER_INPUT ? 'The request body is not valid JSON' : 'Unexpected error');
+    res.status(problem.status).json({ errors: [{ message: problem.detail, extensions: { code } }] });
+  });
+
+  const server = await listen(app, options.port, config.env.HOST, '/graphql');
+  return {
+    name: 'gateway',
+    url: server.url,
+    client: inProcessClient(apollo),
+    close: async () => {
+      shuttingDown = true;
+      await server.close();
+      await apollo.stop();
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The whole runtime contract in one schema. Read once at start (`loadConfig`) and passed down
+ * explicitly; nothing else in the code reads `process.env`.
+ */
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value ? value : undefined));
+const optionalUrl = optionalText.pipe(z.url().optional());
+const commaList = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HOST: z.string().default('0.0.0.0'),
+  GATEWAY_PORT: port(4000),
+  SOCIAL_REST_PORT: port(3001),
+  SURVEYS_REST_PORT: port(3002),
+  CONTACTS_REST_PORT: port(3003),
+  SOCIAL_SUBGRAPH_PORT: port(4001),
+  SURVEYS_SUBGRAPH_PORT: port(4002),
+  CONTACTS_SUBGRAPH_PORT: port(4003),
+  /** Where the REST adapters find the gateway when deployed apart; unset: the in-process gateway. */
+  GATEWAY_URL: optionalUrl,
+  /** Where the gateway finds each subgraph when deployed apart; unset: localhost and the port above. */
+  SOCIAL_SUBGRAPH_URL: optionalUrl,
+  SURVEYS_SUBGRAPH_URL: optionalUrl,
+  CONTACTS_SUBGRAPH_URL: optionalUrl,
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  REDIS_URL: optionalText.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional()),
+  STORAGE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(file|s3):\/\//, 'must be a file:// or s3:// URL')
+      .optional(),
+  ),
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  SMTP_URL: optionalText.pipe(z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
+  IDENTITY_JWKS_URL: optionalUrl,
+  IDENTITY_ISSUER: optionalText,
+  IDENTITY_AUDIENCE: optionalText,
+  ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  ASSET_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  MEDIA_MAX_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
+  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(50000),
+  AI_IMAGE_API_URL: optionalUrl,
+  AI_IMAGE_API_KEY: optionalText,
+  AI_IMAGE_MODEL: z.string().default('gpt-image-1'),
+  AI_IMAGE_RATE_LIMIT: z.coerce.number().int().positive().default(10),
+  ADMIN_EMAILS: commaList,
+  ALLOWED_EMAIL_DOMAINS: commaList,
+  MAGIC_FROM_EMAIL: z.string().default('no-reply@localhost'),
+  MAGIC_LINK_BASE_URL: z.url().default('http://localhost:5173/auth/magic'),
+  WEB_URL: z.url().default('http://localhost:5173'),
+  ENCRYPTION_KEY: optionalText,
+  CONTACTS_AUTH: z.enum(['open', 'required']).default('open'),
+  /** Public base address of the social REST service, used in signed upload URLs and OAuth callbacks. */
+  SOCIAL_PUBLIC_URL: optionalUrl,
+  SURVEYS_PUBLIC_URL: optionalUrl,
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** OAuth client settings of one social platform, from `<PLATFORM>_CLIENT_ID` and friends. */
+export interface PlatformCredentials {
+  clientId: string;
+  clientSecret?: string;
+  baseUrl?: string;
+}
+
+export interface Config {
+  env: Env;
+  isProduction: boolean;
+  dataDir: string;
+  ports: {
+    gateway: number;
+    socialRest: number;
+    surveysRest: number;
+    contactsRest: number;
+    socialSubgraph: number;
+    surveysSubgraph: number;
+    contactsSubgraph: number;
+  };
+  storageUrl: string;
+  platforms: Record<string, PlatformCredentials>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const KNOWN_PLATFORMS = ['mastodon', 'x'] as const;
+
+function readPlatforms(env: Record<string, string | undefined>): Record<string, PlatformCredentials> {
+  const platforms: Record<string, PlatformCredentials> = {};
+  for (const platform of KNOWN_PLATFORMS) {
+    const prefix = platform.toUpperCase();
+    const clientId = env[`${prefix}_CLIENT_ID`]?.trim();
+    if (!clientId) continue;
+    platforms[platform] = {
+      clientId,
+      clientSecret: env[`${prefix}_CLIENT_SECRET`]?.trim() || undefined,
+      baseUrl: env[`${prefix}_BASE_URL`]?.trim() || undefined,
+    };
+  }
+  return platforms;
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const env = parsed.data;
+  const problems: string[] = [];
+  if (env.IDENTITY_JWKS_URL && (!env.IDENTITY_ISSUER || !env.IDENTITY_AUDIENCE)) {
+    problems.push('IDENTITY_ISSUER and IDENTITY_AUDIENCE are required when IDENTITY_JWKS_URL is set');
+  }
+  if (env.STORAGE_URL?.startsWith('s3://') && (!env.S3_ACCESS_KEY_ID || !env.S3_SECRET_ACCESS_KEY)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required when STORAGE_URL is s3://');
+  }
+  if (env.ENCRYPTION_KEY && Buffer.from(env.ENCRYPTION_KEY, 'base64').length !== 32) {
+    problems.push('ENCRYPTION_KEY must be 32 bytes, base64 encoded');
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const dataDir = path.resolve(env.DATA_DIR);
+  return {
+    env,
+    isProduction: env.NODE_ENV === 'production',
+    dataDir,
+    ports: {
+      gateway: env.GATEWAY_PORT,
+      socialRest: env.SOCIAL_REST_PORT,
+      surveysRest: env.SURVEYS_REST_PORT,
+      contactsRest: env.CONTACTS_REST_PORT,
+      socialSubgraph: env.SOCIAL_SUBGRAPH_PORT,
+      surveysSubgraph: env.SURVEYS_SUBGRAPH_PORT,
+      contactsSubgraph: env.CONTACTS_SUBGRAPH_PORT,
+    },
+    storageUrl: env.STORAGE_URL ?? `file://${path.join(dataDir, 'storage')}`,
+    platforms: readPlatforms(source),
+  };
+}

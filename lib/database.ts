@@ -1,0 +1,88 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DataloaderType, type Constructor, type EntityClass, type LoggerNamespace } from '@mikro-orm/core';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { Migration, Migrator } from '@mikro-orm/migrations';
+import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+
+export type EntityManager = SqlEntityManager;
+export type Orm = MikroORM;
+export { Migration };
+
+export interface DatabaseOptions {
+  /** The service's name; also its PostgreSQL schema. */
+  service: 'contacts' | 'social' | 'surveys';
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  entities: EntityClass<any>[];
+  /** Hand-written migrations, oldest first. The schema is never synced from entities. */
+  migrations: Constructor<Migration>[];
+  /** Observe every SQL statement (tests count them to pin "no N+1"). */
+  onQuery?: (sql: string) => void;
+}
+
+/**
+ * Opens the service's database and brings it up to date.
+ *
+ * `DATABASE_URL` set: that PostgreSQL server, the service in its own schema. Unset: an embedded
+ * PGlite cluster under `DATA_DIR/pglite/<service>`, so the platform runs with no server at all and
+ * keeps its data across restarts. Either way the same migrations run before anything is served.
+ */
+export async function openDatabase(config: Config, logger: Logger, options: DatabaseOptions): Promise<Orm> {
+  const { service } = options;
+  const log = logger.child({ component: `${service}-db` });
+  const common = {
+    entities: options.entities,
+    schema: service,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    // References and collections loaded in a loop are batched into one query per tick.
+    dataloader: DataloaderType.ALL,
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    debug: options.onQuery ? (['query'] as LoggerNamespace[]) : false,
+    logger: options.onQuery ? (message: string) => options.onQuery?.(message) : (message: string) => log.debug(message),
+    migrations: {
+      migrationsList: options.migrations,
+      schema: service,
+      tableName: 'mikro_orm_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      snapshotOnMigrate: false,
+      silent: true,
+    },
+  };
+
+  let orm: Orm;
+  if (config.env.DATABASE_URL) {
+    const { MikroORM } = await import('@mikro-orm/postgresql');
+    orm = await MikroORM.init({
+      ...common,
+      clientUrl: config.env.DATABASE_URL,
+      pool: { min: 0, max: config.env.DATABASE_POOL_MAX },
+    });
+  } else {
+    const { MikroORM } = await import('@mikro-orm/pglite');
+    const dataDir = path.join(config.dataDir, 'pglite', service);
+    mkdirSync(dataDir, { recursive: true });
+    orm = (await MikroORM.init({ ...common, dbName: dataDir })) as unknown as Orm;
+  }
+
+  await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
+  await orm.migrator.up();
+  log.info({ migrations: options.migrations.length }, 'database ready');
+  return orm;
+}
+
+/** True when the database answers a trivial query; used by readiness probes. */
+export async function databaseAnswers(orm: Orm): Promise<boolean> {
+  try {
+    await orm.em.getConnection().execute('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,57 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express, Request, Response } from 'express';
+
+export interface RunningServer {
+  readonly port: number;
+  readonly url: string;
+  readonly server: http.Server;
+  close(): Promise<void>;
+}
+
+/** How long open requests may take to finish after SIGTERM before their sockets are cut. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/** Starts `app` on `port` (0: any free port) and returns a handle that drains on close. */
+export function listen(app: Express | http.RequestListener, port: number, host = '0.0.0.0', path = ''): Promise<RunningServer> {
+  const server = http.createServer(app as http.RequestListener);
+  // Keep-alive sockets from the gateway outlive single requests; close them promptly on shutdown.
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const actualPort = (server.address() as AddressInfo).port;
+      resolve({
+        port: actualPort,
+        url: `http://localhost:${actualPort}${path}`,
+        server,
+        close: () => closeServer(server),
+      });
+    });
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** Liveness and readiness probes, the same on every part of the platform. */
+export function addProbes(app: Express, isReady: () => boolean | Promise<boolean>): void {
+  app.get('/healthz', (_req: Request, res: Response) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req: Request, res: Response) => {
+    const ready = await isReady();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+  });
+}

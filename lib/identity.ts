@@ -1,0 +1,158 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+  type JWTVerifyGetKey,
+} from 'jose';
+import type { Config } from './config.js';
+import { AppError, ErrorCode } from './errors.js';
+
+/** Who is calling: a user, with the scopes the credential carries (`null`: every scope). */
+export interface Principal {
+  userId: string;
+  email?: string;
+  scopes: ReadonlySet<string> | null;
+  /** How the caller proved who they are; API keys add their id and brand reach. */
+  via: 'bearer' | 'api-key' | 'session';
+  apiKeyId?: string;
+  /** Brand ids an API key may reach; `null` means every brand of the owner (`brand:*`). */
+  brandIds?: ReadonlySet<string> | null;
+}
+
+export function hasScope(principal: Principal, scope: string): boolean {
+  return principal.scopes === null || principal.scopes.has(scope);
+}
+
+type SigningKey = Awaited<ReturnType<typeof importJWK>>;
+
+const DEV_ISSUER = 'urn:platform:dev-issuer';
+const DEV_AUDIENCE = 'platform';
+const ALGORITHM = 'ES256';
+
+interface DevKeyFile {
+  privateJwk: JWK;
+  publicJwk: JWK;
+}
+
+/**
+ * Verifies bearer JWTs. With `IDENTITY_JWKS_URL` it trusts that identity service; without it, an
+ * embedded development issuer whose key pair is made once and kept under `DATA_DIR`, so tokens
+ * printed by `npm run token` stay valid across restarts.
+ */
+export class Identity {
+  private constructor(
+    private readonly keys: JWTVerifyGetKey,
+    private readonly issuer: string,
+    private readonly audience: string,
+    private readonly signingKey?: SigningKey,
+    private readonly keyId?: string,
+  ) {}
+
+  static async create(config: Config): Promise<Identity> {
+    const { IDENTITY_JWKS_URL, IDENTITY_ISSUER, IDENTITY_AUDIENCE } = config.env;
+    if (IDENTITY_JWKS_URL) {
+      return new Identity(createRemoteJWKSet(new URL(IDENTITY_JWKS_URL)), IDENTITY_ISSUER!, IDENTITY_AUDIENCE!);
+    }
+    const keys = await loadOrCreateDevKeys(config.dataDir);
+    const signingKey = await importJWK(keys.privateJwk, ALGORITHM);
+    return new Identity(
+      createLocalJWKSet({ keys: [keys.publicJwk] }),
+      DEV_ISSUER,
+      DEV_AUDIENCE,
+      signingKey,
+      keys.publicJwk.kid,
+    );
+  }
+
+  get canSign(): boolean {
+    return this.signingKey !== undefined;
+  }
+
+  /** Signs a token with the development issuer (the `npm run token` command and tests). */
+  async sign(claims: { sub: string; scopes?: string[]; email?: string }, expiresIn = '12h'): Promise<string> {
+    if (!this.signingKey) throw new Error('tokens are issued by the identity service at IDENTITY_JWKS_URL');
+    const payload: Record<string, unknown> = {};
+    if (claims.scopes) payload.scope = claims.scopes.join(' ');
+    if (claims.email) payload.email = claims.email;
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: ALGORITHM, kid: this.keyId })
+      .setSubject(claims.sub)
+      .setIssuer(this.issuer)
+      .setAudience(this.audience)
+      .setIssuedAt()
+      .setExpirationTime(expiresIn)
+      .sign(this.signingKey);
+  }
+
+  async verify(token: string): Promise<Principal> {
+    try {
+      const { payload } = await jwtVerify(token, this.keys, {
+        issuer: this.issuer,
+        audience: this.audience,
+        algorithms: ['RS256', 'ES256'],
+      });
+      if (!payload.sub) throw new Error('token has no subject');
+      const scope = payload.scope ?? payload.scp;
+      const scopes =
+        scope === undefined
+          ? null
+          : new Set(Array.isArray(scope) ? scope.map(String) : String(scope).split(/[\s,]+/).filter(Boolean));
+      return {
+        userId: payload.sub,
+        email: typeof payload.email === 'string' ? payload.email : undefined,
+        scopes,
+        via: 'bearer',
+      };
+    } catch {
+      throw new AppError(ErrorCode.UNAUTHENTICATED, 'The bearer token is invalid or expired');
+    }
+  }
+}
+
+async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> {
+  const file = path.join(dataDir, 'identity', 'dev-issuer.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DevKeyFile;
+  const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+  const kid = `dev-${Date.now().toString(36)}`;
+  const keys: DevKeyFile = {
+    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: ALGORITHM },
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: ALGORITHM, use: 'sig' },
+  };
+  mkdirSync(path.dirname(file), { recursive: true });
+  // wx: if another process made the file first, use theirs so both agree on the key.
+  try {
+    writeFileSync(file, JSON.stringify(keys), { mode: 0o600, flag: 'wx' });
+  } catch {
+    return JSON.parse(readFileSync(file, 'utf8')) as DevKeyFile;
+  }
+  return keys;
+}
+
+/** The bearer credential of a request, if any. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match?.[1];
+}
+
+/**
+ * The bearer principal of a request, or null without a bearer JWT. A credential that is present
+ * but invalid is treated as absent here; the shield then answers UNAUTHENTICATED wherever one is
+ * required (a surveys session token sent along to another subgraph is not a JWT and is not an error).
+ */
+export async function optionalBearerPrincipal(identity: Identity, authorization: string | undefined): Promise<Principal | null> {
+  const token = bearerToken(authorization);
+  if (!token || token.split('.').length !== 3) return null;
+  try {
+    return await identity.verify(token);
+  } catch {
+    return null;
+  }
+}

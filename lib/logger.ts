@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pino, type Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { Config } from './config.js';
+
+export type { Logger };
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function createLogger(config: Pick<Config, 'env'>): Logger {
+  return pino({
+    level: config.env.LOG_LEVEL,
+    // Credentials never reach the log, whichever part logs the request.
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/**
+ * The id of a request: the caller's `X-Request-Id` when it looks sane, else a new one. The same id
+ * travels REST adapter -> gateway -> subgraph in that header, so one grep follows a request.
+ */
+export function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers[REQUEST_ID_HEADER];
+  const value = Array.isArray(incoming) ? incoming[0] : incoming;
+  return value && SAFE_REQUEST_ID.test(value) ? value : randomUUID();
+}
+
+/** pino-http middleware that logs one line per request, tagged with the request id. */
+export function httpLogger(logger: Logger, component: string) {
+  return pinoHttp({
+    logger: logger.child({ component }),
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const id = requestIdOf(req);
+      res.setHeader(REQUEST_ID_HEADER, id);
+      return id;
+    },
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+  });
+}

@@ -1,0 +1,139 @@
+import { ArgsType, Directive, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { AppError } from './errors.js';
+
+/**
+ * Both list styles of the platform rest on one offset window:
+ * GraphQL cursor connections (`first`/`after`, opaque cursors) for frontends, and
+ * REST pages (`page`/`limit`/`total`) for legacy clients. Services take a `Window` and return
+ * `{ items, total }`; the two shapes below are built from that.
+ */
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+export interface Slice<T> {
+  items: T[];
+  total: number;
+}
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+@ObjectType()
+@Directive('@shareable')
+export class PageInfo {
+  @Field(() => Boolean) hasNextPage!: boolean;
+  @Field(() => Boolean) hasPreviousPage!: boolean;
+  @Field(() => String, { nullable: true }) startCursor!: string | null;
+  @Field(() => String, { nullable: true }) endCursor!: string | null;
+}
+
+@ArgsType()
+export class ConnectionArgs {
+  @Field(() => Int, { nullable: true, description: `Items to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'Cursor of the item after which to start' })
+  after?: string;
+}
+
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { nullable: true, description: 'Page number, from 1' })
+  page?: number;
+
+  @Field(() => Int, { nullable: true, description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` })
+  limit?: number;
+}
+
+const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
+
+function decodeCursor(cursor: string): number {
+  const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match) throw AppError.badInput('after', 'is not a cursor of this list');
+  return Number(match[1]);
+}
+
+function checkSize(field: string, size: number | undefined | null): number {
+  if (size === undefined || size === null) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
+    throw AppError.badInput(field, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return size;
+}
+
+export function windowOfConnection(args: ConnectionArgs): Window {
+  const limit = checkSize('first', args.first);
+  return { offset: args.after ? decodeCursor(args.after) + 1 : 0, limit };
+}
+
+export function windowOfPage(args: PageArgs): Window {
+  const limit = checkSize('limit', args.limit);
+  const page = args.page ?? 1;
+  if (!Number.isInteger(page) || page < 1 || page > 1_000_000) throw AppError.badInput('page', 'must be an integer of 1 or more');
+  return { offset: (page - 1) * limit, limit };
+}
+
+export interface Connection<T> {
+  edges: { cursor: string; node: T }[];
+  nodes: T[];
+  pageInfo: PageInfo;
+  totalCount: number;
+}
+
+export function toConnection<T>(slice: Slice<T>, window: Window): Connection<T> {
+  const edges = slice.items.map((node, index) => ({ cursor: encodeCursor(window.offset + index), node }));
+  return {
+    edges,
+    nodes: slice.items,
+    totalCount: slice.total,
+    pageInfo: {
+      hasNextPage: window.offset + slice.items.length < slice.total,
+      hasPreviousPage: window.offset > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+}
+
+export function toPage<T>(slice: Slice<T>, window: Window): Page<T> {
+  return { items: slice.items, page: window.offset / window.limit + 1, limit: window.limit, total: slice.total };
+}
+
+/** `XConnection` and `XEdge` object types for an item type. */
+export function ConnectionType<T extends object>(itemType: ClassType<T>, name: string) {
+  @ObjectType(`${name}Edge`)
+  class Edge {
+    @Field(() => String) cursor!: string;
+    @Field(() => itemType) node!: T;
+  }
+
+  @ObjectType(`${name}Connection`)
+  class ConnectionClass implements Connection<T> {
+    @Field(() => [Edge]) edges!: Edge[];
+    @Field(() => [itemType]) nodes!: T[];
+    @Field(() => PageInfo) pageInfo!: PageInfo;
+    @Field(() => Int) totalCount!: number;
+  }
+  return ConnectionClass;
+}
+
+/** `XPage` object type (page number, size and total) for an item type. */
+export function PageType<T extends object>(itemType: ClassType<T>, name: string) {
+  @ObjectType(`${name}Page`)
+  class PageClass implements Page<T> {
+    @Field(() => [itemType]) items!: T[];
+    @Field(() => Int) page!: number;
+    @Field(() => Int) limit!: number;
+    @Field(() => Int) total!: number;
+  }
+  return PageClass;
+}

@@ -1,0 +1,231 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
+import type { Config } from './config.js';
+import { AppError, ErrorCode, httpStatusOf, isErrorCode, problemFor, type FieldProblem, type ProblemDetails } from './errors.js';
+import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
+import { addProbes } from './http.js';
+import { httpLogger, requestIdOf, type Logger } from './logger.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** One documented REST endpoint: where it lives, what it is for, and the handler that serves it. */
+export interface RestRoute {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  handler: (req: Request, res: Response) => Promise<void> | void;
+  /** Middleware that runs before the handler (e.g. a multipart parser instead of JSON). */
+  before?: RequestHandler[];
+}
+
+/**
+ * The named GraphQL operations of one adapter, read from the `.graphql` files beside it, each
+ * printed with just the fragments it uses. Operation texts are fixed and take every value as a
+ * variable, so the gateway's query-plan cache always hits.
+ */
+export function loadOperations(folder: string): Record<string, string> {
+  const definitions: DefinitionNode[] = readdirSync(folder)
+    .filter((name) => name.endsWith('.graphql'))
+    .flatMap((file) => parse(readFileSync(path.join(folder, file), 'utf8')).definitions);
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+
+  const operations: Record<string, string> = {};
+  for (const definition of definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (!definition.name) throw new Error(`${folder}: every operation needs a name`);
+    const used = new Map<string, FragmentDefinitionNode>();
+    const collect = (node: ASTNode) =>
+      visit(node, {
+        FragmentSpread(spread) {
+          const name = spread.name.value;
+          const fragment = fragments.get(name);
+          if (!fragment) throw new Error(`${folder}: unknown fragment ${name}`);
+          if (!used.has(name)) {
+            used.set(name, fragment);
+            collect(fragment);
+          }
+        },
+      });
+    collect(definition);
+    operations[definition.name.value] = print({ kind: Kind.DOCUMENT, definitions: [definition, ...used.values()] });
+  }
+  return operations;
+}
+
+/** Thrown by `runOperation` when the operation answered with an error: carries the problem to send. */
+export class ProblemError extends Error {
+  constructor(
+    readonly problem: ProblemDetails,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(problem.detail);
+    this.name = 'ProblemError';
+  }
+}
+
+/**
+ * Runs one operation as the caller (their credentials and request id go along) and returns its
+ * data, or throws the first GraphQL error as a problem with the status its code maps to.
+ */
+export async function runOperation<Data>(
+  client: GraphQLClient,
+  operation: string,
+  variables: Record<string, unknown>,
+  req: Request,
+): Promise<Data> {
+  const result = await client.execute<Data>(operation, variables, {
+    forwardHeaders: forwardHeadersOf(req.headers),
+    requestId: requestIdOf(req),
+  });
+  const error = result.errors?.[0];
+  if (error) {
+    const code = error.extensions?.code;
+    const status = httpStatusOf(code);
+    const problemCode = isErrorCode(code) ? code : status === 400 ? ErrorCode.BAD_USER_INPUT : ErrorCode.INTERNAL_SERVER_ERROR;
+    const fields = error.extensions?.errors as FieldProblem[] | undefined;
+    const retryAfter = error.extensions?.retryAfter as number | undefined;
+    const { code: _code, errors: _errors, retryAfter: _retry, serviceName: _service, ...details } = error.extensions ?? {};
+    throw new ProblemError(
+      problemFor(problemCode, error.message, {
+        ...(fields?.length ? { errors: fields } : {}),
+        ...(status < 500 ? details : {}),
+      }),
+      retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
+    );
+  }
+  if (!result.data) throw new Error('the gateway answered with neither data nor errors');
+  return result.data;
+}
+
+/** Query-string numbers arrive as text; numeric text becomes a number and anything else stays text for GraphQL to reject by name. */
+export function numberParam(value: unknown): number | string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') return String(value);
+  return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+export function stringParam(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? String(value[0]) : String(value);
+}
+
+/**
+ * The JSON body as an object. No body at all reads as `{}` (the operation then names what is
+ * missing); a body that is not JSON is a 415, and JSON that is not an object a 400.
+ */
+export function jsonBody(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === undefined) {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) return {};
+    throw new ProblemError(problemFor(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body must be JSON (Content-Type: application/json)'));
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ProblemError(problemFor(ErrorCode.BAD_USER_INPUT, 'The body must be a JSON object'));
+  }
+  return body as Record<string, unknown>;
+}
+
+export function sendProblem(res: Response, problem: ProblemDetails, headers: Record<string, string> = {}): void {
+  res.status(problem.status).set(headers).type('application/problem+json').send(JSON.stringify(problem));
+}
+
+export interface RestAppOptions {
+  name: string;
+  config: Config;
+  logger: Logger;
+  routes: RestRoute[];
+  isReady?: () => boolean | Promise<boolean>;
+}
+
+/**
+ * An Express app serving exactly the routes given, with the behaviour every adapter shares:
+ * request ids and logs, a JSON body limit, probes, 404 for an unknown path, 405 (with `Allow`)
+ * for a known path and the wrong method, and problem bodies for every failure.
+ */
+export function createRestApp(options: RestAppOptions): Express {
+  const { config, logger, routes, name } = options;
+  const log = logger.child({ component: `${name}-rest` });
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  addProbes(app, options.isReady ?? (() => true));
+  app.use(httpLogger(logger, `${name}-rest`));
+  app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const route of routes) {
+    app[route.method](route.path, ...(route.before ?? []), async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        await route.handler(req, res);
+      } catch (error) {
+        next(error);
+      }
+    });
+    const methods = methodsByPath.get(route.path) ?? new Set<string>();
+    methods.add(route.method.toUpperCase());
+    if (route.method === 'get') methods.add('HEAD');
+    methodsByPath.set(route.path, methods);
+  }
+  for (const [routePath, methods] of methodsByPath) {
+    app.all(routePath, (req: Request, res: Response) => {
+      const allow = [...methods].join(', ');
+      sendProblem(res, problemFor(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not supported here; use ${allow}`, { instance: req.originalUrl }), { allow });
+    });
+  }
+  app.use((req: Request, res: Response) => {
+    sendProblem(res, problemFor(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`, { instance: req.originalUrl }));
+  });
+
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      log.error({ err: error, requestId: requestIdOf(req) }, 'failed after the response started');
+      res.destroy();
+      return next();
+    }
+    const { problem, headers } = toProblem(error, req);
+    if (problem.status >= 500) log.error({ err: error, requestId: req.id }, 'request failed');
+    sendProblem(res, problem, headers);
+  });
+  return app;
+}
+
+function toProblem(error: unknown, req: Request): { problem: ProblemDetails; headers: Record<string, string> } {
+  const instance = req.originalUrl;
+  if (error instanceof ProblemError) return { problem: { ...error.problem, instance }, headers: error.headers };
+  if (error instanceof AppError) {
+    return {
+      problem: problemFor(error.code, error.message, { instance, ...(error.fields.length ? { errors: error.fields } : {}) }),
+      headers: error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {},
+    };
+  }
+  const bodyError = error as { type?: string; status?: number };
+  if (bodyError.type === 'entity.too.large') {
+    return { problem: problemFor(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large', { instance }), headers: {} };
+  }
+  if (bodyError.type === 'entity.parse.failed') {
+    return { problem: problemFor(ErrorCode.BAD_USER_INPUT, 'The request body is not valid JSON', { instance }), headers: {} };
+  }
+  if (bodyError.status && bodyError.status >= 400 && bodyError.status < 500) {
+    return { problem: problemFor(ErrorCode.BAD_USER_INPUT, 'The request could not be read', { instance }), headers: {} };
+  }
+  return {
+    problem: problemFor(ErrorCode.INTERNAL_SERVER_ERROR, 'An unexpected error occurred. It has been logged with the request id.', {
+      instance,
+      requestId: String(req.id ?? requestIdOf(req)),
+    }),
+    headers: {},
+  };
+}
+
+/** The route table as `GET /api` shows it: `{ method, path, summary }`, paths in `{param}` form. */
+export function describeRoutes(routes: RestRoute[]): { method: string; path: string; summary: string }[] {
+  return routes.map((route) => ({
+    method: route.method.toUpperCase(),
+    path: route.path.replace(/:(\w+)/g, '{$1}'),
+    summary: route.summary,
+  }));
+}

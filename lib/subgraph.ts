@@ -1,0 +1,160 @@
+import type { IncomingMessage } from 'node:http';
+import { ApolloServer, type BaseContext } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
+import { expressMiddleware } from '@as-integrations/express5';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import express from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { gql } from 'graphql-tag';
+import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
+import type { Config } from './config.js';
+import { formatGraphQLError } from './errors.js';
+import { databaseAnswers, openDatabase, type DatabaseOptions, type Orm } from './database.js';
+import { addProbes, listen, type RunningServer } from './http.js';
+import { httpLogger, type Logger } from './logger.js';
+import type { Deps, RunningPart } from './service.js';
+import { applyShield, type RuleTree } from './shield.js';
+
+const FEDERATION_LINK = `
+  extend schema
+    @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])
+`;
+
+export interface SubgraphDefinition {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  resolvers: NonEmptyArray<Function>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  orphanedTypes?: Function[];
+  /** `__resolveReference` per entity type, as in type-graphql's federation example. */
+  references?: GraphQLResolverMap<unknown>;
+  rules: RuleTree;
+}
+
+/**
+ * Builds a Federation 2 subgraph schema from type-graphql classes: type-graphql makes the schema,
+ * it is printed with its directives, and @apollo/subgraph rebuilds it with the federation fields.
+ * Returns the bare schema (for `npm run schema`) and the guarded one (served).
+ */
+export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
+  const typeGraphQLSchema = await buildSchema({
+    resolvers: definition.resolvers,
+    orphanedTypes: definition.orphanedTypes,
+    skipCheck: true,
+    validate: { forbidUnknownValues: false },
+    emitSchemaFile: false,
+  });
+  const resolvers = createResolversMap(typeGraphQLSchema) as GraphQLResolverMap<unknown>;
+  for (const [typeName, typeResolvers] of Object.entries(definition.references ?? {})) {
+    resolvers[typeName] = { ...(resolvers[typeName] as object), ...(typeResolvers as object) } as never;
+  }
+  const schema = buildSubgraphSchema([
+    { typeDefs: gql(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`), resolvers },
+  ]);
+  return { schema, guarded: applyShield(schema, definition.rules) };
+}
+
+export function printSdl(schema: GraphQLSchema): string {
+  return `${printSubgraphSchema(schema).trim()}\n`;
+}
+
+export interface SubgraphServerOptions<Context extends BaseContext> {
+  name: string;
+  schema: GraphQLSchema;
+  config: Config;
+  logger: Logger;
+  port: number;
+  context: (req: IncomingMessage & { id?: unknown; log?: Logger }) => Promise<Context>;
+  isReady: () => Promise<boolean>;
+}
+
+/** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
+export async function serveSubgraph<Context extends BaseContext>(options: SubgraphServerOptions<Context>): Promise<RunningServer> {
+  const { config, logger, name } = options;
+  const log = logger.child({ component: `${name}-subgraph` });
+  const app = express();
+  app.disable('x-powered-by');
+  let shuttingDown = false;
+  addProbes(app, async () => !shuttingDown && (await options.isReady()));
+
+  const apollo = new ApolloServer<Context>({
+    schema: options.schema,
+    introspection: !config.isProduction,
+    includeStacktraceInErrorResponses: false,
+    formatError: (formatted, error) =>
+      formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginInlineTraceDisabled()],
+  });
+  await apollo.start();
+
+  app.use(
+    '/graphql',
+    httpLogger(logger, `${name}-subgraph`),
+    express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
+  );
+
+  const running = await listen(app, options.port, config.env.HOST, '/graphql');
+  return {
+    ...running,
+    close: async () => {
+      shuttingDown = true;
+      await running.close();
+      await apollo.stop();
+    },
+  };
+}
+
+export interface SubgraphServiceOptions<Context extends BaseContext> {
+  service: DatabaseOptions['service'];
+  entities: DatabaseOptions['entities'];
+  migrations: DatabaseOptions['migrations'];
+  definition: SubgraphDefinition;
+  port: number;
+  /** Builds one request's context: a fresh entity manager fork and the caller's principal. */
+  context: (orm: Orm, req: IncomingMessage) => Promise<Context>;
+  onQuery?: (sql: string) => void;
+  /** Extra work after the database is up (e.g. a job worker); closed before the database. */
+  afterOpen?: (orm: Orm) => Promise<{ close(): Promise<void> } | void>;
+}
+
+export interface RunningSubgraph extends RunningPart {
+  orm: Orm;
+}
+
+/** Opens the service's database (running its migrations), builds its schema and serves it. */
+export async function startSubgraphService<Context extends BaseContext>(
+  deps: Deps,
+  options: SubgraphServiceOptions<Context>,
+): Promise<RunningSubgraph> {
+  const { config, logger } = deps;
+  const orm = await openDatabase(config, logger, {
+    service: options.service,
+    entities: options.entities,
+    migrations: options.migrations,
+    onQuery: options.onQuery,
+  });
+  const closers: Array<() => Promise<void>> = [() => orm.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  try {
+    const extra = await options.afterOpen?.(orm);
+    if (extra) closers.push(() => extra.close());
+    const { guarded } = await buildFederatedSchema(options.definition);
+    const server = await serveSubgraph({
+      name: options.service,
+      schema: guarded,
+      config,
+      logger,
+      port: options.port,
+      context: (req) => options.context(orm, req),
+      isReady: () => databaseAnswers(orm),
+    });
+    closers.push(() => server.close());
+    return { name: `${options.service}-subgraph`, url: server.url, orm, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

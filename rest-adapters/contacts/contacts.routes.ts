@@ -1,0 +1,71 @@
+import type { Request, Response } from 'express';
+import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { jsonBody, numberParam, runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { AppError } from '../../lib/errors.js';
+
+type Contact = Record<string, unknown>;
+interface ContactPageData {
+  contactPage: { items: Contact[]; page: number; limit: number; total: number };
+}
+
+/**
+ * The documented contact-record endpoints. Each runs one operation of `operations/` and maps the
+ * answer; every rule (validation, soft delete, search) lives in the contacts subgraph.
+ */
+export function contactRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
+  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
+    runOperation<Data>(client, operations[name], variables, req);
+
+  return [
+    {
+      method: 'get',
+      path: '/api/contacts',
+      summary: 'Paginated contact list with optional full-text search (page, limit, search)',
+      handler: async (req: Request, res: Response) => {
+        const { contactPage } = await run<ContactPageData>(
+          'ContactPage',
+          { page: numberParam(req.query.page), limit: numberParam(req.query.limit), search: stringParam(req.query.search) },
+          req,
+        );
+        res.json({ data: contactPage.items, page: contactPage.page, limit: contactPage.limit, total: contactPage.total });
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/contacts',
+      summary: 'Create a contact (firstName or email required)',
+      handler: async (req, res) => {
+        const { createContact } = await run<{ createContact: Contact }>('CreateContact', { input: jsonBody(req) }, req);
+        res.status(201).json(createContact);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/contacts/:id',
+      summary: 'Get a contact',
+      handler: async (req, res) => {
+        const { contact } = await run<{ contact: Contact | null }>('Contact', { id: req.params.id }, req);
+        if (!contact) throw AppError.notFound('Contact');
+        res.json(contact);
+      },
+    },
+    {
+      method: 'put',
+      path: '/api/contacts/:id',
+      summary: 'Update a contact',
+      handler: async (req, res) => {
+        const { updateContact } = await run<{ updateContact: Contact }>('UpdateContact', { id: req.params.id, input: jsonBody(req) }, req);
+        res.json(updateContact);
+      },
+    },
+    {
+      method: 'delete',
+      path: '/api/contacts/:id',
+      summary: 'Soft delete a contact',
+      handler: async (req, res) => {
+        const { deleteContact } = await run<{ deleteContact: Contact }>('DeleteContact', { id: req.params.id }, req);
+        res.json(deleteContact);
+      },
+    },
+  ];
+}

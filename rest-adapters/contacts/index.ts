@@ -1,0 +1,40 @@
+import path from 'node:path';
+import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { listen } from '../../lib/http.js';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+import { createRestApp, describeRoutes, loadOperations, type RestRoute } from '../../lib/rest.js';
+import type { Deps, RunningPart } from '../../lib/service.js';
+import { contactRoutes } from './contacts.routes.js';
+
+const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
+
+/** Every route of the contact management REST contract, in matching order. */
+export function contactsRestRoutes(client: GraphQLClient): RestRoute[] {
+  const operations = loadOperations(OPERATIONS_DIR);
+  const routes: RestRoute[] = [
+    {
+      method: 'get',
+      path: '/health',
+      summary: 'API health status and timestamp',
+      handler: (_req, res) => {
+        res.json({ status: 'ok', service: 'contact-management', timestamp: new Date().toISOString() });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api',
+      summary: 'API metadata and available endpoints',
+      handler: (_req, res) => {
+        res.json({ name: 'contact-management', version: '1.0.0', endpoints: describeRoutes(routes) });
+      },
+    },
+    ...contactRoutes(client, operations),
+  ];
+  return routes;
+}
+
+export async function startContactsRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
+  const app = createRestApp({ name: 'contacts', config: deps.config, logger: deps.logger, routes: contactsRestRoutes(options.client) });
+  const server = await listen(app, options.port, deps.config.env.HOST);
+  return { name: 'contacts-rest', url: server.url, close: () => server.close() };
+}

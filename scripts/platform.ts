@@ -1,0 +1,76 @@
+import type { Config } from '../lib/config.js';
+import { httpClient } from '../lib/graphql-client.js';
+import { Identity } from '../lib/identity.js';
+import type { Logger } from '../lib/logger.js';
+import type { RunningPart } from '../lib/service.js';
+import type { RunningSubgraph } from '../lib/subgraph.js';
+import { startGateway, type RunningGateway } from '../gateway/gateway.js';
+import { startContactsRest } from '../rest-adapters/contacts/index.js';
+import { startSocialRest } from '../rest-adapters/social/index.js';
+import { startSurveysRest } from '../rest-adapters/surveys/index.js';
+import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
+import { startSocialSubgraph } from '../subgraphs/social/index.js';
+import { startSurveysSubgraph } from '../subgraphs/surveys/index.js';
+
+export interface Platform {
+  identity: Identity;
+  gateway: RunningGateway;
+  subgraphs: { social: RunningSubgraph; surveys: RunningSubgraph; contacts: RunningSubgraph };
+  rest: { social: RunningPart; surveys: RunningPart; contacts: RunningPart };
+  /** Stops everything: REST adapters, then the gateway, then subgraphs (servers, then databases). */
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  /** Sees every SQL statement of every subgraph (tests pin statement counts with it). */
+  onQuery?: (service: string, sql: string) => void;
+}
+
+/** Starts the whole platform in this process, as `npm start` does and the integration tests do. */
+export async function startPlatform(config: Config, logger: Logger, options: PlatformOptions = {}): Promise<Platform> {
+  const identity = await Identity.create(config);
+  const deps = { config, logger, identity };
+  const started: RunningPart[] = [];
+  const track = <Part extends RunningPart>(part: Part): Part => {
+    started.push(part);
+    return part;
+  };
+  const close = async () => {
+    for (const part of started.reverse()) await part.close();
+  };
+  const observe = (service: string) => (options.onQuery ? (sql: string) => options.onQuery?.(service, sql) : undefined);
+
+  try {
+    const [social, surveys, contacts] = await Promise.all([
+      startSocialSubgraph(deps, { port: config.ports.socialSubgraph, onQuery: observe('social') }).then(track),
+      startSurveysSubgraph(deps, { port: config.ports.surveysSubgraph, onQuery: observe('surveys') }).then(track),
+      startContactsSubgraph(deps, { port: config.ports.contactsSubgraph, onQuery: observe('contacts') }).then(track),
+    ]);
+    const gateway = track(
+      await startGateway(deps, {
+        port: config.ports.gateway,
+        subgraphUrls: {
+          social: config.env.SOCIAL_SUBGRAPH_URL ?? social.url,
+          surveys: config.env.SURVEYS_SUBGRAPH_URL ?? surveys.url,
+          contacts: config.env.CONTACTS_SUBGRAPH_URL ?? contacts.url,
+        },
+      }),
+    );
+    const client = config.env.GATEWAY_URL ? httpClient(config.env.GATEWAY_URL) : gateway.client;
+    const [socialRest, surveysRest, contactsRest] = await Promise.all([
+      startSocialRest(deps, { port: config.ports.socialRest, client }).then(track),
+      startSurveysRest(deps, { port: config.ports.surveysRest, client }).then(track),
+      startContactsRest(deps, { port: config.ports.contactsRest, client }).then(track),
+    ]);
+    return {
+      identity,
+      gateway,
+      subgraphs: { social, surveys, contacts },
+      rest: { social: socialRest, surveys: surveysRest, contacts: contactsRest },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

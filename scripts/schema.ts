@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { composeSupergraph } from '../gateway/supergraph.js';
+import { loadConfig } from '../lib/config.js';
+import { PROJECT_ROOT } from '../lib/paths.js';
+
+/** `npm run schema`: writes schema/<subgraph>.graphql and the composed schema/supergraph.graphql. */
+async function main(): Promise<void> {
+  // Default ports: the supergraph names the standard URLs; deployments override them by name.
+  const { subgraphs, supergraphSdl } = await composeSupergraph(loadConfig({}));
+  const dir = path.join(PROJECT_ROOT, 'schema');
+  for (const { name, sdl } of subgraphs) writeFileSync(path.join(dir, `${name}.graphql`), sdl);
+  writeFileSync(path.join(dir, 'supergraph.graphql'), supergraphSdl);
+  console.log(`wrote ${subgraphs.map(({ name }) => `schema/${name}.graphql`).join(', ')} and schema/supergraph.graphql`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,31 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../lib/config.js';
+import { Identity } from '../lib/identity.js';
+
+/** `npm run token -- --sub ID [--scopes a,b] [--email E] [--expires 12h]`: a bearer token from the development issuer. */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sub: { type: 'string' },
+      scopes: { type: 'string' },
+      email: { type: 'string' },
+      expires: { type: 'string', default: '12h' },
+    },
+  });
+  if (!values.sub) {
+    console.error('usage: npm run token -- --sub USER_ID [--scopes a,b] [--email E] [--expires 12h]');
+    process.exit(2);
+  }
+  const identity = await Identity.create(loadConfig());
+  if (!identity.canSign) {
+    console.error('IDENTITY_JWKS_URL is set: tokens come from that identity service, not from here');
+    process.exit(1);
+  }
+  const scopes = values.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean);
+  process.stdout.write(`${await identity.sign({ sub: values.sub, scopes, email: values.email }, values.expires)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

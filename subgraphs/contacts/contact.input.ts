@@ -1,0 +1,58 @@
+import { ArrayMaxSize, IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArgsType, Field, InputType } from 'type-graphql';
+import { PageArgs, ConnectionArgs } from '../../lib/pagination.js';
+
+const NAME_MAX = 200;
+
+/** Fields a client may set on a contact; create needs `firstName` or `email` (checked in the service). */
+@InputType({ description: 'Fields of a contact; on update, omitted fields stay as they are and null clears one' })
+export class ContactInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(NAME_MAX)
+  firstName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(NAME_MAX)
+  lastName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsEmail({}, { message: 'must be a valid e-mail address' })
+  @MaxLength(320)
+  email?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(50)
+  phone?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @MaxLength(NAME_MAX)
+  company?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  @IsOptional()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(50, { each: true })
+  tags?: string[] | null;
+}
+
+@ArgsType()
+export class ContactPageArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Full-text search over names, e-mail addresses, companies and tags' })
+  @IsOptional()
+  @MaxLength(200)
+  search?: string;
+}
+
+@ArgsType()
+export class ContactConnectionArgs extends ConnectionArgs {
+  @Field(() => String, { nullable: true, description: 'Full-text search over names, e-mail addresses, companies and tags' })
+  @IsOptional()
+  @MaxLength(200)
+  search?: string;
+}

@@ -1,0 +1,119 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '../../lib/database.js';
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
+import type { Slice, Window } from '../../lib/pagination.js';
+import { Contact } from './contact.entity.js';
+import type { ContactInput } from './contact.input.js';
+
+const EDITABLE = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
+
+/**
+ * Turns what a person types into a prefix query over the search vector ("jan smi" finds
+ * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax.
+ */
+export function toPrefixQuery(search: string): string | null {
+  const words = search
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .slice(0, 8);
+  return words.length ? words.map((word) => `${word}:*`).join(' & ') : null;
+}
+
+/** The rules of contact records: who may exist, how they are found, and how they leave. */
+export class ContactService {
+  constructor(private readonly em: EntityManager) {}
+
+  async list(window: Window, search?: string | null): Promise<Slice<Contact>> {
+    const qb = this.em.createQueryBuilder(Contact, 'c').where({ deleted: false });
+    const query = search ? toPrefixQuery(search) : null;
+    if (search && !query) return { items: [], total: 0 };
+    if (query) qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]);
+    const [items, total] = await qb
+      .orderBy({ createdAt: 'desc', id: 'desc' })
+      .limit(window.limit)
+      .offset(window.offset)
+      .getResultAndCount();
+    return { items, total };
+  }
+
+  /** A live contact, or null for an unknown, malformed or deleted id. */
+  async find(id: string): Promise<Contact | null> {
+    if (!isUuid(id)) return null;
+    return this.em.findOne(Contact, { id, deleted: false });
+  }
+
+  async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {
+    const valid = ids.filter(isUuid);
+    const found = valid.length ? await this.em.find(Contact, { id: { $in: valid }, deleted: false }) : [];
+    return new Map(found.map((contact) => [contact.id, contact]));
+  }
+
+  async get(id: string): Promise<Contact> {
+    const contact = await this.find(id);
+    if (!contact) throw AppError.notFound('Contact');
+    return contact;
+  }
+
+  async create(input: ContactInput): Promise<Contact> {
+    const contact = new Contact();
+    this.apply(contact, input);
+    this.requireIdentity(contact);
+    await this.flushUnique(() => this.em.persist(contact).flush());
+    return contact;
+  }
+
+  async update(id: string, input: ContactInput): Promise<Contact> {
+    const contact = await this.get(id);
+    this.apply(contact, input);
+    this.requireIdentity(contact);
+    await this.flushUnique(() => this.em.flush());
+    return contact;
+  }
+
+  async softDelete(id: string): Promise<Contact> {
+    const contact = await this.get(id);
+    contact.deleted = true;
+    contact.deletedAt = new Date();
+    await this.em.flush();
+    return contact;
+  }
+
+  private apply(contact: Contact, input: ContactInput): void {
+    for (const field of EDITABLE) {
+      const value = input[field];
+      if (value === undefined) continue;
+      if (field === 'tags') contact.tags = normalizeTags(value as string[] | null);
+      else contact[field] = typeof value === 'string' ? value.trim() || null : null;
+    }
+  }
+
+  private requireIdentity(contact: Contact): void {
+    if (!contact.firstName && !contact.email) {
+      throw new AppError(ErrorCode.BAD_USER_INPUT, 'A contact needs a firstName or an email', {
+        fields: [
+          { field: 'firstName', message: 'firstName or email is required' },
+          { field: 'email', message: 'firstName or email is required' },
+        ],
+      });
+    }
+  }
+
+  private async flushUnique(flush: () => Promise<void>): Promise<void> {
+    try {
+      await flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) {
+        throw new AppError(ErrorCode.CONFLICT, 'Another contact already has this e-mail address', {
+          fields: [{ field: 'email', message: 'is already used by another contact' }],
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+function normalizeTags(tags: string[] | null): string[] {
+  return [...new Set((tags ?? []).map((tag) => tag.trim()).filter(Boolean))];
+}
