@@ -186,87 +186,6 @@ export function formatGraphQLError(
   if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST') {
     return { message: formatted.message, locations: formatted.locations, extensions: { code } };
   }
-  if (code === 'PERSISTED_QUERY_NOT_FOUND') return 400;
-  return 500;
-}
-
-/** RFC 9457 problem details. */
-export interface ProblemDetails {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  instance?: string;
-  errors?: FieldProblem[];
-  [extension: string]: unknown;
-}
-
-export function problemFor(code: ErrorCode, detail: string, extra: Partial<ProblemDetails> = {}): ProblemDetails {
-  return {
-    type: `/problems/${code.toLowerCase().replace(/_/g, '-')}`,
-    title: TITLES[code],
-    status: HTTP_STATUS[code],
-    detail,
-    code,
-    ...extra,
-  };
-}
-
-const INTERNAL_MESSAGE = 'An unexpected error occurred. It has been logged with the request id.';
-
-/**
- * graphql-js reports bad variables in a fixed wording; turn those into named fields so both
- * faces can say which field was wrong (`Variable "$input" got invalid value 5 at "input.email"`,
- * `Field "foo" is not defined by type "ContactInput".`).
- */
-export function fieldProblemsFromMessage(message: string): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  const unknownField = /Field "([^"]+)" is not defined by type/.exec(message);
-  const atPath = /got invalid value .* at "([^"]+)"/.exec(message);
-  const missingField = /Field "([^"]+)" of required type "[^"]+" was not provided/.exec(message);
-  const variable = /Variable "\$([^"]+)" (?:got invalid value|of required type|of non-null type)/.exec(message);
-  const detail = message.includes(';') ? message.slice(message.lastIndexOf(';') + 1).trim() : message;
-  if (unknownField) problems.push({ field: unknownField[1], message: 'is not a known field' });
-  else if (missingField) problems.push({ field: missingField[1], message: 'is required' });
-  else if (atPath) problems.push({ field: atPath[1].split('.').slice(1).join('.') || atPath[1], message: detail });
-  else if (variable) problems.push({ field: variable[1], message: detail });
-  return problems;
-}
-
-/**
- * Shared `formatError` of the gateway and every subgraph: known codes pass with their fields,
- * input problems get named fields, and anything else becomes a masked INTERNAL_SERVER_ERROR
- * (the original is logged by the caller, never sent: no stack, no SQL).
- */
-export function formatGraphQLError(
-  formatted: GraphQLFormattedError,
-  error: unknown,
-  onInternal: (error: unknown) => void,
-): GraphQLFormattedError {
-  const code = formatted.extensions?.code;
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  if (original instanceof AppError || (isErrorCode(code) && code !== ErrorCode.INTERNAL_SERVER_ERROR)) {
-    const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
-    return { ...formatted, extensions };
-  }
-  const validation = readValidationErrors(original);
-  if (validation) {
-    return {
-      message: `Invalid input: ${validation.map((p) => `${p.field} ${p.message}`).join('; ')}`,
-      locations: formatted.locations,
-      path: formatted.path,
-      extensions: { code: ErrorCode.BAD_USER_INPUT, errors: validation },
-    };
-  }
-  if (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST') {
-    const fields = fieldProblemsFromMessage(formatted.message);
-    return {
-      message: formatted.message,
-      locations: formatted.locations,
-      extensions: { code: code === 'BAD_REQUEST' ? code : code, ...(fields.length ? { errors: fields } : {}) },
-    };
-  }
   if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED' || code === 'OPERATION_RESOLUTION_FAILURE') {
     return { message: formatted.message, extensions: { code } };
   }
@@ -277,7 +196,8 @@ export function formatGraphQLError(
 /** type-graphql's ArgumentValidationError carries class-validator results; name their fields. */
 function readValidationErrors(error: unknown): FieldProblem[] | undefined {
   if (!error || typeof error !== 'object') return undefined;
-  const list = (error as { validationErrors?: unknown }).validationErrors;
+  const holder = error as { validationErrors?: unknown; extensions?: { validationErrors?: unknown } };
+  const list = holder.validationErrors ?? holder.extensions?.validationErrors;
   if (!Array.isArray(list)) return undefined;
   const problems: FieldProblem[] = [];
   const walk = (items: unknown[], prefix: string) => {

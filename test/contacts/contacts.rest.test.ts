@@ -1,0 +1,152 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+
+describe.each([
+  { label: 'PostgreSQL (or PGlite when TEST_DATABASE_URL is unset)', embedded: false },
+  { label: 'embedded PGlite', embedded: true },
+])('contacts REST on $label', ({ embedded }) => {
+  let platform: TestPlatform;
+  let base: string;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({}, { embedded });
+    base = platform.urls.contactsRest;
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('answers /health with a status and a timestamp', async () => {
+    const res = await rest('GET', `${base}/health`);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    expect(new Date(res.body.timestamp).toString()).not.toBe('Invalid Date');
+  });
+
+  it('lists its endpoints at /api', async () => {
+    const res = await rest('GET', `${base}/api`);
+    expect(res.status).toBe(200);
+    const paths = res.body.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
+    expect(paths).toEqual(expect.arrayContaining(['GET /api/contacts', 'POST /api/contacts', 'DELETE /api/contacts/{id}']));
+  });
+
+  it('creates, reads, updates and soft deletes a contact', async () => {
+    const created = await rest('POST', `${base}/api/contacts`, {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@analytical.example',
+      company: 'Analytical Engines',
+      tags: ['math', 'vip'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ firstName: 'Ada', deleted: false, tags: ['math', 'vip'] });
+    const id = created.body.id as string;
+
+    const read = await rest('GET', `${base}/api/contacts/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.email).toBe('ada@analytical.example');
+
+    const updated = await rest('PUT', `${base}/api/contacts/${id}`, { phone: '+44 20 7946 0000' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ phone: '+44 20 7946 0000', firstName: 'Ada' });
+
+    const deleted = await rest('DELETE', `${base}/api/contacts/${id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.deleted).toBe(true);
+
+    expect((await rest('GET', `${base}/api/contacts/${id}`)).status).toBe(404);
+    expect((await rest('PUT', `${base}/api/contacts/${id}`, { phone: '1' })).status).toBe(404);
+    expect((await rest('DELETE', `${base}/api/contacts/${id}`)).status).toBe(404);
+    const list = await rest('GET', `${base}/api/contacts?search=lovelace`);
+    expect(list.body.total).toBe(0);
+
+    // The record stays in the database with its flag set.
+    const rows = await platform.subgraphs.contacts.orm.em
+      .fork()
+      .getConnection()
+      .execute('select deleted, deleted_at from contacts.contact where id = ?', [id]);
+    expect(rows[0].deleted).toBe(true);
+    expect(rows[0].deleted_at).not.toBeNull();
+  });
+
+  it('pages and searches names, e-mail addresses, companies and tags', async () => {
+    const people = [
+      { firstName: 'Grace', lastName: 'Hopper', email: 'grace@navy.example', company: 'US Navy', tags: ['cobol'] },
+      { firstName: 'Alan', lastName: 'Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['crypto'] },
+      { firstName: 'Katherine', lastName: 'Johnson', email: 'kj@nasa.example', company: 'NASA', tags: ['orbits', 'crypto'] },
+    ];
+    for (const person of people) expect((await rest('POST', `${base}/api/contacts`, person)).status).toBe(201);
+
+    const byName = await rest('GET', `${base}/api/contacts?search=hopp`);
+    expect(byName.body.data.map((c: { lastName: string }) => c.lastName)).toEqual(['Hopper']);
+    const byEmail = await rest('GET', `${base}/api/contacts?search=${encodeURIComponent('alan@bletchley.example')}`);
+    expect(byEmail.body.total).toBe(1);
+    const byDomain = await rest('GET', `${base}/api/contacts?search=nasa`);
+    expect(byDomain.body.total).toBe(1);
+    const byCompany = await rest('GET', `${base}/api/contacts?search=bletchley%20park`);
+    expect(byCompany.body.data[0].lastName).toBe('Turing');
+    const byTag = await rest('GET', `${base}/api/contacts?search=crypto`);
+    expect(byTag.body.total).toBe(2);
+
+    const page = await rest('GET', `${base}/api/contacts?page=2&limit=2`);
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ page: 2, limit: 2 });
+    expect(page.body.total).toBeGreaterThanOrEqual(3);
+    expect(page.body.data.length).toBe(Math.min(2, page.body.total - 2));
+  });
+
+  it('rejects bad input with a problem body naming the field and writes nothing', async () => {
+    const before = (await rest('GET', `${base}/api/contacts`)).body.total;
+    const cases: Array<[unknown, string]> = [
+      [{ firstName: 'X', email: 'not-an-email' }, 'email'],
+      [{ firstName: 'X', shoeSize: 44 }, 'shoeSize'],
+      [{ firstName: 42 }, 'firstName'],
+      [{ lastName: 'Only' }, 'firstName'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await rest('POST', `${base}/api/contacts`, body);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.body).toMatchObject({ status: 400, title: 'Bad Request' });
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+    for (const query of ['page=0', 'page=abc', 'limit=101', 'limit=0']) {
+      const res = await rest('GET', `${base}/api/contacts?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].field).toBe(query.split('=')[0]);
+    }
+    expect((await rest('GET', `${base}/api/contacts`)).body.total).toBe(before);
+  });
+
+  it('answers 404 for unknown and malformed ids', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', "1' or '1'='1"]) {
+      const res = await rest('GET', `${base}/api/contacts/${encodeURIComponent(id)}`);
+      expect(res.status).toBe(404);
+      expect(res.body.type).toBe('/problems/not-found');
+    }
+  });
+
+  it('answers malformed JSON, large bodies, unknown routes and wrong methods with problems', async () => {
+    const malformed = await rest('POST', `${base}/api/contacts`, '{"firstName": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.detail).toMatch(/JSON/);
+    const large = await rest('POST', `${base}/api/contacts`, { firstName: 'x'.repeat(2 * 1024 * 1024) });
+    expect(large.status).toBe(413);
+    const unknown = await rest('GET', `${base}/api/nothing-here`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toContain('application/problem+json');
+    const wrongMethod = await rest('PATCH', `${base}/api/contacts`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toContain('GET');
+    for (const res of [malformed, large, unknown, wrongMethod]) expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+  });
+
+  it('answers a duplicate e-mail address with 409', async () => {
+    const first = await rest('POST', `${base}/api/contacts`, { firstName: 'Dup', email: 'dup@example.com' });
+    expect(first.status).toBe(201);
+    const second = await rest('POST', `${base}/api/contacts`, { firstName: 'Dup2', email: 'DUP@example.com' });
+    expect(second.status).toBe(409);
+    expect(second.body.errors[0].field).toBe('email');
+  });
+});
