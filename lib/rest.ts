@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
 import type { Config } from './config.js';
 import { AppError, ErrorCode, httpStatusOf, isErrorCode, problemFor, type FieldProblem, type ProblemDetails } from './errors.js';
@@ -138,6 +138,8 @@ export interface RestAppOptions {
   config: Config;
   logger: Logger;
   routes: RestRoute[];
+  /** Routers that read the raw request body themselves (e.g. `storageRouter`); mounted before JSON parsing. */
+  routers?: Router[];
   isReady?: () => boolean | Promise<boolean>;
 }
 
@@ -154,6 +156,7 @@ export function createRestApp(options: RestAppOptions): Express {
   app.set('query parser', 'simple');
   addProbes(app, options.isReady ?? (() => true));
   app.use(httpLogger(logger, `${name}-rest`));
+  for (const router of options.routers ?? []) app.use(router);
   app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
 
   const methodsByPath = new Map<string, Set<string>>();

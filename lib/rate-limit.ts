@@ -1,0 +1,60 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from './config.js';
+import { AppError, ErrorCode } from './errors.js';
+
+/**
+ * Rate limits shared by all replicas when `REDIS_URL` is set (one Redis connection per process),
+ * in memory otherwise. `consume` throws RATE_LIMITED with the seconds to wait.
+ */
+export class RateLimits {
+  private readonly redis?: Redis;
+
+  constructor(config: Config) {
+    if (config.env.REDIS_URL) {
+      this.redis = new Redis(config.env.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+      this.redis.on('error', () => undefined);
+    }
+  }
+
+  limiter(name: string, points: number, durationSeconds: number): RateLimiter {
+    const options = { keyPrefix: `rl:${name}`, points, duration: durationSeconds };
+    const limiter: RateLimiterAbstract = this.redis
+      ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
+      : new RateLimiterMemory(options);
+    return new RateLimiter(limiter, name);
+  }
+
+  async close(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => undefined);
+  }
+}
+
+export class RateLimiter {
+  constructor(
+    private readonly limiter: RateLimiterAbstract,
+    private readonly name: string,
+  ) {}
+
+  /** Takes one point for `key`; over the limit throws RATE_LIMITED with `retryAfter` seconds. */
+  async consume(key: string, message = 'Too many requests; try again later'): Promise<void> {
+    try {
+      await this.limiter.consume(key);
+    } catch (result) {
+      if (result instanceof RateLimiterRes) {
+        throw new AppError(ErrorCode.RATE_LIMITED, message, { retryAfter: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) });
+      }
+      throw result;
+    }
+  }
+
+  /** Whether `key` still has points left, without taking one. */
+  async remaining(key: string): Promise<number> {
+    const result = await this.limiter.get(key);
+    return result ? Math.max(0, result.remainingPoints) : Number.POSITIVE_INFINITY;
+  }
+
+  toString(): string {
+    return `RateLimiter(${this.name})`;
+  }
+}

@@ -1,0 +1,350 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import express, { type Request, type Response, type Router } from 'express';
+import type { Config } from './config.js';
+import { AppError, ErrorCode } from './errors.js';
+import { deriveKey, masterKey, randomToken, signPayload, verifyPayload } from './secrets.js';
+
+/** What a finished write tells: how many bytes arrived and their SHA-256 (hex). */
+export interface WrittenObject {
+  size: number;
+  sha256: string;
+}
+
+/** Where a client sends bytes itself: a presigned S3 PUT, or a signed URL served by the platform. */
+export interface PresignedUpload {
+  url: string;
+  method: 'PUT';
+  headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+export interface PresignOptions {
+  contentType: string;
+  size: number;
+  expiresInSeconds: number;
+  /** Public base address of the REST service that serves signed local URLs (`/storage/...`). */
+  baseUrl: string;
+}
+
+/**
+ * The storage layer for bytes (attachments, media, survey assets). GraphQL only ever carries the
+ * keys. `STORAGE_URL` chooses the backend: `file://` (default, under DATA_DIR) or `s3://bucket`.
+ */
+export interface ObjectStorage {
+  readonly kind: 'file' | 's3';
+  /** Streams `body` into `key`; over `maxBytes` it stops, keeps nothing and throws PAYLOAD_TOO_LARGE. */
+  put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<WrittenObject>;
+  /** The object's bytes as a stream, with its size; NOT_FOUND when absent. */
+  open(key: string): Promise<{ stream: Readable; size: number }>;
+  /** Size of the object, or null when absent. */
+  size(key: string): Promise<number | null>;
+  /** SHA-256 (hex) of the stored bytes. */
+  sha256(key: string): Promise<string>;
+  delete(key: string): Promise<void>;
+  presignPut(key: string, options: PresignOptions): Promise<PresignedUpload>;
+  presignGet(key: string, options: { expiresInSeconds: number; baseUrl: string; contentType?: string; filename?: string }): Promise<string>;
+  /** True when the backend answers (health checks). */
+  check(): Promise<boolean>;
+}
+
+/** Counts bytes and hashes them on the way through; errors past the limit. */
+function meter(maxBytes: number) {
+  const hash = createHash('sha256');
+  let size = 0;
+  const transform = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      if (size > maxBytes) return callback(new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The file is larger than ${maxBytes} bytes`));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  return { transform, result: (): WrittenObject => ({ size, sha256: hash.digest('hex') }) };
+}
+
+function checkKey(key: string): string {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`unsafe storage key ${key}`);
+  }
+  return key;
+}
+
+interface SignedObjectToken {
+  k: string;
+  m: 'PUT' | 'GET';
+  e: number;
+  ct?: string;
+  n?: number;
+  fn?: string;
+}
+
+/** Local files under one folder; uploads and downloads by URL go through signed, expiring tokens. */
+export class FileStorage implements ObjectStorage {
+  readonly kind = 'file' as const;
+
+  constructor(
+    private readonly root: string,
+    private readonly signingKey: Buffer,
+  ) {}
+
+  private pathOf(key: string): string {
+    return path.join(this.root, checkKey(key));
+  }
+
+  async put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<WrittenObject> {
+    const target = this.pathOf(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    // Written aside and renamed into place, so no reader ever sees half a file.
+    const partial = `${target}.partial-${randomToken(6)}`;
+    const { transform, result } = meter(options.maxBytes);
+    try {
+      await pipeline(body, transform, createWriteStream(partial, { flags: 'wx' }));
+      await rename(partial, target);
+      return result();
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+  }
+
+  async open(key: string): Promise<{ stream: Readable; size: number }> {
+    const size = await this.size(key);
+    if (size === null) throw AppError.notFound('Stored file');
+    return { stream: createReadStream(this.pathOf(key)), size };
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.pathOf(key))).size;
+    } catch {
+      return null;
+    }
+  }
+
+  async sha256(key: string): Promise<string> {
+    const { stream } = await this.open(key);
+    const hash = createHash('sha256');
+    for await (const chunk of stream) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async presignPut(key: string, options: PresignOptions): Promise<PresignedUpload> {
+    const expiresAt = new Date(Date.now() + options.expiresInSeconds * 1000);
+    const token = signPayload(this.signingKey, {
+      k: checkKey(key),
+      m: 'PUT',
+      e: expiresAt.getTime(),
+      ct: options.contentType,
+      n: options.size,
+    } satisfies SignedObjectToken);
+    return {
+      url: `${options.baseUrl}/storage/${token}`,
+      method: 'PUT',
+      headers: { 'content-type': options.contentType },
+      expiresAt,
+    };
+  }
+
+  async presignGet(key: string, options: { expiresInSeconds: number; baseUrl: string; contentType?: string; filename?: string }): Promise<string> {
+    const token = signPayload(this.signingKey, {
+      k: checkKey(key),
+      m: 'GET',
+      e: Date.now() + options.expiresInSeconds * 1000,
+      ct: options.contentType,
+      fn: options.filename,
+    } satisfies SignedObjectToken);
+    return `${options.baseUrl}/storage/${token}`;
+  }
+
+  async check(): Promise<boolean> {
+    try {
+      await mkdir(this.root, { recursive: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Checks a token from a signed URL: not forged, not expired, made for this method. */
+  verify(token: string, method: 'PUT' | 'GET'): SignedObjectToken {
+    const payload = verifyPayload<SignedObjectToken>(this.signingKey, token);
+    if (!payload || payload.m !== method) throw new AppError(ErrorCode.FORBIDDEN, 'This URL is not valid');
+    if (payload.e < Date.now()) throw new AppError(ErrorCode.FORBIDDEN, 'This URL has expired');
+    return payload;
+  }
+}
+
+/** S3 or an S3-compatible server (MinIO), with real presigned URLs. */
+export class S3Storage implements ObjectStorage {
+  readonly kind = 's3' as const;
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  async put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<WrittenObject> {
+    const { transform, result } = meter(options.maxBytes);
+    const metered = body.pipe(transform);
+    body.on('error', (error) => metered.destroy(error));
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: checkKey(key), Body: metered, ContentType: options.contentType },
+    });
+    try {
+      await upload.done();
+      return result();
+    } catch (error) {
+      await upload.abort().catch(() => undefined);
+      await this.delete(key).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async open(key: string): Promise<{ stream: Readable; size: number }> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      return { stream: object.Body as Readable, size: Number(object.ContentLength ?? 0) };
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') throw AppError.notFound('Stored file');
+      throw error;
+    }
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      return Number(head.ContentLength ?? 0);
+    } catch {
+      return null;
+    }
+  }
+
+  async sha256(key: string): Promise<string> {
+    const { stream } = await this.open(key);
+    const hash = createHash('sha256');
+    for await (const chunk of stream) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+  }
+
+  async presignPut(key: string, options: PresignOptions): Promise<PresignedUpload> {
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: checkKey(key),
+      ContentType: options.contentType,
+      ContentLength: options.size,
+    });
+    const url = await getSignedUrl(this.client, command, {
+      expiresIn: options.expiresInSeconds,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
+    return {
+      url,
+      method: 'PUT',
+      headers: { 'content-type': options.contentType, 'content-length': String(options.size) },
+      expiresAt: new Date(Date.now() + options.expiresInSeconds * 1000),
+    };
+  }
+
+  async presignGet(key: string, options: { expiresInSeconds: number; contentType?: string; filename?: string }): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: checkKey(key),
+      ResponseContentType: options.contentType,
+      ResponseContentDisposition: options.filename ? contentDisposition(options.filename, 'inline') : undefined,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
+  }
+
+  async check(): Promise<boolean> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+export function createStorage(config: Config): ObjectStorage {
+  const url = new URL(config.storageUrl);
+  if (url.protocol === 's3:') {
+    const client = new S3Client({
+      region: config.env.S3_REGION,
+      endpoint: config.env.S3_ENDPOINT,
+      forcePathStyle: Boolean(config.env.S3_ENDPOINT),
+      credentials: { accessKeyId: config.env.S3_ACCESS_KEY_ID!, secretAccessKey: config.env.S3_SECRET_ACCESS_KEY! },
+    });
+    return new S3Storage(client, url.hostname);
+  }
+  return new FileStorage(fileURLToPath(url), deriveKey(masterKey(config), 'storage-urls'));
+}
+
+/**
+ * A `Content-Disposition` value that is safe whatever the file name: an ASCII fallback with
+ * quotes and control characters removed, and the exact name in RFC 5987 `filename*`.
+ */
+export function contentDisposition(filename: string, kind: 'attachment' | 'inline' = 'attachment'): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_').slice(0, 200) || 'file';
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/**
+ * Routes that serve the signed URLs of the local file store (`PUT` and `GET /storage/:token`),
+ * mounted by each REST service that hands such URLs out. The PUT must carry the declared
+ * content type and exactly the declared size, and never overwrites an object that exists.
+ */
+export function storageRouter(storage: ObjectStorage): Router {
+  const router = express.Router();
+  if (!(storage instanceof FileStorage)) return router;
+
+  router.put('/storage/:token', async (req: Request, res: Response) => {
+    const grant = storage.verify(String(req.params.token), 'PUT');
+    const sentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (grant.ct && sentType !== grant.ct.toLowerCase()) {
+      throw AppError.badInput('content-type', `must be ${grant.ct}, as declared`);
+    }
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (grant.n !== undefined && Number.isFinite(declared) && declared !== grant.n) {
+      throw AppError.badInput('content-length', `must be ${grant.n} bytes, as declared`);
+    }
+    if ((await storage.size(grant.k)) !== null) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been made');
+    const written = await storage.put(grant.k, req, { contentType: grant.ct ?? 'application/octet-stream', maxBytes: grant.n ?? Infinity });
+    if (grant.n !== undefined && written.size !== grant.n) {
+      await storage.delete(grant.k);
+      throw AppError.badInput('body', `has ${written.size} bytes; ${grant.n} were declared`);
+    }
+    res.status(200).json({ size: written.size, sha256: written.sha256 });
+  });
+
+  router.get('/storage/:token', async (req: Request, res: Response) => {
+    const grant = storage.verify(String(req.params.token), 'GET');
+    const { stream, size } = await storage.open(grant.k);
+    res.set({
+      'content-type': grant.ct ?? 'application/octet-stream',
+      'content-length': String(size),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'private, max-age=300',
+      ...(grant.fn ? { 'content-disposition': contentDisposition(grant.fn, 'inline') } : {}),
+    });
+    await pipeline(stream, res);
+  });
+  return router;
+}
