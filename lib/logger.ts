@@ -9,7 +9,7 @@ export type { Logger };
 export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export function createLogger(config: Pick<Config, 'env'>): Logger {
+export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.WritableStream): Logger {
   return pino({
     level: config.env.LOG_LEVEL,
     // Credentials never reach the log, whichever part logs the request.
@@ -17,7 +17,7 @@ export function createLogger(config: Pick<Config, 'env'>): Logger {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
       censor: '[redacted]',
     },
-  });
+  }, destination ?? process.stdout);
 }
 
 /**

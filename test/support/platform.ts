@@ -48,7 +48,7 @@ export interface TestPlatform extends Platform {
 /** Boots the real platform on free ports with its own database and data folder. */
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  options: PlatformOptions & { embedded?: boolean } = {},
+  options: PlatformOptions & { embedded?: boolean; logStream?: NodeJS.WritableStream } = {},
 ): Promise<TestPlatform> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-test-'));
   const database = await createTestDatabase({ embedded: options.embedded });
@@ -67,7 +67,7 @@ export async function startTestPlatform(
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
-  const platform = await startPlatform(config, createLogger(config), options);
+  const platform = await startPlatform(config, createLogger(config, options.logStream), options);
   return {
     ...platform,
     config,
