@@ -18,6 +18,8 @@ export default {
       },
     ],
   },
+  // type-graphql and MikroORM read decorator metadata through this polyfill.
+  setupFiles: ['reflect-metadata'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
   maxWorkers: 2,

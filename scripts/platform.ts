@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import type { Config } from '../lib/config.js';
 import { httpClient } from '../lib/graphql-client.js';
 import { Identity } from '../lib/identity.js';

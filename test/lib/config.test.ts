@@ -1,0 +1,57 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../lib/config.js';
+
+describe('loadConfig', () => {
+  it('fills the runtime contract defaults', () => {
+    const config = loadConfig({});
+    expect(config.ports).toEqual({
+      gateway: 4000,
+      socialRest: 3001,
+      surveysRest: 3002,
+      contactsRest: 3003,
+      socialSubgraph: 4001,
+      surveysSubgraph: 4002,
+      contactsSubgraph: 4003,
+    });
+    expect(config.env.ATTACHMENT_MAX_BYTES).toBe(10 * 1024 * 1024);
+    expect(config.env.AI_IMAGE_RATE_LIMIT).toBe(10);
+    expect(config.env.CONTACTS_AUTH).toBe('open');
+    expect(config.env.WEB_URL).toBe('http://localhost:5173');
+    expect(config.storageUrl).toMatch(/^file:\/\/.*\.data\/storage$/);
+    expect(config.platforms).toEqual({});
+  });
+
+  it('reads overrides, comma lists and platform credentials', () => {
+    const config = loadConfig({
+      GATEWAY_PORT: '5000',
+      ADMIN_EMAILS: 'Boss@Example.com, ops@example.com',
+      MASTODON_CLIENT_ID: 'abc',
+      MASTODON_BASE_URL: 'http://127.0.0.1:9999',
+      DATABASE_URL: 'postgres://u@h:5432/db',
+    });
+    expect(config.ports.gateway).toBe(5000);
+    expect(config.env.ADMIN_EMAILS).toEqual(['boss@example.com', 'ops@example.com']);
+    expect(config.platforms.mastodon).toEqual({ clientId: 'abc', clientSecret: undefined, baseUrl: 'http://127.0.0.1:9999' });
+    expect(config.env.DATABASE_URL).toBe('postgres://u@h:5432/db');
+  });
+
+  it('fails with every problem named at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ GATEWAY_PORT: 'eighty', CONTACTS_AUTH: 'sometimes', DATABASE_URL: 'mysql://x' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('GATEWAY_PORT');
+    expect(message).toContain('CONTACTS_AUTH');
+    expect(message).toContain('DATABASE_URL');
+  });
+
+  it('checks settings that depend on each other', () => {
+    expect(() => loadConfig({ IDENTITY_JWKS_URL: 'http://127.0.0.1/jwks' })).toThrow(/IDENTITY_ISSUER/);
+    expect(() => loadConfig({ STORAGE_URL: 's3://bucket' })).toThrow(/S3_ACCESS_KEY_ID/);
+    expect(() => loadConfig({ ENCRYPTION_KEY: 'short' })).toThrow(/ENCRYPTION_KEY/);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError } from '../../lib/errors.js';
+import { toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+
+describe('pagination', () => {
+  it('turns pages into windows and back', () => {
+    expect(windowOfPage({})).toEqual({ offset: 0, limit: 20 });
+    const window = windowOfPage({ page: 3, limit: 10 });
+    expect(window).toEqual({ offset: 20, limit: 10 });
+    expect(toPage({ items: ['a'], total: 21 }, window)).toEqual({ items: ['a'], page: 3, limit: 10, total: 21 });
+  });
+
+  it('rejects out-of-range pages and sizes naming the argument', () => {
+    for (const [args, field] of [[{ page: 0 }, 'page'], [{ limit: 101 }, 'limit'], [{ limit: 0 }, 'limit']] as const) {
+      try {
+        windowOfPage(args);
+        throw new Error('accepted');
+      } catch (error) {
+        expect(error).toBeInstanceOf(AppError);
+        expect((error as AppError).fields[0].field).toBe(field);
+      }
+    }
+    expect(() => windowOfConnection({ after: 'not-a-cursor' })).toThrow(AppError);
+  });
+
+  it('walks a connection with opaque cursors', () => {
+    const first = toConnection({ items: ['a', 'b'], total: 3 }, windowOfConnection({ first: 2 }));
+    expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    const next = windowOfConnection({ first: 2, after: first.pageInfo.endCursor! });
+    expect(next).toEqual({ offset: 2, limit: 2 });
+    const second = toConnection({ items: ['c'], total: 3 }, next);
+    expect(second.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+  });
+});
