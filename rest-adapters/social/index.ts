@@ -1,24 +1,78 @@
+import path from 'node:path';
+import express, { type Router } from 'express';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
-import { createRestApp, type RestRoute } from '../../lib/rest.js';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+import { createRestApp, describeRoutes, loadOperations, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
+import { brandRoutes } from './brands.routes.js';
+import { contentOpsRoutes } from './content-ops.routes.js';
+import { healthRoutes, readiness } from './health.routes.js';
+import { postRoutes } from './posts.routes.js';
+
+const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
+
+/** What a route module of the social REST adapter is built from. */
+export interface SocialRouteContext {
+  client: GraphQLClient;
+  /** Every named operation of `operations/*.graphql` (all files of the folder). */
+  operations: Record<string, string>;
+  deps: Pick<Deps, 'config' | 'logger'>;
+}
+
+export type SocialRouteModule = (context: SocialRouteContext) => RestRoute[];
+
+/** Route modules of the social REST contract, in matching order; a feature appends its own (e.g. `mediaRoutes`). */
+export const socialRouteModules: SocialRouteModule[] = [healthRoutes, postRoutes, contentOpsRoutes, brandRoutes];
+
+/** Routers that read raw bodies (e.g. `storageRouter` for signed upload URLs), mounted before JSON parsing. */
+export const socialRouterFactories: Array<(deps: Pick<Deps, 'config' | 'logger'>) => Router> = [];
+
+/** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
+function apiKeyOnlyOnContentOps(): Router {
+  const router = express.Router();
+  router.use((req, _res, next) => {
+    if (!req.path.startsWith('/api/content-ops/')) delete req.headers['x-api-key'];
+    next();
+  });
+  return router;
+}
 
 /** Every route of the social publishing REST contract, in matching order. */
-export function socialRestRoutes(_client: GraphQLClient): RestRoute[] {
-  return [
+export function socialRestRoutes(client: GraphQLClient, deps: Pick<Deps, 'config' | 'logger'>, operations = loadOperations(OPERATIONS_DIR)): RestRoute[] {
+  const context: SocialRouteContext = { client, operations, deps };
+  const routes: RestRoute[] = [
     {
       method: 'get',
-      path: '/health',
-      summary: 'Comprehensive health check',
+      path: '/api',
+      summary: 'API metadata and available endpoints',
       handler: (_req, res) => {
-        res.json({ status: 'ok', service: 'social-publishing', timestamp: new Date().toISOString() });
+        res.json({ name: 'social-publishing', version: '1.0.0', endpoints: describeRoutes(routes) });
       },
     },
+    ...socialRouteModules.flatMap((module) => module(context)),
   ];
+  return routes;
 }
 
 export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
-  const app = createRestApp({ name: 'social', config: deps.config, logger: deps.logger, routes: socialRestRoutes(options.client) });
+  const operations = loadOperations(OPERATIONS_DIR);
+  const ready = readiness(options.client, operations);
+  const app = createRestApp({
+    name: 'social',
+    config: deps.config,
+    logger: deps.logger,
+    routes: socialRestRoutes(options.client, deps, operations),
+    routers: [apiKeyOnlyOnContentOps(), ...socialRouterFactories.map((factory) => factory(deps))],
+    isReady: ready.check,
+  });
   const server = await listen(app, options.port, deps.config.env.HOST);
-  return { name: 'social-rest', url: server.url, close: () => server.close() };
+  return {
+    name: 'social-rest',
+    url: server.url,
+    close: async () => {
+      ready.shutDown();
+      await server.close();
+    },
+  };
 }

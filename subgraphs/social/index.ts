@@ -1,18 +1,54 @@
-import { optionalBearerPrincipal } from '../../lib/identity.js';
+import type { Orm } from '../../lib/database.js';
+import { databaseAnswers } from '../../lib/database.js';
 import type { Deps } from '../../lib/service.js';
-import type { AuthContext } from '../../lib/shield.js';
+import { createStorage } from '../../lib/storage.js';
 import { startSubgraphService, type RunningSubgraph } from '../../lib/subgraph.js';
 import { socialMigrations } from './migrations/index.js';
+import { createSocialContext, resolveSocialPrincipal, type SocialContext, type SocialRuntime } from './social.context.js';
+import { socialEntities } from './social.entities.js';
 import { socialSubgraph } from './social.subgraph.js';
 
-export function startSocialSubgraph(deps: Deps, options: { port: number; onQuery?: (sql: string) => void }): Promise<RunningSubgraph> {
-  return startSubgraphService<AuthContext>(deps, {
+export interface SocialSubgraphOptions {
+  port: number;
+  onQuery?: (sql: string) => void;
+}
+
+export interface RunningSocialSubgraph extends RunningSubgraph {
+  runtime: SocialRuntime;
+}
+
+/**
+ * Parts that start after the database is open and stop before it closes (e.g. the publisher's
+ * job queue). Each may add its health check to `runtime.healthChecks`.
+ */
+export type SocialStartHook = (runtime: SocialRuntime, orm: Orm) => Promise<{ close(): Promise<void> } | void>;
+export const socialStartHooks: SocialStartHook[] = [];
+
+/** One request's context: the caller (bearer or API key, resolved on the request's own fork) and its services. */
+export async function socialContextFor(runtime: SocialRuntime, orm: Orm, req: Parameters<typeof resolveSocialPrincipal>[2]): Promise<SocialContext> {
+  const em = orm.em.fork();
+  return createSocialContext(runtime, em, await resolveSocialPrincipal(runtime.deps, em, req));
+}
+
+export async function startSocialSubgraph(deps: Deps, options: SocialSubgraphOptions): Promise<RunningSocialSubgraph> {
+  const runtime: SocialRuntime = { deps, storage: createStorage(deps.config), healthChecks: [] };
+  const running = await startSubgraphService<SocialContext>(deps, {
     service: 'social',
-    entities: [],
+    entities: socialEntities,
     migrations: socialMigrations,
     definition: socialSubgraph(),
     port: options.port,
     onQuery: options.onQuery,
-    context: async (_orm, req) => ({ principal: await optionalBearerPrincipal(deps.identity, req.headers.authorization) }),
+    afterOpen: async (orm) => {
+      runtime.healthChecks.push({ name: 'database', check: () => databaseAnswers(orm) }, { name: 'storage', check: () => runtime.storage.check() });
+      const started: Array<{ close(): Promise<void> }> = [];
+      for (const hook of socialStartHooks) {
+        const part = await hook(runtime, orm);
+        if (part) started.push(part);
+      }
+      return { close: async () => { for (const part of started.reverse()) await part.close(); } };
+    },
+    context: (orm, req) => socialContextFor(runtime, orm, req),
   });
+  return { ...running, runtime };
 }

@@ -1,0 +1,27 @@
+import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { ApiKey } from './api-key.entity.js';
+
+@InputType({ description: 'A new API key: its scopes (a subset of the 14) and the brands it reaches' })
+export class ApiKeyInput {
+  @Field(() => String)
+  @IsString()
+  @MaxLength(200)
+  name!: string;
+
+  @Field(() => [String], { description: 'Scopes such as posts.read; brand:* or brand:<id> entries set the brand reach too' })
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  scopes!: string[];
+
+  @Field(() => [ID], { nullable: true, description: 'Brands the key reaches; none or empty: every brand (brand:*)' })
+  @IsOptional()
+  @ArrayMaxSize(100)
+  brandIds?: string[] | null;
+}
+
+@ObjectType({ description: 'A new API key: `key` is shown this once and never again' })
+export class CreatedApiKey {
+  @Field(() => String) key!: string;
+  @Field(() => ApiKey) apiKey!: ApiKey;
+}

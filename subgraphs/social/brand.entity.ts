@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Directive, Field, ID, ObjectType } from 'type-graphql';
+
+/** A brand (account identity) of one user; posts, campaigns and API key reach are per brand. */
+@Entity({ tableName: 'brand' })
+@ObjectType({ description: 'A brand of the calling user' })
+@Directive('@key(fields: "id")')
+export class Brand {
+  @PrimaryKey({ type: 'uuid' })
+  @Field(() => ID)
+  id: string = randomUUID();
+
+  @Property({ type: 'text' })
+  ownerId!: string;
+
+  @Property({ type: 'text' })
+  @Field(() => String)
+  name!: string;
+
+  /** IANA zone the brand plans its days in (settings). */
+  @Property({ type: 'text' })
+  timezone: string = 'UTC';
+
+  /** Local times of day (`HH:MM`) at which the brand usually posts (settings). */
+  @Property({ type: 'text[]' })
+  defaultPostingTimes: string[] = [];
+
+  @Property({ type: 'timestamptz' })
+  @Field(() => Date)
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz' })
+  @Field(() => Date)
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+
+/** Kinds of audit event; publish outcomes are written by the publisher through the same service. */
+export enum ContentEventType {
+  created = 'created',
+  updated = 'updated',
+  deleted = 'deleted',
+  edited = 'edited',
+  approved = 'approved',
+  rejected = 'rejected',
+  rescheduled = 'rescheduled',
+  retried = 'retried',
+  publishing = 'publishing',
+  published = 'published',
+  publish_failed = 'publish_failed',
+}
+
+export enum ActorType {
+  user = 'user',
+  api_key = 'api_key',
+  system = 'system',
+}
+
+registerEnumType(ContentEventType, { name: 'ContentEventType' });
+registerEnumType(ActorType, { name: 'ActorType', description: 'Who made a change: a signed-in user, an API key, or the platform itself' });
+
+@ObjectType({ description: 'Who made a change' })
+export class Actor {
+  @Field(() => ActorType) type!: ActorType;
+  @Field(() => String, { description: 'User id, API key id, or the name of the platform part' }) id!: string;
+}
+
+/**
+ * One audit record of a change to a content item, written in the same transaction as the change.
+ * The table refuses UPDATE and DELETE (a trigger), so the log cannot be rewritten. `seq` orders
+ * the log strictly (two events may share a timestamp) and is the pagination cursor.
+ */
+@Entity({ tableName: 'content_event' })
+@ObjectType({ description: 'An audit event of the content operations log' })
+export class ContentEvent {
+  @PrimaryKey({ type: 'uuid' })
+  @Field(() => ID)
+  id: string = randomUUID();
+
+  @Property({ type: 'bigint', autoincrement: true, persist: false, nullable: true })
+  seq?: string;
+
+  @Property({ type: 'text' })
+  ownerId!: string;
+
+  @Property({ type: 'uuid' })
+  @Field(() => ID)
+  brandId!: string;
+
+  @Property({ type: 'uuid' })
+  @Field(() => ID, { description: 'The content item (post) the event is about' })
+  contentId!: string;
+
+  @Property({ type: 'text' })
+  @Field(() => ContentEventType)
+  type!: ContentEventType;
+
+  @Property({ type: 'text' })
+  actorType!: ActorType;
+
+  @Property({ type: 'text' })
+  actorId!: string;
+
+  @Property({ type: 'jsonb', nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  before: Record<string, unknown> | null = null;
+
+  @Property({ type: 'jsonb', nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  after: Record<string, unknown> | null = null;
+
+  @Property({ type: 'timestamptz' })
+  @Field(() => Date)
+  occurredAt: Date = new Date();
+}

@@ -1,0 +1,137 @@
+import type { IncomingMessage } from 'node:http';
+import DataLoader from 'dataloader';
+import type { EntityManager } from '../../lib/database.js';
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
+import type { Deps } from '../../lib/service.js';
+import type { AuthContext } from '../../lib/shield.js';
+import type { ObjectStorage } from '../../lib/storage.js';
+import { ApiKeyService } from './api-key.service.js';
+import type { Brand } from './brand.entity.js';
+import { BrandService } from './brand.service.js';
+import { CampaignService } from './campaign.service.js';
+import type { ContentEvent } from './content-event.entity.js';
+import { ContentEventService } from './content-event.service.js';
+import type { Post } from './post.entity.js';
+import { PostService } from './post.service.js';
+import { PublishAttemptService } from './publish-attempt.service.js';
+import type { PublishAttempt } from './publish-attempt.entity.js';
+import { reachOf } from './scopes.js';
+import type { HealthCheck } from './social.health.js';
+
+/**
+ * What the social subgraph is started with, beyond the platform's deps. Parts that run beside
+ * the API (the publisher's job queue, say) add a named check to `healthChecks`, and `/health`
+ * reports it with the database and storage.
+ */
+export interface SocialRuntime {
+  deps: Deps;
+  storage: ObjectStorage;
+  healthChecks: HealthCheck[];
+}
+
+/**
+ * Everything a social resolver may use during one request: one entity manager fork, one
+ * principal, services bound to both, and the request's DataLoaders. Services are made on first
+ * use and only for a signed-in caller; the shield has already refused anonymous calls by then.
+ * New features add their service as another lazy getter here.
+ */
+export interface SocialContext extends AuthContext {
+  em: EntityManager;
+  runtime: SocialRuntime;
+  /** The principal, or UNAUTHENTICATED (for services, which never run anonymously). */
+  signedIn(): Principal;
+  readonly brands: BrandService;
+  readonly posts: PostService;
+  readonly campaigns: CampaignService;
+  readonly events: ContentEventService;
+  readonly attempts: PublishAttemptService;
+  readonly apiKeys: ApiKeyService;
+  readonly loaders: SocialLoaders;
+}
+
+export interface SocialLoaders {
+  brandById: DataLoader<string, Brand | null>;
+  eventsByContent: DataLoader<string, ContentEvent[]>;
+  attemptsByPost: DataLoader<string, PublishAttempt[]>;
+  postsByCampaign: DataLoader<string, Post[]>;
+}
+
+/**
+ * Who is calling: a bearer JWT when one is sent and valid, else an `X-API-Key`. A key that is
+ * unknown or revoked leaves the caller anonymous, and the shield answers UNAUTHENTICATED.
+ */
+export async function resolveSocialPrincipal(deps: Deps, em: EntityManager, req: IncomingMessage): Promise<Principal | null> {
+  const authorization = req.headers.authorization;
+  if (bearerToken(authorization)) {
+    const principal = await optionalBearerPrincipal(deps.identity, authorization);
+    if (principal) return principal;
+  }
+  const header = req.headers['x-api-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (!key) return null;
+  return new ApiKeyService(em).authenticate(key.trim());
+}
+
+/** A context on `em`, which must be this request's own fork (`orm.em.fork()`). */
+export function createSocialContext(runtime: SocialRuntime, em: EntityManager, principal: Principal | null): SocialContext {
+  const signedIn = (): Principal => {
+    if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
+    return principal;
+  };
+  const cache = new Map<string, unknown>();
+  const once = <T>(name: string, make: () => T): T => {
+    if (!cache.has(name)) cache.set(name, make());
+    return cache.get(name) as T;
+  };
+
+  const context: SocialContext = {
+    principal,
+    em,
+    runtime,
+    signedIn,
+    get brands() {
+      return once('brands', () => new BrandService(em, reachOf(signedIn())));
+    },
+    get posts() {
+      return once('posts', () => new PostService(em, signedIn(), context.brands));
+    },
+    get campaigns() {
+      return once('campaigns', () => new CampaignService(em, signedIn(), context.brands));
+    },
+    get events() {
+      return once('events', () => new ContentEventService(em));
+    },
+    get attempts() {
+      return once('attempts', () => new PublishAttemptService(em));
+    },
+    get apiKeys() {
+      return once('apiKeys', () => new ApiKeyService(em));
+    },
+    get loaders() {
+      return once('loaders', () => createLoaders(context));
+    },
+  };
+  return context;
+}
+
+function createLoaders(context: SocialContext): SocialLoaders {
+  return {
+    brandById: new DataLoader(async (ids) => {
+      const found = await context.brands.findMany(ids);
+      return ids.map((id) => found.get(id) ?? null);
+    }),
+    eventsByContent: new DataLoader(async (ids) => {
+      const found = await context.events.forContents(ids);
+      return ids.map((id) => found.get(id) ?? []);
+    }),
+    attemptsByPost: new DataLoader(async (ids) => {
+      const found = await context.attempts.forPosts(ids);
+      return ids.map((id) => found.get(id) ?? []);
+    }),
+    postsByCampaign: new DataLoader(async (ids) => {
+      const found = await context.campaigns.postsOf(ids);
+      return ids.map((id) => found.get(id) ?? []);
+    }),
+  };
+}
