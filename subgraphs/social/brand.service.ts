@@ -70,7 +70,8 @@ export class BrandService {
     if (brands.length === 1) return brands[0];
     if (brands.length > 1 || this.reach.brandIds !== null) throw AppError.badInput('brandId', 'is required: you have several brands');
     const brand = this.build(DEFAULT_BRAND_NAME);
-    tx.persist(brand);
+    // Ids are plain columns, not ORM relations, so the brand row must exist before the post's.
+    await tx.persist(brand).flush();
     return brand;
   }
 

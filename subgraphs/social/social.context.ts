@@ -73,46 +73,61 @@ export async function resolveSocialPrincipal(deps: Deps, em: EntityManager, req:
   return new ApiKeyService(em).authenticate(key.trim());
 }
 
+/**
+ * One request's context. Services are getters on the prototype, made on first use: Apollo copies
+ * the context's own properties per request, which would run (and fail) getters defined on the object.
+ */
+class SocialRequestContext implements SocialContext {
+  private readonly made = new Map<string, unknown>();
+
+  constructor(
+    readonly runtime: SocialRuntime,
+    readonly em: EntityManager,
+    readonly principal: Principal | null,
+  ) {}
+
+  signedIn(): Principal {
+    if (!this.principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
+    return this.principal;
+  }
+
+  private once<T>(name: string, make: () => T): T {
+    if (!this.made.has(name)) this.made.set(name, make());
+    return this.made.get(name) as T;
+  }
+
+  get brands(): BrandService {
+    return this.once('brands', () => new BrandService(this.em, reachOf(this.signedIn())));
+  }
+
+  get posts(): PostService {
+    return this.once('posts', () => new PostService(this.em, this.signedIn(), this.brands));
+  }
+
+  get campaigns(): CampaignService {
+    return this.once('campaigns', () => new CampaignService(this.em, this.signedIn(), this.brands));
+  }
+
+  get events(): ContentEventService {
+    return this.once('events', () => new ContentEventService(this.em));
+  }
+
+  get attempts(): PublishAttemptService {
+    return this.once('attempts', () => new PublishAttemptService(this.em));
+  }
+
+  get apiKeys(): ApiKeyService {
+    return this.once('apiKeys', () => new ApiKeyService(this.em));
+  }
+
+  get loaders(): SocialLoaders {
+    return this.once('loaders', () => createLoaders(this));
+  }
+}
+
 /** A context on `em`, which must be this request's own fork (`orm.em.fork()`). */
 export function createSocialContext(runtime: SocialRuntime, em: EntityManager, principal: Principal | null): SocialContext {
-  const signedIn = (): Principal => {
-    if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
-    return principal;
-  };
-  const cache = new Map<string, unknown>();
-  const once = <T>(name: string, make: () => T): T => {
-    if (!cache.has(name)) cache.set(name, make());
-    return cache.get(name) as T;
-  };
-
-  const context: SocialContext = {
-    principal,
-    em,
-    runtime,
-    signedIn,
-    get brands() {
-      return once('brands', () => new BrandService(em, reachOf(signedIn())));
-    },
-    get posts() {
-      return once('posts', () => new PostService(em, signedIn(), context.brands));
-    },
-    get campaigns() {
-      return once('campaigns', () => new CampaignService(em, signedIn(), context.brands));
-    },
-    get events() {
-      return once('events', () => new ContentEventService(em));
-    },
-    get attempts() {
-      return once('attempts', () => new PublishAttemptService(em));
-    },
-    get apiKeys() {
-      return once('apiKeys', () => new ApiKeyService(em));
-    },
-    get loaders() {
-      return once('loaders', () => createLoaders(context));
-    },
-  };
-  return context;
+  return new SocialRequestContext(runtime, em, principal);
 }
 
 function createLoaders(context: SocialContext): SocialLoaders {
