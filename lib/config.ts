@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   IDENTITY_ISSUER: optionalText,
   IDENTITY_AUDIENCE: optionalText,
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Largest CSV file `POST /api/contacts/import` accepts (100,000 rows are about 10 MB). */
+  IMPORT_MAX_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
   ASSET_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
   MEDIA_MAX_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -72,6 +74,7 @@ const EnvSchema = z.object({
   AI_IMAGE_API_KEY: optionalText,
   AI_IMAGE_MODEL: z.string().default('gpt-image-1'),
   AI_IMAGE_RATE_LIMIT: z.coerce.number().int().positive().default(10),
+  AI_IMAGE_TIMEOUT_MS: z.coerce.number().int().positive().default(120000),
   ADMIN_EMAILS: commaList,
   ALLOWED_EMAIL_DOMAINS: commaList,
   MAGIC_FROM_EMAIL: z.string().default('no-reply@localhost'),
@@ -82,6 +85,10 @@ const EnvSchema = z.object({
   /** Public base address of the social REST service, used in signed upload URLs and OAuth callbacks. */
   SOCIAL_PUBLIC_URL: optionalUrl,
   SURVEYS_PUBLIC_URL: optionalUrl,
+  /** Deadline of one call to a social platform; a publish that hits it ends failed, never posted again. */
+  PLATFORM_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
+  /** `off`: this process serves the API only and leaves publishing to `npm run worker` processes. */
+  PUBLISH_WORKER: z.enum(['on', 'off']).default('on'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

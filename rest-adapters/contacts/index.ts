@@ -1,15 +1,21 @@
 import path from 'node:path';
+import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { createRestApp, describeRoutes, loadOperations, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
+import { createStorage, type ObjectStorage } from '../../lib/storage.js';
+import { attachmentRoutes } from './attachments.routes.js';
+import { contactCsvRoutes } from './contact-csv.routes.js';
 import { contactRoutes } from './contacts.routes.js';
+import { noteRoutes } from './notes.routes.js';
+import { pipelineRoutes } from './pipelines.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
 
 /** Every route of the contact management REST contract, in matching order. */
-export function contactsRestRoutes(client: GraphQLClient): RestRoute[] {
+export function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
   const operations = loadOperations(OPERATIONS_DIR);
   const routes: RestRoute[] = [
     {
@@ -28,13 +34,19 @@ export function contactsRestRoutes(client: GraphQLClient): RestRoute[] {
         res.json({ name: 'contact-management', version: '1.0.0', endpoints: describeRoutes(routes) });
       },
     },
+    // Before /api/contacts/:id, which would otherwise take "import" and "export" for ids.
+    ...contactCsvRoutes(client, operations, storage, config),
     ...contactRoutes(client, operations),
+    ...noteRoutes(client, operations),
+    ...attachmentRoutes(client, operations, storage),
+    ...pipelineRoutes(client, operations),
   ];
   return routes;
 }
 
 export async function startContactsRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
-  const app = createRestApp({ name: 'contacts', config: deps.config, logger: deps.logger, routes: contactsRestRoutes(options.client) });
+  const storage = createStorage(deps.config);
+  const app = createRestApp({ name: 'contacts', config: deps.config, logger: deps.logger, routes: contactsRestRoutes(options.client, storage, deps.config) });
   const server = await listen(app, options.port, deps.config.env.HOST);
   return { name: 'contacts-rest', url: server.url, close: () => server.close() };
 }

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ArgsType, Field, InputType } from 'type-graphql';
+import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { PageArgs, ConnectionArgs } from '../../lib/pagination.js';
 
 const NAME_MAX = 200;
@@ -51,6 +51,22 @@ export class ContactPageArgs extends PageArgs {
 
 @ArgsType()
 export class ContactConnectionArgs extends ConnectionArgs {
+  @Field(() => String, { nullable: true, description: 'Full-text search over names, e-mail addresses, companies and tags' })
+  @IsOptional()
+  @MaxLength(200)
+  search?: string;
+}
+
+export const SCROLL_MAX = 1000;
+
+@ArgsType()
+export class ContactScrollArgs {
+  @Field(() => Int, { nullable: true, description: `Items to return, 1 to ${SCROLL_MAX} (default ${SCROLL_MAX})` })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'endCursor of the previous page' })
+  after?: string;
+
   @Field(() => String, { nullable: true, description: 'Full-text search over names, e-mail addresses, companies and tags' })
   @IsOptional()
   @MaxLength(200)

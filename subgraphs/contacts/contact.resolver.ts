@@ -1,11 +1,26 @@
-import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionType, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import { Arg, Args, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { AppError } from '../../lib/errors.js';
+import { ConnectionType, PageInfo, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
 import { Contact } from './contact.entity.js';
-import { ContactConnectionArgs, ContactInput, ContactPageArgs } from './contact.input.js';
+import { ContactConnectionArgs, ContactInput, ContactPageArgs, ContactScrollArgs, SCROLL_MAX } from './contact.input.js';
+import { encodeKeyset } from './contact.service.js';
 import type { ContactsContext } from './contacts.context.js';
 
 export const ContactConnection = ConnectionType(Contact, 'Contact');
 export const ContactPage = PageType(Contact, 'Contact');
+
+@ObjectType('ContactScrollEdge')
+class ContactScrollEdge {
+  @Field(() => String) cursor!: string;
+  @Field(() => Contact) node!: Contact;
+}
+
+@ObjectType({ description: 'A page of a keyset walk over every live contact (no total: counting would cost each page a scan)' })
+export class ContactScrollConnection {
+  @Field(() => [ContactScrollEdge]) edges!: ContactScrollEdge[];
+  @Field(() => [Contact]) nodes!: Contact[];
+  @Field(() => PageInfo) pageInfo!: PageInfo;
+}
 
 @Resolver(() => Contact)
 export class ContactResolver {
@@ -18,6 +33,21 @@ export class ContactResolver {
   async contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.contacts.list(window, args.search), window);
+  }
+
+  @Query(() => ContactScrollConnection, {
+    description: `Every live contact (or those matching search), newest first, in pages of up to ${SCROLL_MAX} with stable keyset cursors: for exports`,
+  })
+  async contactScroll(@Args(() => ContactScrollArgs) args: ContactScrollArgs, @Ctx() ctx: ContactsContext): Promise<ContactScrollConnection> {
+    const first = args.first ?? SCROLL_MAX;
+    if (!Number.isInteger(first) || first < 1 || first > SCROLL_MAX) throw AppError.badInput('first', `must be an integer from 1 to ${SCROLL_MAX}`);
+    const { items, hasMore } = await ctx.contacts.scroll(first, args.after, args.search);
+    const edges = items.map((node) => ({ cursor: encodeKeyset(node), node }));
+    return {
+      edges,
+      nodes: items,
+      pageInfo: { hasNextPage: hasMore, hasPreviousPage: Boolean(args.after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    };
   }
 
   @Query(() => ContactPage, { description: 'The same list as numbered pages, for clients that page by number' })

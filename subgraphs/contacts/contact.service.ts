@@ -44,6 +44,23 @@ export class ContactService {
     return this.em.findOne(Contact, { id, deleted: false });
   }
 
+  /**
+   * One page of live contacts after a keyset cursor (newest first). Unlike offsets, a keyset stays
+   * as fast on the last page of a large export as on the first.
+   */
+  async scroll(limit: number, after: string | null | undefined, search?: string | null): Promise<{ items: Contact[]; hasMore: boolean }> {
+    const qb = this.em.createQueryBuilder(Contact, 'c').where({ deleted: false });
+    const query = search ? toPrefixQuery(search) : null;
+    if (search && !query) return { items: [], hasMore: false };
+    if (query) qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]);
+    if (after) {
+      const { createdAt, id } = decodeKeyset(after);
+      qb.andWhere({ $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] });
+    }
+    const rows = await qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).getResult();
+    return { items: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
   async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {
     const valid = ids.filter(isUuid);
     const found = valid.length ? await this.em.find(Contact, { id: { $in: valid }, deleted: false }) : [];
@@ -80,7 +97,8 @@ export class ContactService {
     return contact;
   }
 
-  private apply(contact: Contact, input: ContactInput): void {
+  /** Sets the given fields (undefined: unchanged; null or blank: cleared); used by import too. */
+  apply(contact: Contact, input: ContactInput): void {
     for (const field of EDITABLE) {
       const value = input[field];
       if (value === undefined) continue;
@@ -89,7 +107,7 @@ export class ContactService {
     }
   }
 
-  private requireIdentity(contact: Contact): void {
+  requireIdentity(contact: Contact): void {
     if (!contact.firstName && !contact.email) {
       throw new AppError(ErrorCode.BAD_USER_INPUT, 'A contact needs a firstName or an email', {
         fields: [
@@ -112,6 +130,21 @@ export class ContactService {
       throw error;
     }
   }
+}
+
+export function encodeKeyset(contact: Pick<Contact, 'createdAt' | 'id'>): string {
+  return Buffer.from(JSON.stringify([contact.createdAt.toISOString(), contact.id])).toString('base64url');
+}
+
+function decodeKeyset(cursor: string): { createdAt: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string];
+    const createdAt = new Date(at);
+    if (isUuid(id) && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
+  } catch {
+    // falls through to the input error
+  }
+  throw AppError.badInput('after', 'is not a cursor of this list');
 }
 
 function normalizeTags(tags: string[] | null): string[] {

@@ -2,26 +2,85 @@ import DataLoader from 'dataloader';
 import type { EntityManager, Orm } from '../../lib/database.js';
 import type { Principal } from '../../lib/identity.js';
 import type { AuthContext } from '../../lib/shield.js';
+import type { ObjectStorage } from '../../lib/storage.js';
+import { AttachmentService, type AttachmentSettings } from './attachment.service.js';
+import { ContactImportService } from './contact-import.service.js';
 import type { Contact } from './contact.entity.js';
 import { ContactService } from './contact.service.js';
+import { NoteService } from './note.service.js';
+import type { Stage } from './pipeline.entity.js';
+import { PipelineService } from './pipeline.service.js';
 
 /** Everything a contacts resolver may use during one request: one entity manager fork, one principal. */
 export interface ContactsContext extends AuthContext {
   em: EntityManager;
   contacts: ContactService;
+  notes: NoteService;
+  attachments: AttachmentService;
+  pipelines: PipelineService;
+  imports: ContactImportService;
   contactById: DataLoader<string, Contact | null>;
+  stagesOfPipeline: DataLoader<string, Stage[]>;
+  stageContactCount: DataLoader<string, number>;
+  stageContacts: DataLoader<StageWindow, Contact[], string>;
 }
 
-export function createContactsContext(orm: Orm, principal: Principal | null): ContactsContext {
+export interface StageWindow {
+  stageId: string;
+  offset: number;
+  limit: number;
+}
+
+/** What the contacts subgraph is built with besides the database. */
+export interface ContactsSettings extends AttachmentSettings {
+  storage: ObjectStorage;
+}
+
+export function createContactsContext(orm: Orm, principal: Principal | null, settings: ContactsSettings): ContactsContext {
   const em = orm.em.fork();
   const contacts = new ContactService(em);
+  const pipelines = new PipelineService(em, contacts);
   return {
     principal,
     em,
     contacts,
+    notes: new NoteService(em, contacts),
+    attachments: new AttachmentService(em, contacts, settings),
+    pipelines,
+    imports: new ContactImportService(em, contacts, settings.storage),
     contactById: new DataLoader(async (ids) => {
       const found = await contacts.findMany(ids);
       return ids.map((id) => found.get(id) ?? null);
     }),
+    stagesOfPipeline: new DataLoader(async (pipelineIds) => {
+      const stages = await pipelines.stagesOf(pipelineIds);
+      return pipelineIds.map((id) => stages.get(id) ?? []);
+    }),
+    stageContactCount: new DataLoader(async (stageIds) => {
+      const counts = await pipelines.countsOf(stageIds);
+      return stageIds.map((id) => counts.get(id) ?? 0);
+    }),
+    // A board asks every stage for the same window, so one query per distinct window serves them all.
+    stageContacts: new DataLoader(
+      async (keys) => {
+        const windows = new Map<string, StageWindow[]>();
+        for (const key of keys) windows.set(`${key.offset}:${key.limit}`, [...(windows.get(`${key.offset}:${key.limit}`) ?? []), key]);
+        const answers = new Map<string, Contact[]>();
+        for (const group of windows.values()) {
+          const { offset, limit } = group[0];
+          const byStage = await pipelines.contactsOf(
+            group.map((key) => key.stageId),
+            { offset, limit },
+          );
+          for (const key of group) answers.set(stageWindowKey(key), byStage.get(key.stageId) ?? []);
+        }
+        return keys.map((key) => answers.get(stageWindowKey(key)) ?? []);
+      },
+      { cacheKeyFn: stageWindowKey },
+    ),
   };
+}
+
+function stageWindowKey(key: StageWindow): string {
+  return `${key.stageId}:${key.offset}:${key.limit}`;
 }

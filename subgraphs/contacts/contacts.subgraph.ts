@@ -1,12 +1,16 @@
 import type { Config } from '../../lib/config.js';
 import type { SubgraphDefinition } from '../../lib/subgraph.js';
+import { AttachmentResolver } from './attachment.resolver.js';
+import { ContactImportResolver } from './contact-import.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
 import { resolveContactReference } from './contact.reference.js';
 import { contactsRules } from './contacts.rules.js';
+import { NoteResolver } from './note.resolver.js';
+import { PipelineResolver, StageResolver } from './pipeline.resolver.js';
 
 export function contactsSubgraph(config: Config): SubgraphDefinition {
   return {
-    resolvers: [ContactResolver],
+    resolvers: [ContactResolver, NoteResolver, AttachmentResolver, PipelineResolver, StageResolver, ContactImportResolver],
     references: { Contact: { __resolveReference: resolveContactReference } },
     rules: contactsRules(config),
   };

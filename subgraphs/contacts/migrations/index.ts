@@ -1,4 +1,5 @@
 import { Migration20261122000001Contacts } from './Migration20261122000001Contacts.js';
+import { Migration20261122000002ContactWork } from './Migration20261122000002ContactWork.js';
 
 /** Every migration of the contacts schema, oldest first. */
-export const contactsMigrations = [Migration20261122000001Contacts];
+export const contactsMigrations = [Migration20261122000001Contacts, Migration20261122000002ContactWork];

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { Request } from 'express';
+import type { Config } from '../../lib/config.js';
+import { AppError } from '../../lib/errors.js';
+import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { readMultipart } from '../../lib/multipart.js';
+import { runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
+
+type Contact = Record<string, unknown> & { tags: string[] };
+interface ScrollPage {
+  contactScroll: { nodes: Contact[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+}
+
+export const EXPORT_COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'] as const;
+const EXPORT_PAGE_SIZE = 1000;
+
+/**
+ * A spreadsheet runs a cell that starts with one of these as a formula; a leading apostrophe
+ * makes it text (OWASP "CSV injection").
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+export const neutralizeFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
+
+/**
+ * CSV in and out. Import: the file streams into storage, and one operation imports it there
+ * (rules, validation and batches are the subgraph's). Export: pages of a keyset walk through
+ * GraphQL are written as they come, so memory does not grow with the number of contacts.
+ */
+export function contactCsvRoutes(client: GraphQLClient, operations: Record<string, string>, storage: ObjectStorage, config: Config): RestRoute[] {
+  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
+    runOperation<Data>(client, operations[name], variables, req);
+
+  return [
+    {
+      method: 'post',
+      path: '/api/contacts/import',
+      summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
+      handler: async (req, res) => {
+        const fileKey = `imports/${randomUUID()}.csv`;
+        let stored = false;
+        try {
+          const { fields, file } = await readMultipart(req, {
+            fileField: 'file',
+            onFile: async (part) => {
+              await storage.put(fileKey, part.stream, { contentType: 'text/csv', maxBytes: config.env.IMPORT_MAX_BYTES });
+              stored = true;
+              return true;
+            },
+          });
+          if (!file) throw AppError.badInput('file', 'is required: send the CSV as multipart/form-data field "file"');
+          const { importContacts } = await run<{ importContacts: Record<string, unknown> }>(
+            'ImportContacts',
+            { fileKey, mapping: fields.mapping ?? null },
+            req,
+          );
+          res.json(importContacts);
+        } finally {
+          // The subgraph deletes the file once read; this covers the paths where it never got it.
+          if (stored) await storage.delete(fileKey).catch(() => undefined);
+        }
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/contacts/export',
+      summary: 'Export contacts as CSV (optional search)',
+      handler: async (req, res) => {
+        const search = stringParam(req.query.search);
+        const fetchPage = (after: string | null) => run<ScrollPage>('ContactScroll', { first: EXPORT_PAGE_SIZE, after, search }, req);
+        // The first page is read before any byte is sent, so a bad request still gets a problem body.
+        let page = (await fetchPage(null)).contactScroll;
+        res.status(200).set({
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': contentDisposition('contacts.csv'),
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        });
+        const csv = stringify({
+          header: true,
+          columns: [...EXPORT_COLUMNS],
+          record_delimiter: '\r\n',
+          cast: { string: neutralizeFormula },
+        });
+        const sent = pipeline(csv, res);
+        const failed = sent.then(
+          () => new Promise<never>(() => undefined),
+          (error: unknown) => Promise.reject(error),
+        );
+        failed.catch(() => undefined);
+        try {
+          for (;;) {
+            // The next page is on its way while this one is written.
+            const next = page.pageInfo.hasNextPage ? fetchPage(page.pageInfo.endCursor) : null;
+            next?.catch(() => undefined);
+            for (const contact of page.nodes) {
+              if (!csv.write(toRow(contact))) await Promise.race([once(csv, 'drain'), failed]);
+            }
+            if (!next) break;
+            page = (await next).contactScroll;
+          }
+          csv.end();
+          await sent;
+        } catch (error) {
+          csv.destroy(error as Error);
+          await sent.catch(() => undefined);
+          throw error;
+        }
+      },
+    },
+  ];
+}
+
+function toRow(contact: Contact): string[] {
+  return EXPORT_COLUMNS.map((column) => {
+    const value = contact[column];
+    if (column === 'tags') return contact.tags.join(';');
+    return value === null || value === undefined ? '' : String(value);
+  });
+}

@@ -1,0 +1,67 @@
+import type { Request } from 'express';
+import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { jsonBody, numberParam, runOperation, type RestRoute } from '../../lib/rest.js';
+
+type Note = Record<string, unknown>;
+
+/** Notes of a contact. Every rule (ownership, soft-deleted contacts, validation) is the subgraph's. */
+export function noteRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
+  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
+    runOperation<Data>(client, operations[name], variables, req);
+
+  return [
+    {
+      method: 'get',
+      path: '/api/contacts/:id/notes',
+      summary: 'Paginated notes of a contact, newest first (page, limit)',
+      handler: async (req, res) => {
+        const { notePage } = await run<{ notePage: { items: Note[]; page: number; limit: number; total: number } }>(
+          'NotePage',
+          { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
+          req,
+        );
+        res.json({ data: notePage.items, page: notePage.page, limit: notePage.limit, total: notePage.total });
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/contacts/:id/notes',
+      summary: 'Add a note ({ body })',
+      handler: async (req, res) => {
+        const { createNote } = await run<{ createNote: Note }>('CreateNote', { contactId: req.params.id, input: jsonBody(req) }, req);
+        res.status(201).json(createNote);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/contacts/:contactId/notes/:noteId',
+      summary: 'Get a note',
+      handler: async (req, res) => {
+        const { note } = await run<{ note: Note }>('Note', { contactId: req.params.contactId, id: req.params.noteId }, req);
+        res.json(note);
+      },
+    },
+    {
+      method: 'put',
+      path: '/api/contacts/:contactId/notes/:noteId',
+      summary: 'Update a note ({ body })',
+      handler: async (req, res) => {
+        const { updateNote } = await run<{ updateNote: Note }>(
+          'UpdateNote',
+          { contactId: req.params.contactId, id: req.params.noteId, input: jsonBody(req) },
+          req,
+        );
+        res.json(updateNote);
+      },
+    },
+    {
+      method: 'delete',
+      path: '/api/contacts/:contactId/notes/:noteId',
+      summary: 'Delete a note permanently',
+      handler: async (req, res) => {
+        const { deleteNote } = await run<{ deleteNote: Note }>('DeleteNote', { contactId: req.params.contactId, id: req.params.noteId }, req);
+        res.json({ ...deleteNote, deleted: true });
+      },
+    },
+  ];
+}

@@ -1,0 +1,100 @@
+import type { Request } from 'express';
+import { AppError } from '../../lib/errors.js';
+import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { jsonBody, numberParam, runOperation, type RestRoute } from '../../lib/rest.js';
+
+type Row = Record<string, unknown>;
+interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+}
+interface BoardStage {
+  id: string;
+  name: string;
+  position: number;
+  contactCount: number;
+  contacts: { nodes: Row[] };
+}
+interface Placement {
+  contactId: string;
+  pipelineId: string;
+  stageId: string;
+  fromStageId: string | null;
+  movedAt: string;
+  move: Row | null;
+}
+
+/** Sales pipelines, the board, moves and their history. The subgraph holds every rule. */
+export function pipelineRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
+  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
+    runOperation<Data>(client, operations[name], variables, req);
+
+  return [
+    {
+      method: 'get',
+      path: '/api/pipeline',
+      summary: 'List available sales pipelines with their stages (page, limit)',
+      handler: async (req, res) => {
+        const { pipelinePage } = await run<{ pipelinePage: Page<Row> }>(
+          'PipelinePage',
+          { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
+          req,
+        );
+        res.json({ data: pipelinePage.items, page: pipelinePage.page, limit: pipelinePage.limit, total: pipelinePage.total });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/pipeline/:pipelineId',
+      summary: 'Pipeline details including its ordered stages',
+      handler: async (req, res) => {
+        const { pipeline } = await run<{ pipeline: Row | null }>('Pipeline', { id: req.params.pipelineId }, req);
+        if (!pipeline) throw AppError.notFound('Pipeline');
+        res.json(pipeline);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/pipeline/:pipelineId/board',
+      summary: 'Board view: contacts grouped by stage, with counts (limit: contacts shown per stage)',
+      handler: async (req, res) => {
+        const { pipeline } = await run<{ pipeline: (Row & { board: BoardStage[] }) | null }>(
+          'PipelineBoard',
+          { id: req.params.pipelineId, first: numberParam(req.query.limit) },
+          req,
+        );
+        if (!pipeline) throw AppError.notFound('Pipeline');
+        const { board, ...details } = pipeline;
+        res.json({
+          pipeline: details,
+          stages: board.map(({ contactCount, contacts, ...stage }) => ({ ...stage, count: contactCount, contacts: contacts.nodes })),
+        });
+      },
+    },
+    {
+      method: 'put',
+      path: '/api/pipeline/:contactId/move',
+      summary: 'Move a contact to a stage ({ stageId }, optional pipelineId to switch pipelines)',
+      handler: async (req, res) => {
+        const { moveContact } = await run<{ moveContact: Placement }>('MoveContact', { contactId: req.params.contactId, input: jsonBody(req) }, req);
+        const { move, ...placement } = moveContact;
+        res.json({ ...placement, toStageId: placement.stageId, moved: move !== null, move });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/pipeline/:contactId/history',
+      summary: 'Stage movement history of a contact, oldest first (page, limit)',
+      handler: async (req, res) => {
+        const { stageMovePage } = await run<{ stageMovePage: Page<Row> }>(
+          'StageMovePage',
+          { contactId: req.params.contactId, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
+          req,
+        );
+        res.json({ data: stageMovePage.items, page: stageMovePage.page, limit: stageMovePage.limit, total: stageMovePage.total });
+      },
+    },
+  ];
+}

@@ -1,0 +1,292 @@
+import { Transform } from 'node:stream';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { CsvError, parse } from 'csv-parse';
+import { validate } from 'class-validator';
+import type { EntityManager } from '../../lib/database.js';
+import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
+import type { ObjectStorage } from '../../lib/storage.js';
+import { ContactImportResult } from './contact-import.result.js';
+import { Contact } from './contact.entity.js';
+import { ContactInput } from './contact.input.js';
+import type { ContactService } from './contact.service.js';
+import type { ImportResult } from './contact-import.types.js';
+
+export const IMPORT_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
+type ImportField = (typeof IMPORT_FIELDS)[number];
+
+/** Header spellings understood without a mapping, compared without case, spaces or punctuation. */
+const HEADER_ALIASES: Record<string, ImportField> = {
+  firstname: 'firstName',
+  givenname: 'firstName',
+  first: 'firstName',
+  lastname: 'lastName',
+  surname: 'lastName',
+  familyname: 'lastName',
+  last: 'lastName',
+  email: 'email',
+  emailaddress: 'email',
+  mail: 'email',
+  phone: 'phone',
+  phonenumber: 'phone',
+  telephone: 'phone',
+  mobile: 'phone',
+  company: 'company',
+  organization: 'company',
+  organisation: 'company',
+  tags: 'tags',
+  tag: 'tags',
+  labels: 'tags',
+};
+
+export const IMPORT_BATCH_SIZE = 1000;
+export const IMPORT_FILE_KEY = /^imports\/[0-9a-f-]{36}\.csv$/;
+
+interface MappedColumn {
+  index: number;
+  column: string;
+  field: ImportField;
+}
+
+interface ReadyRow {
+  row: number;
+  values: ContactInput;
+}
+
+const normalizeHeader = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * CSV import. The file sits in the storage layer (bytes never travel through GraphQL); it is read
+ * twice as a stream: once to check it is CSV at all (so a broken file writes nothing), once to
+ * validate each row and write valid ones in batches, each batch in one transaction. A row whose
+ * e-mail matches a live contact updates it; a row with errors is skipped and reported.
+ */
+export class ContactImportService {
+  private readonly schema: string;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly contacts: ContactService,
+    private readonly storage: ObjectStorage,
+  ) {
+    this.schema = String(em.config.get('schema'));
+  }
+
+  async import(fileKey: string, mappingText: string | null | undefined): Promise<ImportResult> {
+    if (!IMPORT_FILE_KEY.test(fileKey)) throw AppError.badInput('fileKey', 'is not an uploaded import file');
+    try {
+      const mapping = parseMapping(mappingText);
+      const header = await this.checkCsv(fileKey);
+      const columns = mapColumns(header, mapping);
+      return await this.writeRows(fileKey, header, columns);
+    } finally {
+      await this.storage.delete(fileKey).catch(() => undefined);
+    }
+  }
+
+  /** First pass: UTF-8 text, CSV syntax, a header and at least one data row. Answers the header. */
+  private async checkCsv(fileKey: string): Promise<string[]> {
+    let header: string[] | null = null;
+    let records = 0;
+    try {
+      for await (const record of await this.records(fileKey)) {
+        if (!header) header = (record as string[]).map((cell) => cell.trim());
+        records++;
+      }
+    } catch (error) {
+      if (error instanceof NotText) throw AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
+      if (error instanceof CsvError) throw AppError.badInput('file', `is not a CSV file: ${error.message}`);
+      throw error;
+    }
+    if (!header) throw AppError.badInput('file', 'is empty');
+    if (records === 1) throw AppError.badInput('file', 'has a header row but no data rows');
+    if (header.every((cell) => !cell)) throw AppError.badInput('file', 'has an empty header row');
+    return header;
+  }
+
+  private async writeRows(fileKey: string, header: string[], columns: MappedColumn[]): Promise<ImportResult> {
+    const result = new ContactImportResult();
+    let batch: ReadyRow[] = [];
+    let row = 1;
+    let first = true;
+    for await (const record of await this.records(fileKey)) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      row++;
+      result.rows++;
+      const cells = record as string[];
+      if (cells.length !== header.length) {
+        result.skip(row, null, `has ${cells.length} cells; the header has ${header.length}`);
+        continue;
+      }
+      const ready = await this.readRow(row, cells, columns, result);
+      if (ready) batch.push(ready);
+      if (batch.length >= IMPORT_BATCH_SIZE) {
+        await this.writeBatch(batch, result);
+        batch = [];
+      }
+    }
+    if (batch.length) await this.writeBatch(batch, result);
+    return result.toResult();
+  }
+
+  /** The row as contact fields, or null (and its errors noted) when it cannot be written. */
+  private async readRow(row: number, cells: string[], columns: MappedColumn[], result: ContactImportResult): Promise<ReadyRow | null> {
+    const values = new ContactInput();
+    for (const { index, field } of columns) {
+      const cell = cells[index].trim();
+      if (!cell) continue;
+      if (field === 'tags') values.tags = cell.split(/[;,]/).map((tag) => tag.trim()).filter(Boolean);
+      else values[field] = cell;
+    }
+    const columnOf = (field: string) => columns.find((column) => column.field === field)?.column ?? null;
+    const problems = await validate(values, { forbidUnknownValues: false });
+    if (problems.length) {
+      for (const problem of problems) {
+        for (const message of Object.values(problem.constraints ?? { invalid: 'is not valid' })) result.skip(row, columnOf(problem.property), message, false);
+      }
+      result.skipped++;
+      return null;
+    }
+    if (!values.firstName && !values.email) {
+      result.skip(row, columnOf('firstName') ?? columnOf('email'), 'firstName or email is required');
+      return null;
+    }
+    return { row, values };
+  }
+
+  /** Writes one batch in one transaction; e-mail matches (in the database or earlier in the file) update. */
+  private async writeBatch(batch: ReadyRow[], result: ContactImportResult): Promise<void> {
+    const firstRow = batch[0].row;
+    const lastRow = batch.at(-1)!.row;
+    let created = 0;
+    let updated = 0;
+    try {
+      await this.em.fork().transactional(async (tx) => {
+        const emails = [...new Set(batch.map(({ values }) => values.email?.toLowerCase()).filter((email): email is string => Boolean(email)))];
+        const byEmail = new Map<string, Contact>();
+        if (emails.length) {
+          const matches = await tx.execute<{ id: string }[]>(
+            `select id from "${this.schema}".contact where not deleted and lower(email) = any(array[?]::text[])`,
+            [emails],
+          );
+          if (matches.length) {
+            const found = await tx.find(Contact, { id: { $in: matches.map((match) => match.id) } });
+            for (const contact of found) byEmail.set(contact.email!.toLowerCase(), contact);
+          }
+        }
+        for (const { values } of batch) {
+          const key = values.email?.toLowerCase();
+          const existing = key ? byEmail.get(key) : undefined;
+          const contact = existing ?? new Contact();
+          this.contacts.apply(contact, values);
+          if (existing) {
+            updated++;
+          } else {
+            created++;
+            tx.persist(contact);
+            if (key) byEmail.set(key, contact);
+          }
+        }
+        await tx.flush();
+      });
+      result.created += created;
+      result.updated += updated;
+      result.batches.push({ firstRow, lastRow, created, updated, written: true });
+    } catch (error) {
+      // Another writer took one of these e-mail addresses meanwhile: this batch is rolled back,
+      // reported, and the import goes on with the next one.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      result.skipped += batch.length;
+      result.skip(firstRow, null, `rows ${firstRow} to ${lastRow} were not written: an e-mail address was taken meanwhile; import them again`, false);
+      result.batches.push({ firstRow, lastRow, created: 0, updated: 0, written: false });
+    }
+  }
+
+  private async records(fileKey: string): Promise<AsyncIterable<unknown>> {
+    const { stream } = await this.storage.open(fileKey);
+    const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true });
+    const text = stream.pipe(utf8Guard());
+    stream.on('error', (error) => text.destroy(error));
+    text.on('error', (error) => parser.destroy(error));
+    return text.pipe(parser);
+  }
+}
+
+class NotText extends Error {}
+
+/** Passes bytes through, failing on NUL bytes or invalid UTF-8 (a binary file is not CSV). */
+function utf8Guard(): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      try {
+        if (chunk.includes(0)) throw new NotText();
+        decoder.decode(chunk, { stream: true });
+      } catch {
+        return callback(new NotText());
+      }
+      callback(null, chunk);
+    },
+    flush(callback) {
+      try {
+        decoder.decode();
+      } catch {
+        return callback(new NotText());
+      }
+      callback();
+    },
+  });
+}
+
+/** The mapping as CSV column -> contact field; null targets ignore a column. */
+function parseMapping(text: string | null | undefined): Map<string, ImportField | null> | null {
+  if (text === null || text === undefined || !text.trim()) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw AppError.badInput('mapping', 'must be a JSON object from CSV column to contact field');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw AppError.badInput('mapping', 'must be a JSON object from CSV column to contact field');
+  }
+  const problems: FieldProblem[] = [];
+  const mapping = new Map<string, ImportField | null>();
+  for (const [column, target] of Object.entries(parsed)) {
+    if (target === null || target === '') mapping.set(column.trim(), null);
+    else if (typeof target === 'string' && (IMPORT_FIELDS as readonly string[]).includes(target)) mapping.set(column.trim(), target as ImportField);
+    else problems.push({ field: `mapping.${column}`, message: `${JSON.stringify(target)} is not a contact field; use one of ${IMPORT_FIELDS.join(', ')}` });
+  }
+  if (problems.length) throw new AppError(ErrorCode.BAD_USER_INPUT, 'The mapping names unknown contact fields', { fields: problems });
+  return mapping;
+}
+
+function mapColumns(header: string[], mapping: Map<string, ImportField | null> | null): MappedColumn[] {
+  const columns: MappedColumn[] = [];
+  const problems: FieldProblem[] = [];
+  if (mapping) {
+    for (const [column, field] of mapping) {
+      const index = header.indexOf(column);
+      if (index < 0) problems.push({ field: `mapping.${column}`, message: 'is not a column of the file' });
+      else if (field) columns.push({ index, column, field });
+    }
+  } else {
+    header.forEach((column, index) => {
+      const field = HEADER_ALIASES[normalizeHeader(column)];
+      if (field) columns.push({ index, column, field });
+    });
+  }
+  const seen = new Set<string>();
+  for (const { field, column } of columns) {
+    if (seen.has(field)) problems.push({ field: mapping ? `mapping.${column}` : 'file', message: `more than one column maps to ${field}` });
+    seen.add(field);
+  }
+  if (problems.length) throw new AppError(ErrorCode.BAD_USER_INPUT, 'The columns cannot be mapped to contact fields', { fields: problems });
+  if (!columns.length) {
+    throw AppError.badInput(mapping ? 'mapping' : 'file', `no column maps to a contact field (${IMPORT_FIELDS.join(', ')})`);
+  }
+  return columns;
+}
+

@@ -1,0 +1,33 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'Why one row of an import was skipped' })
+export class ImportRowError {
+  @Field(() => Int, { description: 'Position of the record in the file, the header being row 1' })
+  row!: number;
+
+  @Field(() => String, { nullable: true, description: 'The CSV column at fault; null when the whole row is' })
+  column!: string | null;
+
+  @Field(() => String)
+  message!: string;
+}
+
+@ObjectType({ description: 'One batch of an import: written all together, or not at all' })
+export class ImportBatch {
+  @Field(() => Int) firstRow!: number;
+  @Field(() => Int) lastRow!: number;
+  @Field(() => Int) created!: number;
+  @Field(() => Int) updated!: number;
+  @Field(() => Boolean, { description: 'False when the batch was rolled back (its rows are counted as skipped)' }) written!: boolean;
+}
+
+@ObjectType({ description: 'What an import did' })
+export class ImportResult {
+  @Field(() => Int, { description: 'Data rows read' }) rows!: number;
+  @Field(() => Int) created!: number;
+  @Field(() => Int, { description: 'Rows whose e-mail address matched a contact, which they updated' }) updated!: number;
+  @Field(() => Int) skipped!: number;
+  @Field(() => [ImportRowError], { description: 'Row errors, the first 1000' }) errors!: ImportRowError[];
+  @Field(() => Boolean, { description: 'True when there were more row errors than listed' }) errorsTruncated!: boolean;
+  @Field(() => [ImportBatch]) batches!: ImportBatch[];
+}

@@ -1,0 +1,12 @@
+import { IsString, MaxLength } from 'class-validator';
+import { Field, InputType } from 'type-graphql';
+
+export const NOTE_MAX_LENGTH = 20_000;
+
+@InputType({ description: 'The text of a note' })
+export class NoteInput {
+  @Field(() => String)
+  @IsString()
+  @MaxLength(NOTE_MAX_LENGTH)
+  body!: string;
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+
+/** A sales pipeline: ordered stages a contact moves through. The seeded "Sales" one is the default. */
+@Entity({ tableName: 'pipeline' })
+@ObjectType({ description: 'A sales pipeline with ordered stages' })
+export class Pipeline {
+  @PrimaryKey({ type: 'uuid' })
+  @Field(() => ID)
+  id: string = randomUUID();
+
+  @Property({ type: 'text' })
+  @Field(() => String)
+  name!: string;
+
+  @Property({ type: 'boolean' })
+  @Field(() => Boolean, { description: 'Contacts never moved sit in the first stage of the default pipeline' })
+  isDefault: boolean = false;
+
+  @Property({ type: 'timestamptz' })
+  @Field(() => Date)
+  createdAt: Date = new Date();
+}
+
+@Entity({ tableName: 'stage' })
+@ObjectType({ description: 'A stage of a pipeline' })
+export class Stage {
+  @PrimaryKey({ type: 'uuid' })
+  @Field(() => ID)
+  id: string = randomUUID();
+
+  @Property({ type: 'uuid' })
+  @Field(() => ID)
+  pipelineId!: string;
+
+  @Property({ type: 'text' })
+  @Field(() => String)
+  name!: string;
+
+  @Property({ type: 'integer' })
+  @Field(() => Int, { description: 'Order within the pipeline, from 1' })
+  position!: number;
+}
+
+/** Where a contact is now; at most one stage per contact. */
+@Entity({ tableName: 'contact_stage' })
+export class ContactStage {
+  @PrimaryKey({ type: 'uuid' })
+  contactId!: string;
+
+  @Property({ type: 'uuid' })
+  pipelineId!: string;
+
+  @Property({ type: 'uuid' })
+  stageId!: string;
+
+  @Property({ type: 'timestamptz' })
+  movedAt!: Date;
+}
+
+/** One move of a contact between stages: the history is append-only. */
+@Entity({ tableName: 'stage_move' })
+@ObjectType({ description: 'A move of a contact from one stage to another' })
+export class StageMove {
+  @PrimaryKey({ type: 'uuid' })
+  @Field(() => ID)
+  id: string = randomUUID();
+
+  @Property({ type: 'uuid' })
+  @Field(() => ID)
+  contactId!: string;
+
+  @Property({ type: 'uuid' })
+  @Field(() => ID)
+  pipelineId!: string;
+
+  @Property({ type: 'uuid', nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Null when the contact had no stage before' })
+  fromStageId: string | null = null;
+
+  @Property({ type: 'uuid' })
+  @Field(() => ID)
+  toStageId!: string;
+
+  @Property({ type: 'timestamptz' })
+  @Field(() => Date)
+  movedAt!: Date;
+}
+
+@ObjectType({ description: 'Where a contact stands after a move' })
+export class StagePlacement {
+  @Field(() => ID)
+  contactId!: string;
+
+  @Field(() => ID)
+  pipelineId!: string;
+
+  @Field(() => ID)
+  stageId!: string;
+
+  @Field(() => ID, { nullable: true })
+  fromStageId!: string | null;
+
+  @Field(() => Date)
+  movedAt!: Date;
+
+  @Field(() => StageMove, { nullable: true, description: 'The history entry written; null when the contact already was in that stage' })
+  move!: StageMove | null;
+}

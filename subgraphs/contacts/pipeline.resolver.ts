@@ -1,0 +1,76 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import { ContactConnection } from './contact.resolver.js';
+import type { ContactsContext } from './contacts.context.js';
+import { Pipeline, Stage, StageMove, StagePlacement } from './pipeline.entity.js';
+import { MoveInput, PipelineInput, StageContactsArgs } from './pipeline.input.js';
+
+export const PipelineConnection = ConnectionType(Pipeline, 'Pipeline');
+export const PipelinePage = PageType(Pipeline, 'Pipeline');
+export const StageMoveConnection = ConnectionType(StageMove, 'StageMove');
+export const StageMovePage = PageType(StageMove, 'StageMove');
+
+@Resolver(() => Pipeline)
+export class PipelineResolver {
+  @Query(() => PipelineConnection, { description: 'Sales pipelines, the default first' })
+  async pipelines(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.pipelines.list(window), window);
+  }
+
+  @Query(() => PipelinePage, { description: 'The same list as numbered pages' })
+  async pipelinePage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.pipelines.list(window), window);
+  }
+
+  @Query(() => Pipeline, { nullable: true })
+  pipeline(@Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+    return ctx.pipelines.find(id);
+  }
+
+  @Mutation(() => Pipeline)
+  createPipeline(@Arg('input', () => PipelineInput) input: PipelineInput, @Ctx() ctx: ContactsContext) {
+    return ctx.pipelines.create(input);
+  }
+
+  @Mutation(() => StagePlacement, { description: 'Moves a contact to a stage and records the move in its history, in one transaction' })
+  moveContact(@Arg('contactId', () => ID) contactId: string, @Arg('input', () => MoveInput) input: MoveInput, @Ctx() ctx: ContactsContext) {
+    return ctx.pipelines.move(contactId, input);
+  }
+
+  @Query(() => StageMoveConnection, { description: 'Stage moves of a live contact, oldest first' })
+  async stageMoves(@Arg('contactId', () => ID) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.pipelines.history(contactId, window), window);
+  }
+
+  @Query(() => StageMovePage, { description: 'The same history as numbered pages' })
+  async stageMovePage(@Arg('contactId', () => ID) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.pipelines.history(contactId, window), window);
+  }
+
+  @FieldResolver(() => [Stage], { description: 'Stages in order' })
+  stages(@Root() pipeline: Pipeline, @Ctx() ctx: ContactsContext) {
+    return ctx.stagesOfPipeline.load(pipeline.id);
+  }
+}
+
+@Resolver(() => Stage)
+export class StageResolver {
+  @FieldResolver(() => Int, { description: 'Live contacts in this stage' })
+  contactCount(@Root() stage: Stage, @Ctx() ctx: ContactsContext) {
+    return ctx.stageContactCount.load(stage.id);
+  }
+
+  @FieldResolver(() => ContactConnection, { description: 'Live contacts in this stage, most recently moved first (the board)' })
+  async contacts(@Root() stage: Stage, @Args(() => StageContactsArgs) args: StageContactsArgs, @Ctx() ctx: ContactsContext) {
+    const window = windowOfConnection(args);
+    const [items, total] = await Promise.all([
+      ctx.stageContacts.load({ stageId: stage.id, offset: window.offset, limit: window.limit }),
+      ctx.stageContactCount.load(stage.id),
+    ]);
+    return toConnection({ items, total }, window);
+  }
+}
