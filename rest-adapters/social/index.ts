@@ -9,6 +9,10 @@ import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
 import { healthRoutes, readiness } from './health.routes.js';
 import { postRoutes } from './posts.routes.js';
+import { aiRoutes } from './ai.routes.js';
+import { integrationRoutes } from './integrations.routes.js';
+import { mediaRoutes } from './media.routes.js';
+import { createStorage, storageRouter } from '../../lib/storage.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
 
@@ -23,10 +27,10 @@ export interface SocialRouteContext {
 export type SocialRouteModule = (context: SocialRouteContext) => RestRoute[];
 
 /** Route modules of the social REST contract, in matching order; a feature appends its own (e.g. `mediaRoutes`). */
-export const socialRouteModules: SocialRouteModule[] = [healthRoutes, postRoutes, contentOpsRoutes, brandRoutes];
+export const socialRouteModules: SocialRouteModule[] = [healthRoutes, postRoutes, contentOpsRoutes, brandRoutes, integrationRoutes, mediaRoutes, aiRoutes];
 
 /** Routers that read raw bodies (e.g. `storageRouter` for signed upload URLs), mounted before JSON parsing. */
-export const socialRouterFactories: Array<(deps: Pick<Deps, 'config' | 'logger'>) => Router> = [];
+export const socialRouterFactories: Array<(deps: Pick<Deps, 'config' | 'logger'>) => Router> = [(deps) => storageRouter(createStorage(deps.config))];
 
 /** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
 function apiKeyOnlyOnContentOps(): Router {

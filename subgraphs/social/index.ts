@@ -7,6 +7,7 @@ import { socialMigrations } from './migrations/index.js';
 import { createSocialContext, resolveSocialPrincipal, type SocialContext, type SocialRuntime } from './social.context.js';
 import { socialEntities } from './social.entities.js';
 import { socialSubgraph } from './social.subgraph.js';
+import { Outreach, startOutreach } from './outreach.js';
 
 export interface SocialSubgraphOptions {
   port: number;
@@ -22,7 +23,7 @@ export interface RunningSocialSubgraph extends RunningSubgraph {
  * job queue). Each may add its health check to `runtime.healthChecks`.
  */
 export type SocialStartHook = (runtime: SocialRuntime, orm: Orm) => Promise<{ close(): Promise<void> } | void>;
-export const socialStartHooks: SocialStartHook[] = [];
+export const socialStartHooks: SocialStartHook[] = [startOutreach];
 
 /** One request's context: the caller (bearer or API key, resolved on the request's own fork) and its services. */
 export async function socialContextFor(runtime: SocialRuntime, orm: Orm, req: Parameters<typeof resolveSocialPrincipal>[2]): Promise<SocialContext> {
@@ -31,7 +32,8 @@ export async function socialContextFor(runtime: SocialRuntime, orm: Orm, req: Pa
 }
 
 export async function startSocialSubgraph(deps: Deps, options: SocialSubgraphOptions): Promise<RunningSocialSubgraph> {
-  const runtime: SocialRuntime = { deps, storage: createStorage(deps.config), healthChecks: [] };
+  const storage = createStorage(deps.config);
+  const runtime: SocialRuntime = { deps, storage, healthChecks: [], outreach: new Outreach(deps.config, deps.logger, storage) };
   const running = await startSubgraphService<SocialContext>(deps, {
     service: 'social',
     entities: socialEntities,

@@ -18,6 +18,10 @@ import { PublishAttemptService } from './publish-attempt.service.js';
 import type { PublishAttempt } from './publish-attempt.entity.js';
 import { reachOf } from './scopes.js';
 import type { HealthCheck } from './social.health.js';
+import type { AiImageService } from './ai-image.service.js';
+import type { IntegrationService } from './integration.service.js';
+import type { MediaService } from './media.service.js';
+import type { Outreach } from './outreach.js';
 
 /**
  * What the social subgraph is started with, beyond the platform's deps. Parts that run beside
@@ -28,6 +32,8 @@ export interface SocialRuntime {
   deps: Deps;
   storage: ObjectStorage;
   healthChecks: HealthCheck[];
+  /** Platform integrations, media, AI images and the publisher's queue (outreach.ts). */
+  outreach: Outreach;
 }
 
 /**
@@ -47,6 +53,9 @@ export interface SocialContext extends AuthContext {
   readonly events: ContentEventService;
   readonly attempts: PublishAttemptService;
   readonly apiKeys: ApiKeyService;
+  readonly integrations: IntegrationService;
+  readonly media: MediaService;
+  readonly aiImages: AiImageService;
   readonly loaders: SocialLoaders;
 }
 
@@ -118,6 +127,18 @@ class SocialRequestContext implements SocialContext {
 
   get apiKeys(): ApiKeyService {
     return this.once('apiKeys', () => new ApiKeyService(this.em));
+  }
+
+  get integrations(): IntegrationService {
+    return this.once('integrations', () => this.runtime.outreach.integrations(this.em));
+  }
+
+  get media(): MediaService {
+    return this.once('media', () => this.runtime.outreach.media(this.em));
+  }
+
+  get aiImages(): AiImageService {
+    return this.once('aiImages', () => this.runtime.outreach.aiImages(this.em));
   }
 
   get loaders(): SocialLoaders {

@@ -1,4 +1,6 @@
 import { allow, isAuthenticated, requireScope, type RuleTree, type ShieldRule } from '../../lib/shield.js';
+import { integrationRules } from './integration.rules.js';
+import { mediaRules } from './media.rules.js';
 
 /**
  * DESIGN.md's scope table on the social schema. Only root fields carry rules (deny by default for
@@ -52,7 +54,7 @@ export const coreRules: RuleTree = {
  * Rule trees of every feature of the social subgraph. A feature adds its own tree here
  * (e.g. `mediaRules` from media.rules.ts); `socialRules` merges them field by field.
  */
-export const socialRuleParts: RuleTree[] = [coreRules];
+export const socialRuleParts: RuleTree[] = [coreRules, integrationRules, mediaRules];
 
 export function socialRules(parts: RuleTree[] = socialRuleParts): RuleTree {
   const merged: Record<string, Record<string, ShieldRule> | ShieldRule> = {};

@@ -5,6 +5,8 @@ import { BrandResolver } from './brand.resolver.js';
 import { CampaignResolver } from './campaign.resolver.js';
 import { ContentEventResolver, ContentOpsResolver } from './content-ops.resolver.js';
 import { HealthResolver } from './health.resolver.js';
+import { IntegrationResolver } from './integration.resolver.js';
+import { MediaResolver } from './media.resolver.js';
 import { PostResolver } from './post.resolver.js';
 import { socialReferences } from './social.references.js';
 import { socialRules } from './social.rules.js';
@@ -21,6 +23,8 @@ export const socialResolvers: [Function, ...Function[]] = [
   BrandResolver,
   CampaignResolver,
   ApiKeyResolver,
+  IntegrationResolver,
+  MediaResolver,
 ];
 
 /** Types that no resolver returns but the schema should still carry. */

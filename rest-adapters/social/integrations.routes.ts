@@ -1,0 +1,57 @@
+import type { Request } from 'express';
+import { runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import type { SocialRouteContext } from './index.js';
+
+type Integration = Record<string, unknown>;
+
+/**
+ * `/api/integrations`: connecting social platforms over OAuth and listing them. The connect call
+ * carries the user's bearer token; the platform's redirect back to the callback does not, which is
+ * why the subgraph binds the single-use state to the user when the connect starts.
+ */
+export function integrationRoutes({ client, operations }: SocialRouteContext): RestRoute[] {
+  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) => runOperation<Data>(client, operations[name], variables, req);
+
+  return [
+    {
+      method: 'get',
+      path: '/api/integrations',
+      summary: 'List connected integrations (never their tokens) and the platforms on offer',
+      handler: async (req, res) => {
+        const data = await run<{ integrations: Integration[]; integrationPlatforms: string[] }>('Integrations', {}, req);
+        res.json({ data: data.integrations, total: data.integrations.length, available: data.integrationPlatforms });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/integrations/:platform/connect',
+      summary: "Start the OAuth flow for a platform: 302 to the platform's authorization page",
+      handler: async (req, res) => {
+        const { startIntegrationConnect } = await run<{ startIntegrationConnect: { authorizeUrl: string } }>(
+          'StartIntegrationConnect',
+          { platform: req.params.platform },
+          req,
+        );
+        res.set('cache-control', 'no-store').redirect(302, startIntegrationConnect.authorizeUrl);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/integrations/:platform/callback',
+      summary: "The platform's redirect back: completes the connect and sends the browser to the web app",
+      handler: async (req, res) => {
+        const { completeIntegrationConnect } = await run<{ completeIntegrationConnect: { redirectUrl: string } }>(
+          'CompleteIntegrationConnect',
+          {
+            platform: req.params.platform,
+            state: stringParam(req.query.state),
+            code: stringParam(req.query.code),
+            error: stringParam(req.query.error),
+          },
+          req,
+        );
+        res.set('cache-control', 'no-store').redirect(302, completeIntegrationConnect.redirectUrl);
+      },
+    },
+  ];
+}

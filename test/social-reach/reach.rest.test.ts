@@ -1,0 +1,197 @@
+import 'reflect-metadata';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { startPublisherWorker } from '../../subgraphs/social/publisher.worker.js';
+import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
+import { FakePlatform } from './fake-platforms.js';
+
+/** A port nobody listens on right now, so the REST service's public URL is known before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(200);
+  }
+}
+
+/**
+ * The outward-facing half of the social service, over HTTP through the whole chain, against local
+ * stand-ins that speak Mastodon's, X's and the OpenAI images API's wire protocols: OAuth connect
+ * (PKCE, single-use state), token renewal, media uploads through signed URLs, AI images, and the
+ * publisher on pg-boss (at its time, at most once, timeouts, rescheduling, two workers).
+ */
+describe('social reach: integrations, media, AI images, publisher', () => {
+  let platform: TestPlatform;
+  let base: string;
+  let alice: Record<string, string>;
+  let bob: Record<string, string>;
+  const mastodon = new FakePlatform('mastodon', 'masto-client', 'masto-secret');
+  const x = new FakePlatform('x', 'x-client', 'x-secret');
+  const images = new FakeImageApi();
+  const statements: string[] = [];
+
+  const sql = (text: string, params: unknown[] = []) => platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+
+  /** Runs the browser's part of a connect: our connect URL, the platform's page, our callback. */
+  async function connect(platformName: string, headers: Record<string, string>) {
+    const start = await rest('GET', `${base}/api/integrations/${platformName}/connect`, undefined, headers);
+    expect(start.status).toBe(302);
+    const authorize = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    expect(authorize.status).toBe(302);
+    const callbackUrl = authorize.headers.get('location')!;
+    const callback = await rest('GET', callbackUrl);
+    return { start, callbackUrl, callback };
+  }
+
+  beforeAll(async () => {
+    await Promise.all([mastodon.start(), x.start(), images.start()]);
+    const port = await freePort();
+    platform = await startTestPlatform(
+      {
+        SOCIAL_REST_PORT: String(port),
+        SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        WEB_URL: 'http://web.test/app',
+        MASTODON_CLIENT_ID: mastodon.clientId,
+        MASTODON_CLIENT_SECRET: mastodon.clientSecret,
+        MASTODON_BASE_URL: mastodon.url,
+        X_CLIENT_ID: x.clientId,
+        X_CLIENT_SECRET: x.clientSecret,
+        X_BASE_URL: x.url,
+        PLATFORM_TIMEOUT_MS: '1500',
+        AI_IMAGE_API_URL: `${images.url}/v1`,
+        AI_IMAGE_API_KEY: 'sk-test',
+        AI_IMAGE_MODEL: 'gpt-image-1',
+        AI_IMAGE_RATE_LIMIT: '4',
+        MEDIA_MAX_BYTES: '1000000',
+      },
+      { onQuery: (service, text) => service === 'social' && statements.push(text) },
+    );
+    base = platform.urls.socialRest;
+    alice = { authorization: `Bearer ${await platform.token('alice')}` };
+    bob = { authorization: `Bearer ${await platform.token('bob')}` };
+  });
+
+  afterAll(async () => {
+    await platform?.stop();
+    await Promise.all([mastodon.stop(), x.stop(), images.stop()]);
+  });
+
+  describe('integrations over OAuth', () => {
+    it('redirects to the platform with the authorization-code flow, PKCE S256 and a state', async () => {
+      const response = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, alice);
+      expect(response.status).toBe(302);
+      const location = new URL(response.headers.get('location')!);
+      expect(location.origin + location.pathname).toBe(`${mastodon.url}/oauth/authorize`);
+      expect(location.searchParams.get('response_type')).toBe('code');
+      expect(location.searchParams.get('client_id')).toBe('masto-client');
+      expect(location.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(location.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+      expect(location.searchParams.get('state')!.length).toBeGreaterThanOrEqual(32);
+      expect(location.searchParams.get('redirect_uri')).toBe(`${base.replace('localhost', '127.0.0.1')}/api/integrations/mastodon/callback`);
+    });
+
+    it('connects Mastodon: exchanges the code with the verifier, stores tokens sealed, redirects to the web app', async () => {
+      const { callback } = await connect('mastodon', alice);
+      expect(callback.status).toBe(302);
+      expect(callback.headers.get('location')).toBe('http://web.test/app/integrations?platform=mastodon&status=connected');
+      const exchange = mastodon.tokenRequests.at(-1)!;
+      expect(exchange.grant_type).toBe('authorization_code');
+      expect(exchange.code_verifier).toMatch(/^[\w-]{43,128}$/);
+
+      const list = await rest('GET', `${base}/api/integrations`, undefined, alice);
+      expect(list.status).toBe(200);
+      expect(list.body.available).toEqual(['mastodon', 'x']);
+      expect(list.body.data).toHaveLength(1);
+      expect(list.body.data[0]).toMatchObject({ platform: 'mastodon', status: 'connected', accountId: '109', accountName: 'alice' });
+      expect(JSON.stringify(list.body)).not.toMatch(/at-[0-9a-f]{32}/);
+
+      const [row] = await sql('select access_token_sealed from social.integration where owner_id = ?', ['alice']);
+      expect(row.access_token_sealed).toMatch(/^v1\./);
+      expect(row.access_token_sealed).not.toContain('at-');
+      // Bob sees none of it.
+      expect((await rest('GET', `${base}/api/integrations`, undefined, bob)).body.data).toEqual([]);
+    });
+
+    it('connects X with HTTP Basic client authentication and keeps its refresh token', async () => {
+      const { callback } = await connect('x', alice);
+      expect(callback.headers.get('location')).toContain('status=connected');
+      const list = await rest('GET', `${base}/api/integrations`, undefined, alice);
+      const xIntegration = list.body.data.find((i: { platform: string }) => i.platform === 'x');
+      expect(xIntegration).toMatchObject({ accountName: 'alice_x', status: 'connected' });
+      expect(new Date(xIntegration.tokenExpiresAt).getTime()).toBeGreaterThan(Date.now() + 7000_000);
+      const [row] = await sql(`select refresh_token_sealed from social.integration where owner_id = 'alice' and platform = 'x'`);
+      expect(row.refresh_token_sealed).toMatch(/^v1\./);
+    });
+
+    it('refuses a replayed state, a forged state, a missing state; stores nothing', async () => {
+      const before = await sql('select count(*)::int as n from social.integration');
+      const { callbackUrl } = await connect('mastodon', bob);
+      const replay = await rest('GET', callbackUrl);
+      expect(replay.status).toBe(400);
+      expect(replay.headers.get('content-type')).toContain('application/problem+json');
+      expect(replay.body.errors).toEqual([{ field: 'state', message: 'has already been used' }]);
+
+      const forged = await rest('GET', `${base}/api/integrations/mastodon/callback?code=abc&state=forged-state-value`);
+      expect(forged.status).toBe(400);
+      expect(forged.body.errors[0].field).toBe('state');
+
+      const missing = await rest('GET', `${base}/api/integrations/mastodon/callback?code=abc`);
+      expect(missing.status).toBe(400);
+      expect(missing.body.errors[0].field).toBe('state');
+      // Bob's one successful connect is the only new row.
+      const after = await sql('select count(*)::int as n from social.integration');
+      expect(after[0].n).toBe(before[0].n + 1);
+    });
+
+    it('refuses a state used on another platform than it was issued for', async () => {
+      const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, bob);
+      const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+      const wrong = await rest('GET', `${base}/api/integrations/x/callback?code=abc&state=${encodeURIComponent(state)}`);
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.errors[0].field).toBe('state');
+    });
+
+    it('answers 404 for an unknown or unconfigured platform, never a redirect', async () => {
+      for (const name of ['myspace', 'linkedin', '..%2F..%2Fevil', 'http%3A%2F%2Fevil.test']) {
+        const response = await rest('GET', `${base}/api/integrations/${name}/connect`, undefined, alice);
+        expect(response.status).toBe(404);
+        expect(response.headers.get('location')).toBeNull();
+        expect(response.body.detail).toMatch(/not available/);
+      }
+      const callback = await rest('GET', `${base}/api/integrations/myspace/callback?code=a&state=b`);
+      expect(callback.status).toBe(404);
+    });
+
+    it('needs a bearer token and the integration scopes', async () => {
+      expect((await rest('GET', `${base}/api/integrations/mastodon/connect`)).status).toBe(401);
+      expect((await rest('GET', `${base}/api/integrations`)).status).toBe(401);
+      const readOnly = { authorization: `Bearer ${await platform.token('carol', ['integrations.read'])}` };
+      expect((await rest('GET', `${base}/api/integrations`, undefined, readOnly)).status).toBe(200);
+      expect((await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, readOnly)).status).toBe(403);
+      const writeOnly = { authorization: `Bearer ${await platform.token('carol', ['integrations.write'])}` };
+      expect((await rest('GET', `${base}/api/integrations`, undefined, writeOnly)).status).toBe(403);
+    });
+
+    it('sends the browser back with an error when the user declines, storing nothing', async () => {
+      const start = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
+      const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+      const declined = await rest('GET', `${base}/api/integrations/x/callback?error=access_denied&state=${encodeURIComponent(state)}`);
+      expect(declined.status).toBe(302);
+      expect(declined.headers.get('location')).toBe('http://web.test/app/integrations?platform=x&status=error&error=access_denied');
+      expect((await rest('GET', `${base}/api/integrations`, undefined, bob)).body.data.map((i: { platform: string }) => i.platform)).toEqual(['mastodon']);
+    });
+  });
+});
