@@ -1,11 +1,24 @@
+import path from 'node:path';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
-import { createRestApp, type RestRoute } from '../../lib/rest.js';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+import { RateLimits } from '../../lib/rate-limit.js';
+import { createRestApp, describeRoutes, loadOperations, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
+import { createStorage, storageRouter } from '../../lib/storage.js';
+import { authRoutes } from './auth.routes.js';
+import { surveyRoutes } from './surveys.routes.js';
+
+const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
+
+/** Sign-in requests per client address per window (DESIGN: 30 per client address per 15 minutes). */
+export const SIGN_IN_PER_CLIENT = 30;
+const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** Every route of the venue survey REST contract, in matching order. */
-export function surveysRestRoutes(_client: GraphQLClient): RestRoute[] {
-  return [
+export function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[2]): RestRoute[] {
+  const operations = loadOperations(OPERATIONS_DIR);
+  const routes: RestRoute[] = [
     {
       method: 'get',
       path: '/health',
@@ -14,11 +27,40 @@ export function surveysRestRoutes(_client: GraphQLClient): RestRoute[] {
         res.json({ status: 'ok', service: 'venue-survey', timestamp: new Date().toISOString() });
       },
     },
+    {
+      method: 'get',
+      path: '/api',
+      summary: 'API metadata and available endpoints',
+      handler: (_req, res) => {
+        res.json({ name: 'venue-survey', version: '1.0.0', endpoints: describeRoutes(routes) });
+      },
+    },
+    ...surveyRoutes(client, operations),
+    ...authRoutes(client, operations, options),
   ];
+  return routes;
 }
 
 export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
-  const app = createRestApp({ name: 'surveys', config: deps.config, logger: deps.logger, routes: surveysRestRoutes(options.client) });
-  const server = await listen(app, options.port, deps.config.env.HOST);
-  return { name: 'surveys-rest', url: server.url, close: () => server.close() };
+  const { config } = deps;
+  const limits = new RateLimits(config);
+  const signInPerClient = limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS);
+  const storage = createStorage(config);
+  const app = createRestApp({
+    name: 'surveys',
+    config,
+    logger: deps.logger,
+    routes: surveysRestRoutes(options.client, { config, signInPerClient }),
+    // The local file store's signed upload and download URLs point here (SURVEYS_PUBLIC_URL).
+    routers: [storageRouter(storage)],
+  });
+  const server = await listen(app, options.port, config.env.HOST);
+  return {
+    name: 'surveys-rest',
+    url: server.url,
+    close: async () => {
+      await server.close();
+      await limits.close();
+    },
+  };
 }

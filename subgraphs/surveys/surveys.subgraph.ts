@@ -1,10 +1,18 @@
-import { allow } from '../../lib/shield.js';
 import type { SubgraphDefinition } from '../../lib/subgraph.js';
-import { ExportFormatResolver } from './export-format.resolver.js';
+import { SurveyAssetResolver } from './asset.resolver.js';
+import { SurveyAuthResolver } from './auth.resolver.js';
+import { SurveyExportResolver } from './export.resolver.js';
+import { ContactSurveysResolver, resolveContactReference, resolveSurveyReference } from './survey-contact.js';
+import { SurveyResolver } from './survey.resolver.js';
+import { surveysRules } from './surveys.rules.js';
 
 export function surveysSubgraph(): SubgraphDefinition {
   return {
-    resolvers: [ExportFormatResolver],
-    rules: { Query: { surveyExportFormats: allow } },
+    resolvers: [SurveyResolver, SurveyAssetResolver, SurveyExportResolver, SurveyAuthResolver, ContactSurveysResolver],
+    references: {
+      Survey: { __resolveReference: resolveSurveyReference },
+      Contact: { __resolveReference: resolveContactReference },
+    },
+    rules: surveysRules(),
   };
 }

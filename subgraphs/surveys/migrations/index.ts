@@ -1,5 +1,6 @@
 import type { Constructor } from '@mikro-orm/core';
 import type { Migration } from '../../../lib/database.js';
+import { Migration20261122100001Surveys } from './Migration20261122100001Surveys.js';
 
 /** Every migration of the surveys schema, oldest first. */
-export const surveysMigrations: Constructor<Migration>[] = [];
+export const surveysMigrations: Constructor<Migration>[] = [Migration20261122100001Surveys];

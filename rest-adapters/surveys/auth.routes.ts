@@ -1,0 +1,75 @@
+import type { CookieOptions, Request } from 'express';
+import type { Config } from '../../lib/config.js';
+import type { GraphQLClient } from '../../lib/graphql-client.js';
+import type { RateLimiter } from '../../lib/rate-limit.js';
+import { jsonBody, runOperation, type RestRoute } from '../../lib/rest.js';
+import { SESSION_COOKIE } from '../../subgraphs/surveys/session-cookie.js';
+
+interface SignInData {
+  verifyMagicLink: { token: string; user: { email: string; isAdmin: boolean }; expiresAt: string };
+}
+
+/** The cookie's attributes: never readable by script, not sent on cross-site requests, HTTPS-only where served over HTTPS. */
+function cookieOptions(config: Config): CookieOptions {
+  const secure = config.isProduction || (config.env.SURVEYS_PUBLIC_URL ?? '').startsWith('https:');
+  return { httpOnly: true, sameSite: 'lax', secure, path: '/' };
+}
+
+/**
+ * Magic-link sign-in. The limit per client address is applied here, at the edge that sees the
+ * client's address; the limit per e-mail address and every other rule live in the subgraph.
+ */
+export function authRoutes(
+  client: GraphQLClient,
+  operations: Record<string, string>,
+  options: { config: Config; signInPerClient: RateLimiter },
+): RestRoute[] {
+  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
+    runOperation<Data>(client, operations[name], variables, req);
+  const cookie = cookieOptions(options.config);
+
+  return [
+    {
+      method: 'post',
+      path: '/api/auth/magic/request',
+      summary: 'Request a sign-in link by e-mail ({ email }); the answer is the same for every address',
+      handler: async (req, res) => {
+        const input = jsonBody(req);
+        await options.signInPerClient.consume(req.ip ?? req.socket.remoteAddress ?? 'unknown', 'Too many sign-in requests from this client; try again later');
+        const { requestMagicLink } = await run<{ requestMagicLink: { message: string } }>('RequestMagicLink', { input }, req);
+        res.status(202).json({ message: requestMagicLink.message });
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/auth/magic/verify',
+      summary: 'Verify a sign-in link ({ token }); answers the session token and sets the session cookie',
+      handler: async (req, res) => {
+        const { verifyMagicLink: signIn } = await run<SignInData>('VerifyMagicLink', { input: jsonBody(req) }, req);
+        const maxAge = Math.max(0, new Date(signIn.expiresAt).getTime() - Date.now());
+        res.cookie(SESSION_COOKIE, signIn.token, { ...cookie, maxAge });
+        res.set('cache-control', 'no-store').json(signIn);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/auth/session',
+      summary: 'The current session: { user: { email, isAdmin }, expiresAt }',
+      handler: async (req, res) => {
+        const { surveySession } = await run<{ surveySession: unknown }>('SurveySession', {}, req);
+        res.set('cache-control', 'no-store').json(surveySession);
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/auth/logout',
+      summary: 'End the current session and clear the session cookie',
+      handler: async (req, res) => {
+        // Cleared whatever the outcome: a stale cookie is of no use to the browser either.
+        res.clearCookie(SESSION_COOKIE, cookie);
+        await run<{ endSurveySession: boolean }>('EndSurveySession', {}, req);
+        res.status(204).end();
+      },
+    },
+  ];
+}

@@ -1,0 +1,132 @@
+import type { Request } from 'express';
+import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { jsonBody, numberParam, runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { AppError } from '../../lib/errors.js';
+import { contentDisposition } from '../../lib/storage.js';
+
+type Survey = Record<string, unknown>;
+type Asset = Record<string, unknown>;
+interface SurveyPageData {
+  surveyPage: { items: Survey[]; page: number; limit: number; total: number };
+}
+interface AssetUploadData {
+  presignSurveyAsset: { assetId: string; uploadUrl: string; method: string; headers: { name: string; value: string }[]; expiresAt: string };
+}
+interface SurveyExportData {
+  surveyExport: { format: string; contentType: string; filename: string; body: string };
+}
+
+// An exported page shows user text and links to photos; nothing in it may run script or load
+// anything but images, even if escaping were ever to miss something.
+const EXPORT_CSP = "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+/**
+ * The documented survey and asset endpoints. Each runs one operation of `operations/` and maps
+ * the answer; every rule (sessions, ownership, states, checks of uploads) lives in the subgraph.
+ */
+export function surveyRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
+  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
+    runOperation<Data>(client, operations[name], variables, req);
+
+  return [
+    {
+      method: 'post',
+      path: '/api/surveys',
+      summary: 'Create a draft survey (venueName required)',
+      handler: async (req, res) => {
+        const { createSurvey } = await run<{ createSurvey: Survey }>('CreateSurvey', { input: jsonBody(req) }, req);
+        res.status(201).json(createSurvey);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/surveys',
+      summary: 'Paginated list of the surveys the session may see (page, limit, status)',
+      handler: async (req, res) => {
+        const { surveyPage } = await run<SurveyPageData>(
+          'SurveyPage',
+          { page: numberParam(req.query.page), limit: numberParam(req.query.limit), status: stringParam(req.query.status) || undefined },
+          req,
+        );
+        res.json({ data: surveyPage.items, page: surveyPage.page, limit: surveyPage.limit, total: surveyPage.total });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/surveys/:id',
+      summary: 'Get a survey',
+      handler: async (req, res) => {
+        const { survey } = await run<{ survey: Survey | null }>('Survey', { id: req.params.id }, req);
+        if (!survey) throw AppError.notFound('Survey');
+        res.json(survey);
+      },
+    },
+    {
+      method: 'put',
+      path: '/api/surveys/:id',
+      summary: 'Update a draft survey',
+      handler: async (req, res) => {
+        const { updateSurvey } = await run<{ updateSurvey: Survey }>('UpdateSurvey', { id: req.params.id, input: jsonBody(req) }, req);
+        res.json(updateSurvey);
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/surveys/:id/submit',
+      summary: 'Submit a survey (required fields must be filled; it cannot change afterwards)',
+      handler: async (req, res) => {
+        const { submitSurvey } = await run<{ submitSurvey: Survey }>('SubmitSurvey', { id: req.params.id }, req);
+        res.json(submitSurvey);
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/surveys/:id/assets/presign',
+      summary: 'Prepare an asset upload ({ filename, contentType, size }); answers where to PUT the bytes',
+      handler: async (req, res) => {
+        const { presignSurveyAsset: upload } = await run<AssetUploadData>('PresignSurveyAsset', { surveyId: req.params.id, input: jsonBody(req) }, req);
+        res.status(201).json({
+          assetId: upload.assetId,
+          uploadUrl: upload.uploadUrl,
+          method: upload.method,
+          headers: Object.fromEntries(upload.headers.map(({ name, value }) => [name, value])),
+          expiresAt: upload.expiresAt,
+        });
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/surveys/:id/assets/commit',
+      summary: 'Commit an uploaded asset ({ assetId, sha256? }) after checking the bytes',
+      handler: async (req, res) => {
+        const { commitSurveyAsset } = await run<{ commitSurveyAsset: Asset }>('CommitSurveyAsset', { surveyId: req.params.id, input: jsonBody(req) }, req);
+        res.json(commitSurveyAsset);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/surveys/:id/export',
+      summary: 'Export a survey (format=html|markdown|whatsapp)',
+      handler: async (req, res) => {
+        const { surveyExport } = await run<SurveyExportData>('SurveyExport', { id: req.params.id, format: stringParam(req.query.format) ?? null }, req);
+        res.status(200).set({
+          'content-type': surveyExport.contentType,
+          'content-disposition': contentDisposition(surveyExport.filename, 'inline'),
+          'x-content-type-options': 'nosniff',
+          ...(surveyExport.format === 'html' ? { 'content-security-policy': EXPORT_CSP } : {}),
+        });
+        res.send(surveyExport.body);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/assets/:assetId',
+      summary: 'Get an asset: metadata and a short-lived download URL',
+      handler: async (req, res) => {
+        const { surveyAsset } = await run<{ surveyAsset: Asset | null }>('SurveyAsset', { id: req.params.assetId }, req);
+        if (!surveyAsset) throw AppError.notFound('Asset');
+        res.json(surveyAsset);
+      },
+    },
+  ];
+}

@@ -1,0 +1,41 @@
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { DOWNLOAD_URL_SECONDS } from './asset.service.js';
+import { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
+import { SurveyAsset } from './survey-asset.entity.js';
+import type { SurveysContext } from './surveys.context.js';
+
+@Resolver(() => SurveyAsset)
+export class SurveyAssetResolver {
+  @Query(() => SurveyAsset, { nullable: true, description: 'An asset of a survey the signed-in surveyor may see' })
+  surveyAsset(@Arg('id', () => ID) id: string, @Ctx() ctx: SurveysContext) {
+    return ctx.assets.find(id);
+  }
+
+  @Mutation(() => SurveyAssetUpload, { description: 'Step one of an upload: records the asset and answers where to PUT its bytes' })
+  presignSurveyAsset(
+    @Arg('surveyId', () => ID) surveyId: string,
+    @Arg('input', () => SurveyAssetPresignInput) input: SurveyAssetPresignInput,
+    @Ctx() ctx: SurveysContext,
+  ) {
+    return ctx.assets.presign(surveyId, input);
+  }
+
+  @Mutation(() => SurveyAsset, { description: 'Step two: checks the uploaded bytes (size, type, checksum) and attaches the asset' })
+  commitSurveyAsset(
+    @Arg('surveyId', () => ID) surveyId: string,
+    @Arg('input', () => SurveyAssetCommitInput) input: SurveyAssetCommitInput,
+    @Ctx() ctx: SurveysContext,
+  ) {
+    return ctx.assets.commit(surveyId, input);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: `A link to the bytes, valid for ${DOWNLOAD_URL_SECONDS / 60} minutes; null until committed` })
+  downloadUrl(@Root() asset: SurveyAsset, @Ctx() ctx: SurveysContext) {
+    return ctx.assets.downloadUrl(asset, DOWNLOAD_URL_SECONDS);
+  }
+
+  @FieldResolver(() => Date, { nullable: true, description: 'When downloadUrl stops working' })
+  downloadUrlExpiresAt(@Root() asset: SurveyAsset): Date | null {
+    return asset.status === 'committed' ? new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000) : null;
+  }
+}

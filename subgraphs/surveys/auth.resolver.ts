@@ -1,0 +1,32 @@
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { MAGIC_LINK_ANSWER } from './auth.service.js';
+import { MagicLinkRequested, MagicLinkRequestInput, MagicLinkVerifyInput, SurveySession, SurveySignIn } from './auth.types.js';
+import type { SurveysContext } from './surveys.context.js';
+
+@Resolver()
+export class SurveyAuthResolver {
+  @Mutation(() => MagicLinkRequested, { description: 'Mails a sign-in link when the address may sign in; the answer never tells' })
+  async requestMagicLink(@Arg('input', () => MagicLinkRequestInput) input: MagicLinkRequestInput, @Ctx() ctx: SurveysContext): Promise<MagicLinkRequested> {
+    await ctx.auth.requestLink(input.email);
+    return { accepted: true, message: MAGIC_LINK_ANSWER };
+  }
+
+  @Mutation(() => SurveySignIn, { description: 'Spends a sign-in link token and opens a session' })
+  verifyMagicLink(@Arg('input', () => MagicLinkVerifyInput) input: MagicLinkVerifyInput, @Ctx() ctx: SurveysContext) {
+    return ctx.auth.verifyLink(input.token);
+  }
+
+  @Query(() => SurveySession, { description: 'The current session' })
+  surveySession(@Ctx() ctx: SurveysContext): SurveySession {
+    if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
+    return { user: ctx.session.user, expiresAt: ctx.session.expiresAt };
+  }
+
+  @Mutation(() => Boolean, { description: 'Ends the current session' })
+  async endSurveySession(@Ctx() ctx: SurveysContext): Promise<boolean> {
+    if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
+    await ctx.auth.endSession(ctx.session.id);
+    return true;
+  }
+}

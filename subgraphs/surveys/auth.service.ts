@@ -1,0 +1,115 @@
+import type { EntityManager } from '../../lib/database.js';
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { randomToken, sha256Hex } from '../../lib/secrets.js';
+import { MagicLink, UserSession } from './sign-in.entity.js';
+import type { SurveySignIn, SurveyUser } from './auth.types.js';
+import type { SurveysRuntime } from './surveys.runtime.js';
+
+const LINK_LIFETIME_MS = 15 * 60 * 1000;
+const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+export const MAGIC_LINK_ANSWER = 'If this address may sign in, a sign-in link is on its way to it.';
+
+export interface ActiveSession {
+  id: string;
+  user: SurveyUser;
+  expiresAt: Date;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The rules of magic-link sign-in: who may sign in, how links are made and spent, and sessions. */
+export class AuthService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly runtime: SurveysRuntime,
+  ) {}
+
+  isAdmin(email: string): boolean {
+    return this.runtime.config.env.ADMIN_EMAILS.includes(normalizeEmail(email));
+  }
+
+  /** Admins always; others when their domain is in ALLOWED_EMAIL_DOMAINS (or that list is unset). */
+  maySignIn(email: string): boolean {
+    const address = normalizeEmail(email);
+    if (this.isAdmin(address)) return true;
+    const domains = this.runtime.config.env.ALLOWED_EMAIL_DOMAINS;
+    if (!domains.length) return true;
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    return domains.includes(domain);
+  }
+
+  userOf(email: string): SurveyUser {
+    return { email, isAdmin: this.isAdmin(email) };
+  }
+
+  /** The live session a token belongs to, or null (unknown, expired, or not a session token at all). */
+  async sessionOf(token: string | undefined): Promise<ActiveSession | null> {
+    if (!token || !/^[\w-]{20,100}$/.test(token)) return null;
+    const session = await this.em.findOne(UserSession, { tokenHash: sha256Hex(token), expiresAt: { $gt: new Date() } });
+    if (!session) return null;
+    return { id: session.id, user: this.userOf(session.email), expiresAt: session.expiresAt };
+  }
+
+  /**
+   * Mails a sign-in link when the address may sign in. The caller gets the same answer either way,
+   * so the endpoint does not reveal who has access; the limit per address applies to every address
+   * for the same reason. The mail goes out after the answer, so its timing tells nothing either.
+   */
+  async requestLink(rawEmail: string): Promise<void> {
+    const email = normalizeEmail(rawEmail);
+    await this.runtime.signInPerAddress.consume(email, 'Too many sign-in requests for this address; try again later');
+    if (!this.maySignIn(email)) {
+      this.runtime.logger.info({ email }, 'sign-in link refused: address not allowed');
+      return;
+    }
+    const token = randomToken(32);
+    await this.em.transactional(async (tx) => {
+      // A new link voids every older one still open for this address.
+      await tx.nativeUpdate(MagicLink, { email, usedAt: null, voidedAt: null }, { voidedAt: new Date() });
+      tx.persist(Object.assign(new MagicLink(), { email, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + LINK_LIFETIME_MS) }));
+    });
+    const url = new URL(this.runtime.config.env.MAGIC_LINK_BASE_URL);
+    url.searchParams.set('token', token);
+    void this.runtime.mailer
+      .send({
+        from: this.runtime.config.env.MAGIC_FROM_EMAIL,
+        to: email,
+        subject: 'Your sign-in link for venue surveys',
+        text: `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this mail.\n`,
+        html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeAttribute(url.toString())}">Sign in</a></p><p>The link works once and expires in 15 minutes. If you did not ask for it, ignore this mail.</p>`,
+      })
+      .catch((error: unknown) => this.runtime.logger.error({ err: error, email }, 'sign-in mail could not be sent'));
+  }
+
+  /** Spends a link (once) and opens a session; a used, voided, expired or unknown token is UNAUTHENTICATED. */
+  async verifyLink(token: string): Promise<SurveySignIn> {
+    const invalid = new AppError(ErrorCode.UNAUTHENTICATED, 'This sign-in link is invalid, used or expired; request a new one');
+    if (!/^[\w-]{20,100}$/.test(token)) throw invalid;
+    const sessionToken = randomToken(32);
+    const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS);
+    const email = await this.em.transactional(async (tx) => {
+      const link = await tx.findOne(MagicLink, { tokenHash: sha256Hex(token) });
+      if (!link || link.usedAt || link.voidedAt || link.expiresAt <= new Date()) return null;
+      // The condition on used_at makes spending atomic: of two concurrent verifies only one updates the row.
+      const spent = await tx.nativeUpdate(MagicLink, { id: link.id, usedAt: null, voidedAt: null }, { usedAt: new Date() });
+      if (spent !== 1) return null;
+      // Access may have been withdrawn since the link was mailed.
+      if (!this.maySignIn(link.email)) return null;
+      tx.persist(Object.assign(new UserSession(), { email: link.email, tokenHash: sha256Hex(sessionToken), expiresAt }));
+      return link.email;
+    });
+    if (!email) throw invalid;
+    return { token: sessionToken, user: this.userOf(email), expiresAt };
+  }
+
+  async endSession(sessionId: string): Promise<void> {
+    await this.em.nativeDelete(UserSession, { id: sessionId });
+  }
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

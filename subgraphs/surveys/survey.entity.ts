@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+
+export enum SurveyStatus {
+  draft = 'draft',
+  submitted = 'submitted',
+}
+
+registerEnumType(SurveyStatus, {
+  name: 'SurveyStatus',
+  description: 'A survey is edited as a draft; once submitted it is frozen',
+});
+
+/**
+ * What field staff record about one venue. The owner is the signed-in e-mail address, since
+ * magic-link sign-in has no other identity; `contactId` points into the contacts service and is
+ * never checked against its tables (the gateway resolves it).
+ */
+@Entity({ tableName: 'survey' })
+@ObjectType({ description: 'A venue survey' })
+@Directive('@key(fields: "id")')
+export class Survey {
+  @PrimaryKey({ type: 'uuid' })
+  @Field(() => ID)
+  id: string = randomUUID();
+
+  @Property({ type: 'text' })
+  @Field(() => String, { description: 'E-mail address of the surveyor who owns the survey' })
+  ownerEmail!: string;
+
+  @Property({ type: 'text' })
+  @Field(() => String)
+  venueName!: string;
+
+  @Property({ type: 'text', nullable: true })
+  @Field(() => String, { nullable: true })
+  address: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  @Field(() => String, { nullable: true })
+  contactName: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  @Field(() => String, { nullable: true })
+  contactPhone: string | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  @Field(() => Int, { nullable: true, description: 'How many guests the venue holds' })
+  capacity: number | null = null;
+
+  @Property({ type: 'text[]' })
+  @Field(() => [String], { description: 'Checklist of amenities the venue offers' })
+  amenities: string[] = [];
+
+  @Property({ type: 'text', nullable: true })
+  @Field(() => String, { nullable: true })
+  notes: string | null = null;
+
+  @Property({ type: 'uuid', nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The contact (contacts service) this survey is about' })
+  contactId: string | null = null;
+
+  @Property({ type: 'text' })
+  @Field(() => SurveyStatus)
+  status: SurveyStatus = SurveyStatus.draft;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  @Field(() => Date, { nullable: true })
+  submittedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz' })
+  @Field(() => Date)
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  @Field(() => Date)
+  updatedAt: Date = new Date();
+}

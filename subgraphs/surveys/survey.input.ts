@@ -1,0 +1,71 @@
+import { ArrayMaxSize, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
+import { ConnectionArgs, PageArgs } from '../../lib/pagination.js';
+import { SurveyStatus } from './survey.entity.js';
+
+const TEXT_MAX = 300;
+
+/** Fields a surveyor may set; on update, omitted fields stay as they are and null clears one. Create needs `venueName`. */
+@InputType({ description: 'Fields of a survey; on update, omitted fields stay as they are and null clears one' })
+export class SurveyInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT_MAX)
+  venueName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  address?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT_MAX)
+  contactName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
+  contactPhone?: string | null;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(0, { message: 'capacity must not be negative' })
+  @Max(1_000_000)
+  capacity?: number | null;
+
+  @Field(() => [String], { nullable: true })
+  @IsOptional()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  amenities?: string[] | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(20_000)
+  notes?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'Id of a contact of the contacts service' })
+  @IsOptional()
+  @IsUUID('all', { message: 'contactId must be a UUID' })
+  contactId?: string | null;
+}
+
+@ArgsType()
+export class SurveyPageArgs extends PageArgs {
+  @Field(() => SurveyStatus, { nullable: true, description: 'Only surveys in this state' })
+  status?: SurveyStatus;
+}
+
+@ArgsType()
+export class SurveyConnectionArgs extends ConnectionArgs {
+  @Field(() => SurveyStatus, { nullable: true, description: 'Only surveys in this state' })
+  status?: SurveyStatus;
+}

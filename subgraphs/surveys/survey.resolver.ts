@@ -1,0 +1,55 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionType, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import { SurveyAsset } from './survey-asset.entity.js';
+import { SurveyContact } from './survey-contact.js';
+import { Survey } from './survey.entity.js';
+import { SurveyConnectionArgs, SurveyInput, SurveyPageArgs } from './survey.input.js';
+import type { SurveysContext } from './surveys.context.js';
+
+export const SurveyConnection = ConnectionType(Survey, 'Survey');
+export const SurveyPage = PageType(Survey, 'Survey');
+
+@Resolver(() => Survey)
+export class SurveyResolver {
+  @Query(() => Survey, { nullable: true, description: 'A survey the signed-in surveyor may see; null when unknown or not theirs' })
+  survey(@Arg('id', () => ID) id: string, @Ctx() ctx: SurveysContext) {
+    return ctx.surveys.find(id);
+  }
+
+  @Query(() => SurveyConnection, { description: 'Surveys the signed-in surveyor may see (all, for admins), newest first' })
+  async surveys(@Args(() => SurveyConnectionArgs) args: SurveyConnectionArgs, @Ctx() ctx: SurveysContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.surveys.list(window, args.status), window);
+  }
+
+  @Query(() => SurveyPage, { description: 'The same list as numbered pages' })
+  async surveyPage(@Args(() => SurveyPageArgs) args: SurveyPageArgs, @Ctx() ctx: SurveysContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.surveys.list(window, args.status), window);
+  }
+
+  @Mutation(() => Survey, { description: 'Starts a draft survey owned by the signed-in surveyor; venueName is required' })
+  createSurvey(@Arg('input', () => SurveyInput) input: SurveyInput, @Ctx() ctx: SurveysContext) {
+    return ctx.surveys.create(input);
+  }
+
+  @Mutation(() => Survey, { description: 'Changes a draft; a submitted survey is a CONFLICT' })
+  updateSurvey(@Arg('id', () => ID) id: string, @Arg('input', () => SurveyInput) input: SurveyInput, @Ctx() ctx: SurveysContext) {
+    return ctx.surveys.update(id, input);
+  }
+
+  @Mutation(() => Survey, { description: 'Submits a draft once its required fields are filled; it cannot change afterwards' })
+  submitSurvey(@Arg('id', () => ID) id: string, @Ctx() ctx: SurveysContext) {
+    return ctx.surveys.submit(id);
+  }
+
+  @FieldResolver(() => [SurveyAsset], { description: 'Committed photos and documents, in the order they were added' })
+  assets(@Root() survey: Survey, @Ctx() ctx: SurveysContext) {
+    return ctx.committedAssetsBySurvey.load(survey.id);
+  }
+
+  @FieldResolver(() => SurveyContact, { nullable: true, description: 'The contact (contacts service) the survey is about' })
+  contact(@Root() survey: Survey): SurveyContact | null {
+    return survey.contactId ? { id: survey.contactId } : null;
+  }
+}

@@ -1,0 +1,167 @@
+import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '../../lib/database.js';
+import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
+import type { Slice, Window } from '../../lib/pagination.js';
+import type { SurveyUser } from './auth.types.js';
+import { Survey, SurveyStatus } from './survey.entity.js';
+import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';
+import type { SurveyInput } from './survey.input.js';
+
+const TEXT_FIELDS = ['venueName', 'address', 'contactName', 'contactPhone', 'notes', 'contactId'] as const;
+
+/** What a survey must have before it can be submitted. */
+export const REQUIRED_FOR_SUBMIT = ['venueName', 'address', 'contactName', 'contactPhone', 'capacity'] as const;
+
+/** A submitted survey is frozen; every change to it is a CONFLICT naming its state. */
+export function frozen(survey: Survey): AppError {
+  return new AppError(ErrorCode.CONFLICT, `The survey is ${survey.status} and can no longer be changed`, {
+    details: { state: survey.status },
+  });
+}
+
+/**
+ * The rules of surveys: who sees which (owners their own, admins all), what a draft needs to be
+ * submitted, and that a submitted survey no longer changes. Every change writes its audit event
+ * in the same transaction.
+ */
+export class SurveyService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly user: SurveyUser,
+  ) {}
+
+  /** The surveys this user may see, as a filter. */
+  visible(extra: FilterQuery<Survey> = {}): FilterQuery<Survey> {
+    return this.user.isAdmin ? extra : { ...(extra as object), ownerEmail: this.user.email };
+  }
+
+  async list(window: Window, status?: SurveyStatus | null): Promise<Slice<Survey>> {
+    const [items, total] = await this.em.findAndCount(Survey, this.visible(status ? { status } : {}), {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: window.limit,
+      offset: window.offset,
+    });
+    return { items, total };
+  }
+
+  /** A visible survey, or null for an unknown, malformed or someone else's id. */
+  async find(id: string): Promise<Survey | null> {
+    if (!isUuid(id)) return null;
+    return this.em.findOne(Survey, this.visible({ id }));
+  }
+
+  async get(id: string): Promise<Survey> {
+    const survey = await this.find(id);
+    if (!survey) throw AppError.notFound('Survey');
+    return survey;
+  }
+
+  async findMany(ids: readonly string[]): Promise<Map<string, Survey>> {
+    const valid = ids.filter(isUuid);
+    const found = valid.length ? await this.em.find(Survey, this.visible({ id: { $in: valid } })) : [];
+    return new Map(found.map((survey) => [survey.id, survey]));
+  }
+
+  /** Visible surveys about each of these contacts, newest first. */
+  async byContacts(contactIds: readonly string[]): Promise<Map<string, Survey[]>> {
+    const valid = contactIds.filter(isUuid);
+    const found = valid.length
+      ? await this.em.find(Survey, this.visible({ contactId: { $in: valid } }), { orderBy: { createdAt: 'desc', id: 'desc' } })
+      : [];
+    const grouped = new Map<string, Survey[]>();
+    for (const survey of found) {
+      const list = grouped.get(survey.contactId!) ?? [];
+      list.push(survey);
+      grouped.set(survey.contactId!, list);
+    }
+    return grouped;
+  }
+
+  async create(input: SurveyInput): Promise<Survey> {
+    const survey = new Survey();
+    survey.ownerEmail = this.user.email;
+    const changed = this.apply(survey, input);
+    this.requireVenueName(survey);
+    await this.em.transactional(async (tx) => {
+      tx.persist(survey);
+      this.audit(tx, survey, 'created', { fields: changed });
+    });
+    return survey;
+  }
+
+  async update(id: string, input: SurveyInput): Promise<Survey> {
+    return this.em.transactional(async (tx) => {
+      const survey = await this.lockVisible(tx, id);
+      if (survey.status !== SurveyStatus.draft) throw frozen(survey);
+      const changed = this.apply(survey, input);
+      this.requireVenueName(survey);
+      if (changed.length) this.audit(tx, survey, 'updated', { fields: changed });
+      return survey;
+    });
+  }
+
+  async submit(id: string): Promise<Survey> {
+    return this.em.transactional(async (tx) => {
+      const survey = await this.lockVisible(tx, id);
+      if (survey.status !== SurveyStatus.draft) throw frozen(survey);
+      const missing: FieldProblem[] = REQUIRED_FOR_SUBMIT.filter((field) => {
+        const value = survey[field];
+        return value === null || value === undefined || value === '';
+      }).map((field) => ({ field, message: 'is required to submit the survey' }));
+      if (missing.length) {
+        throw new AppError(ErrorCode.BAD_USER_INPUT, `The survey cannot be submitted yet; missing: ${missing.map((p) => p.field).join(', ')}`, {
+          fields: missing,
+        });
+      }
+      survey.status = SurveyStatus.submitted;
+      survey.submittedAt = new Date();
+      this.audit(tx, survey, 'submitted', {});
+      return survey;
+    });
+  }
+
+  /** The survey locked for this transaction, so a concurrent submit cannot slip between check and change. */
+  async lockVisible(tx: EntityManager, id: string): Promise<Survey> {
+    if (!isUuid(id)) throw AppError.notFound('Survey');
+    const survey = await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!survey) throw AppError.notFound('Survey');
+    return survey;
+  }
+
+  audit(tx: EntityManager, survey: Survey, kind: SurveyEventKind, data: Record<string, unknown>): void {
+    tx.persist(Object.assign(new SurveyEvent(), { surveyId: survey.id, actorEmail: this.user.email, kind, data }));
+  }
+
+  /** Copies the given fields onto the survey; answers the names of those that changed. */
+  private apply(survey: Survey, input: SurveyInput): string[] {
+    const changed: string[] = [];
+    for (const field of TEXT_FIELDS) {
+      const value = input[field];
+      if (value === undefined) continue;
+      const next = typeof value === 'string' ? value.trim() || null : null;
+      if (field === 'venueName') {
+        if (next === null) throw AppError.badInput('venueName', 'is required');
+        if (survey.venueName !== next) changed.push(field);
+        survey.venueName = next;
+        continue;
+      }
+      if (survey[field] !== next) changed.push(field);
+      survey[field] = next;
+    }
+    if (input.capacity !== undefined) {
+      if (survey.capacity !== input.capacity) changed.push('capacity');
+      survey.capacity = input.capacity;
+    }
+    if (input.amenities !== undefined) {
+      const amenities = [...new Set((input.amenities ?? []).map((item) => item.trim()).filter(Boolean))];
+      if (amenities.join('\n') !== survey.amenities.join('\n')) changed.push('amenities');
+      survey.amenities = amenities;
+    }
+    return changed;
+  }
+
+  private requireVenueName(survey: Survey): void {
+    if (!survey.venueName) throw AppError.badInput('venueName', 'is required');
+  }
+}
