@@ -194,4 +194,171 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect((await rest('GET', `${base}/api/integrations`, undefined, bob)).body.data.map((i: { platform: string }) => i.platform)).toEqual(['mastodon']);
     });
   });
+
+  describe('media', () => {
+    const upload = (body: unknown, headers = alice) => rest('POST', `${base}/api/media/upload`, body, headers);
+    const put = (url: string, bytes: Buffer, contentType = 'image/png') =>
+      fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: new Uint8Array(bytes) });
+    const mediaCount = async () => (await sql('select count(*)::int as n from social.media_file'))[0].n as number;
+
+    it('hands out a signed upload URL for a declared file, and lists the file once its bytes arrived', async () => {
+      const grant = await upload({ filename: 'cat.png', contentType: 'image/png', size: TINY_PNG.length });
+      expect(grant.status).toBe(200);
+      expect(grant.body).toMatchObject({ method: 'PUT', headers: { 'content-type': 'image/png' } });
+      expect(grant.body.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(grant.body.uploadUrl).toMatch(new RegExp(`^${base.replace('localhost', '127.0.0.1')}/storage/`));
+      expect(new Date(grant.body.expiresAt).getTime()).toBeGreaterThan(Date.now());
+
+      expect((await rest('GET', `${base}/api/media`, undefined, alice)).body.total).toBe(0);
+      const sent = await put(grant.body.uploadUrl, TINY_PNG);
+      expect(sent.status).toBe(200);
+
+      const list = await rest('GET', `${base}/api/media`, undefined, alice);
+      expect(list.status).toBe(200);
+      expect(list.body).toMatchObject({ page: 1, limit: 20, total: 1 });
+      expect(list.body.data[0]).toMatchObject({ id: grant.body.id, filename: 'cat.png', contentType: 'image/png', size: TINY_PNG.length, status: 'ready', source: 'upload' });
+      const bytes = Buffer.from(await (await fetch(list.body.data[0].url)).arrayBuffer());
+      expect(bytes.equals(TINY_PNG)).toBe(true);
+      // Not Bob's.
+      expect((await rest('GET', `${base}/api/media`, undefined, bob)).body.total).toBe(0);
+      // The URL is single-use: the object exists now.
+      expect((await put(grant.body.uploadUrl, TINY_PNG)).status).toBe(409);
+    });
+
+    it('enforces the declared type and size on the upload URL, and refuses forged or expired URLs', async () => {
+      const grant = await upload({ filename: 'dog.png', contentType: 'image/png', size: TINY_PNG.length });
+      expect((await put(grant.body.uploadUrl, TINY_PNG, 'image/jpeg')).status).toBe(400);
+      expect((await put(grant.body.uploadUrl, Buffer.concat([TINY_PNG, Buffer.from('extra')]))).status).toBe(400);
+      const forgedUrl = grant.body.uploadUrl.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
+      expect((await put(forgedUrl, TINY_PNG)).status).toBe(403);
+      const storage = platform.subgraphs.social.runtime.storage;
+      const expired = await storage.presignPut(`media/${grant.body.id}`, { contentType: 'image/png', size: TINY_PNG.length, expiresInSeconds: -1, baseUrl: base });
+      const refused = await put(expired.url, TINY_PNG);
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { detail: string }).detail).toMatch(/expired/);
+      // Nothing arrived, so nothing is listed.
+      const list = await rest('GET', `${base}/api/media`, undefined, alice);
+      expect(list.body.data.map((m: { id: string }) => m.id)).not.toContain(grant.body.id);
+    });
+
+    it('refuses bad declarations with a problem naming the field, storing nothing', async () => {
+      const before = await mediaCount();
+      const cases: Array<[unknown, number, string]> = [
+        [{ filename: 'x.exe', contentType: 'application/x-msdownload', size: 10 }, 400, 'contentType'],
+        [{ filename: 'x.png', contentType: 'image/png', size: 0 }, 400, 'size'],
+        [{ filename: 'x.png', contentType: 'image/png', size: 1_000_001 }, 413, 'size'],
+        [{ filename: '   ', contentType: 'image/png', size: 10 }, 400, 'filename'],
+        [{ contentType: 'image/png', size: 10 }, 400, 'filename'],
+        [{ filename: 'x.png', contentType: 'image/png', size: 'big' }, 400, 'size'],
+      ];
+      for (const [body, status, field] of cases) {
+        const response = await upload(body);
+        expect([response.status, response.body.errors?.[0]?.field]).toEqual([status, field]);
+        expect(response.headers.get('content-type')).toContain('application/problem+json');
+      }
+      expect(await mediaCount()).toBe(before);
+    });
+
+    it('needs media.read to list and media.write to upload', async () => {
+      const reader = { authorization: `Bearer ${await platform.token('alice', ['media.read'])}` };
+      expect((await rest('GET', `${base}/api/media`, undefined, reader)).status).toBe(200);
+      expect((await upload({ filename: 'a.png', contentType: 'image/png', size: 5 }, reader)).status).toBe(403);
+      expect((await rest('GET', `${base}/api/media`)).status).toBe(401);
+    });
+
+    it('lists a page of media in a fixed number of SQL statements, however many files', async () => {
+      const frank = { authorization: `Bearer ${await platform.token('frank')}` };
+      const count = async () => {
+        statements.length = 0;
+        const response = await rest('GET', `${base}/api/media?limit=50`, undefined, frank);
+        expect(response.status).toBe(200);
+        return statements.map((s) => s.replace(/\u001b\[\d+m/g, '')).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
+      };
+      for (let i = 0; i < 2; i++) {
+        const grant = await upload({ filename: `f${i}.png`, contentType: 'image/png', size: TINY_PNG.length }, frank);
+        await put(grant.body.uploadUrl, TINY_PNG);
+      }
+      await rest('GET', `${base}/api/media`, undefined, frank); // settles the arrived uploads
+      const few = await count();
+      for (let i = 2; i < 12; i++) {
+        const grant = await upload({ filename: `f${i}.png`, contentType: 'image/png', size: TINY_PNG.length }, frank);
+        await put(grant.body.uploadUrl, TINY_PNG);
+      }
+      await rest('GET', `${base}/api/media`, undefined, frank);
+      const many = await count();
+      expect(many).toBe(few);
+      expect(many).toBe(3); // pending uploads, the page, its total
+    });
+  });
+
+  describe('AI images', () => {
+    const generate = (body: unknown, headers = alice) => rest('POST', `${base}/api/ai/generate-image`, body, headers);
+    const mediaCount = async () => (await sql('select count(*)::int as n from social.media_file'))[0].n as number;
+
+    it('generates an image through the OpenAI-compatible API and stores it as a media file', async () => {
+      const response = await generate({ prompt: 'a lighthouse at dawn', size: '1024x1024' });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ contentType: 'image/png', source: 'ai', prompt: 'a lighthouse at dawn', size: TINY_PNG.length, status: 'ready' });
+      expect(images.requests.at(-1)!.body).toMatchObject({ model: 'gpt-image-1', prompt: 'a lighthouse at dawn', size: '1024x1024', n: 1 });
+      const bytes = Buffer.from(await (await fetch(response.body.url)).arrayBuffer());
+      expect(bytes.equals(TINY_PNG)).toBe(true);
+      const list = await rest('GET', `${base}/api/media`, undefined, alice);
+      expect(list.body.data.map((m: { id: string }) => m.id)).toContain(response.body.id);
+    });
+
+    it('fetches the image when the provider answers with a URL', async () => {
+      images.mode = 'url';
+      try {
+        const response = await generate({ prompt: 'a red fox' }, bob);
+        expect(response.status).toBe(200);
+        expect(response.body.contentType).toBe('image/png');
+      } finally {
+        images.mode = 'b64_json';
+      }
+    });
+
+    it('answers 502 and stores nothing when the provider fails or sends no image', async () => {
+      for (const mode of ['server-error', 'not-an-image'] as const) {
+        images.mode = mode;
+        const before = await mediaCount();
+        const response = await generate({ prompt: 'anything' }, bob);
+        expect(response.status).toBe(502);
+        expect(response.headers.get('content-type')).toContain('application/problem+json');
+        expect(JSON.stringify(response.body)).not.toMatch(/stack|at .*\.ts/);
+        expect(await mediaCount()).toBe(before);
+      }
+      images.mode = 'b64_json';
+    });
+
+    it('refuses an empty or overlong prompt and an unknown size', async () => {
+      const calls = images.requests.length;
+      for (const [body, field] of [
+        [{ prompt: '' }, 'prompt'],
+        [{ prompt: '   ' }, 'prompt'],
+        [{}, 'prompt'],
+        [{ prompt: 'x'.repeat(4001) }, 'prompt'],
+        [{ prompt: 'ok', size: '3x3' }, 'size'],
+      ] as const) {
+        const response = await generate(body);
+        expect([response.status, response.body.errors?.[0]?.field]).toEqual([400, field]);
+      }
+      expect(images.requests.length).toBe(calls);
+    });
+
+    it('limits each user to AI_IMAGE_RATE_LIMIT images a minute: 429 with Retry-After', async () => {
+      const dave = { authorization: `Bearer ${await platform.token('dave')}` };
+      for (let i = 0; i < 4; i++) expect((await generate({ prompt: `image ${i}` }, dave)).status).toBe(200);
+      const limited = await generate({ prompt: 'one more' }, dave);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(limited.headers.get('content-type')).toContain('application/problem+json');
+      // Someone else is not held back by Dave's use.
+      expect((await generate({ prompt: 'mine' }, { authorization: `Bearer ${await platform.token('gina')}` })).status).toBe(200);
+    });
+
+    it('needs media.write', async () => {
+      const reader = { authorization: `Bearer ${await platform.token('alice', ['media.read'])}` };
+      expect((await generate({ prompt: 'x' }, reader)).status).toBe(403);
+    });
+  });
 });
