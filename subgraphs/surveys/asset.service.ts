@@ -35,6 +35,7 @@ export class AssetService {
 
   async presign(surveyId: string, input: SurveyAssetPresignInput): Promise<SurveyAssetUpload> {
     const survey = await this.surveys.get(surveyId);
+    this.surveys.requireOwner(survey);
     if (survey.status !== SurveyStatus.draft) throw frozen(survey);
     const contentType = normalizeContentType(input.contentType);
     if (!isAllowedAssetType(contentType)) {
@@ -70,6 +71,7 @@ export class AssetService {
 
   async commit(surveyId: string, input: SurveyAssetCommitInput): Promise<SurveyAsset> {
     const survey = await this.surveys.get(surveyId);
+    this.surveys.requireOwner(survey);
     if (survey.status !== SurveyStatus.draft) throw frozen(survey);
     const asset = isUuid(input.assetId) ? await this.em.findOne(SurveyAsset, { id: input.assetId, surveyId: survey.id }) : null;
     if (!asset) throw new AppError(ErrorCode.NOT_FOUND, 'This survey has no asset with that assetId');

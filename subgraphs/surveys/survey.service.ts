@@ -126,7 +126,15 @@ export class SurveyService {
     if (!isUuid(id)) throw AppError.notFound('Survey');
     const survey = await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!survey) throw AppError.notFound('Survey');
+    this.requireOwner(survey);
     return survey;
+  }
+
+  /** Admins review every survey, but only its surveyor changes it. */
+  requireOwner(survey: Survey): void {
+    if (survey.ownerEmail !== this.user.email) {
+      throw new AppError(ErrorCode.FORBIDDEN, 'Only the surveyor who owns this survey may change it');
+    }
   }
 
   audit(tx: EntityManager, survey: Survey, kind: SurveyEventKind, data: Record<string, unknown>): void {

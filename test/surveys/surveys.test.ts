@@ -2,6 +2,10 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadConfig } from '../../lib/config.js';
+import { createMailer } from '../../lib/mail.js';
 import { createStorage } from '../../lib/storage.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { freePort, MailCatcher } from './support.js';
@@ -305,6 +309,20 @@ describe('venue survey service', () => {
     expect(all.body).toMatchObject({ page: 2, limit: 1, total: 2 });
     expect(all.body.data).toHaveLength(1);
     expect((await rest('GET', `${base}/api/surveys/${bobs.id}`, undefined, as('admin'))).status).toBe(200);
+    // Admins review; only the surveyor changes a survey.
+    const adminEdit = await rest('PUT', `${base}/api/surveys/${bobs.id}`, { notes: 'admin was here' }, as('admin'));
+    expect(adminEdit.status).toBe(403);
+    expect((await rest('POST', `${base}/api/surveys/${bobs.id}/submit`, undefined, as('admin'))).status).toBe(403);
+    expect((await rest('GET', `${base}/api/surveys/${bobs.id}`, undefined, as('bob'))).body.notes).toBeNull();
+
+    const connection = await graphql<{ surveys: { totalCount: number; nodes: Array<{ id: string }>; pageInfo: { hasNextPage: boolean } } }>(
+      gateway,
+      '{ surveys(first: 1) { totalCount nodes { id } pageInfo { hasNextPage } } }',
+      {},
+      as('admin'),
+    );
+    expect(connection.body.data?.surveys).toMatchObject({ totalCount: 2, pageInfo: { hasNextPage: true } });
+    expect(connection.body.data?.surveys.nodes).toHaveLength(1);
 
     expect((await rest('GET', `${base}/api/surveys?status=submitted`, undefined, as('admin'))).body.total).toBe(0);
     expect((await rest('GET', `${base}/api/surveys?status=draft`, undefined, as('admin'))).body.total).toBe(2);
@@ -571,5 +589,21 @@ describe('venue survey service', () => {
     const client = await requestLink(`fresh@${ALLOWED_DOMAIN}`);
     expect(client.status).toBe(429);
     expect(Number(client.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('mailer without SMTP_URL', () => {
+  it('writes the message, link included, to the log instead of sending it', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(chunk.toString());
+        callback();
+      },
+    });
+    const mailer = createMailer(loadConfig({}), pino({ level: 'info' }, sink));
+    expect(mailer.kind).toBe('log');
+    await mailer.send({ from: 'a@b.example', to: 'c@d.example', subject: 'Sign in', text: 'https://app.example/auth/magic?token=abc' });
+    expect(lines.join('')).toContain('https://app.example/auth/magic?token=abc');
   });
 });
