@@ -91,7 +91,7 @@ export class ContentOpsResolver {
   }
 
   @Mutation(() => Post, { description: 'Moves a queued or failed item to a new future time' })
-  rescheduleContentItem(@Arg('id', () => ID) id: string, @Arg('scheduledAt', () => Date, { nullable: true }) scheduledAt: Date | null, @Ctx() ctx: SocialContext) {
+  rescheduleContentItem(@Arg('id', () => ID) id: string, @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' }) scheduledAt: string | null, @Ctx() ctx: SocialContext) {
     return ctx.posts.reschedule(id, scheduledAt);
   }
 

@@ -32,9 +32,9 @@ export class PostInput {
   @ArrayMaxSize(20)
   mediaIds?: string[] | null;
 
-  @Field(() => Date, { nullable: true, description: 'When to publish (ISO 8601 with a zone)' })
+  @Field(() => String, { nullable: true, description: 'When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00' })
   @IsOptional()
-  scheduledAt?: Date | null;
+  scheduledAt?: string | null;
 
   @Field(() => PostStatus, { nullable: true })
   @IsOptional()
@@ -64,9 +64,9 @@ export class ContentEditInput {
   @ArrayMaxSize(20)
   mediaIds?: string[] | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'ISO 8601 with a zone' })
   @IsOptional()
-  scheduledAt?: Date | null;
+  scheduledAt?: string | null;
 }
 
 @ArgsType()

@@ -12,7 +12,7 @@ import { POST_STATUSES, Post, PostStatus, snapshotOf } from './post.entity.js';
 import type { ContentEditInput, PostInput } from './post.input.js';
 import { approvedStatus, assertCanApply, type PostAction } from './post.state.js';
 import { actorOf, reachFilter, reachOf, type Reach } from './scopes.js';
-import { checkCalendarDate, checkTimezone, datesBetween, localDateOf } from './timezone.js';
+import { checkCalendarDate, checkTimezone, datesBetween, localDateOf, parseInstant } from './timezone.js';
 
 const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const QUEUE_STATUSES = [PostStatus.queued, PostStatus.publishing, PostStatus.failed];
@@ -112,9 +112,10 @@ export class PostService {
 
   async create(input: PostInput): Promise<Post> {
     const content = requireContent(input.content);
-    const status = input.status ?? (input.scheduledAt ? PostStatus.queued : PostStatus.draft);
+    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
+    const status = input.status ?? (scheduledAt ? PostStatus.queued : PostStatus.draft);
     if (!CREATE_STATUSES.includes(status)) throw AppError.badInput('status', 'must be draft or suggested (or queued with scheduledAt)');
-    if (status === PostStatus.queued && !input.scheduledAt) throw AppError.badInput('scheduledAt', 'is required for a queued post');
+    if (status === PostStatus.queued && !scheduledAt) throw AppError.badInput('scheduledAt', 'is required for a queued post');
     return this.em.transactional(async (tx) => {
       const brand = await this.brands.brandForNewPost(tx, input.brandId);
       const post = new Post();
@@ -123,7 +124,7 @@ export class PostService {
       post.content = content;
       post.platforms = normalizePlatforms(input.platforms);
       post.mediaIds = normalizeMediaIds(input.mediaIds);
-      post.scheduledAt = input.scheduledAt ?? null;
+      post.scheduledAt = scheduledAt ?? null;
       post.status = status;
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
       tx.persist(post);
@@ -134,6 +135,7 @@ export class PostService {
 
   /** PUT of a post: any field, in any state but publishing and published. */
   async update(id: string, input: PostInput): Promise<Post> {
+    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
     return this.change(id, 'update', ContentEventType.updated, async (post, tx) => {
       if (input.brandId !== undefined && input.brandId !== post.brandId) {
         if (input.brandId === null) throw AppError.badInput('brandId', 'cannot be null');
@@ -143,7 +145,7 @@ export class PostService {
       if (input.content !== undefined) post.content = requireContent(input.content);
       if (input.platforms !== undefined) post.platforms = normalizePlatforms(input.platforms);
       if (input.mediaIds !== undefined) post.mediaIds = normalizeMediaIds(input.mediaIds);
-      if (input.scheduledAt !== undefined) post.scheduledAt = input.scheduledAt;
+      if (scheduledAt !== undefined) post.scheduledAt = scheduledAt;
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
       if (input.status !== undefined && input.status !== null && input.status !== post.status) {
         if (!CREATE_STATUSES.includes(input.status)) throw AppError.badInput('status', 'can be set to draft, suggested or queued');
@@ -168,11 +170,12 @@ export class PostService {
 
   /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
   async edit(id: string, input: ContentEditInput): Promise<Post> {
+    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
     return this.change(id, 'edit', ContentEventType.edited, async (post) => {
       if (input.content !== undefined) post.content = requireContent(input.content);
       if (input.platforms !== undefined) post.platforms = normalizePlatforms(input.platforms);
       if (input.mediaIds !== undefined) post.mediaIds = normalizeMediaIds(input.mediaIds);
-      if (input.scheduledAt !== undefined) post.scheduledAt = input.scheduledAt;
+      if (scheduledAt !== undefined) post.scheduledAt = scheduledAt;
     });
   }
 
@@ -188,7 +191,8 @@ export class PostService {
     });
   }
 
-  async reschedule(id: string, scheduledAt: Date | null | undefined): Promise<Post> {
+  async reschedule(id: string, when: string | null | undefined): Promise<Post> {
+    const scheduledAt = parseInstant(when, 'scheduledAt');
     if (!scheduledAt) throw AppError.badInput('scheduledAt', 'is required');
     if (scheduledAt.getTime() <= Date.now()) throw AppError.badInput('scheduledAt', 'must be in the future');
     return this.change(id, 'reschedule', ContentEventType.rescheduled, async (post) => {

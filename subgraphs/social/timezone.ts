@@ -44,3 +44,18 @@ export function datesBetween(from: string, to: string): string[] {
   }
   return dates;
 }
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * A point in time from an ISO 8601 timestamp that states its zone (`Z` or an offset). Timestamps
+ * arrive as text rather than as a custom scalar so a bad one is a BAD_USER_INPUT naming the field
+ * (the gateway cannot check a scalar only the subgraph knows). `undefined` stays `undefined`
+ * (field omitted) and null stays null (field cleared).
+ */
+export function parseInstant<T extends string | null | undefined>(value: T, field: string): T extends string ? Date : T {
+  if (value === undefined || value === null) return value as never;
+  const time = INSTANT.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(time)) throw AppError.badInput(field, 'must be an ISO 8601 timestamp with a zone, e.g. 2030-01-31T09:00:00+01:00');
+  return new Date(time) as never;
+}
