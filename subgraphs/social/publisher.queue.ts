@@ -105,7 +105,7 @@ export class PublishQueue implements EventSubscriber<Post> {
     const executor: AnyKysely = ctx ?? (em.getConnection().getClient() as AnyKysely);
     const db = kyselyDb(executor);
     const wanted = !deleted && post.status === PostStatus.queued && post.scheduledAt ? post.scheduledAt : null;
-    const { rows } = await db.executeSql('select job_id, run_at from publish_job where post_id = $1', [post.id]);
+    const { rows } = await db.executeSql('select job_id, run_at from social.publish_job where post_id = $1', [post.id]);
     const existing = rows[0] as { job_id: string; run_at: Date | string } | undefined;
     if (existing && wanted && new Date(existing.run_at).getTime() === wanted.getTime()) return;
     if (existing) {
@@ -113,13 +113,13 @@ export class PublishQueue implements EventSubscriber<Post> {
       if (post.status !== PostStatus.publishing && post.status !== PostStatus.published) {
         await this.boss.cancel(PUBLISH_QUEUE, existing.job_id, { db });
       }
-      await db.executeSql('delete from publish_job where post_id = $1', [post.id]);
+      await db.executeSql('delete from social.publish_job where post_id = $1', [post.id]);
     }
     if (!wanted) return;
     const job: PublishJob = { postId: post.id, scheduledAt: wanted.toISOString() };
     const jobId = await this.boss.send(PUBLISH_QUEUE, job, { startAfter: wanted, db });
     if (!jobId) throw new Error('the publish job was not created');
-    await db.executeSql('insert into publish_job (post_id, job_id, run_at) values ($1, $2, $3)', [post.id, jobId, wanted.toISOString()]);
+    await db.executeSql('insert into social.publish_job (post_id, job_id, run_at) values ($1, $2, $3)', [post.id, jobId, wanted.toISOString()]);
     this.logger.debug({ postId: post.id, jobId, runAt: job.scheduledAt }, 'publish job planned');
   }
 

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { createLogger } from '../../lib/logger.js';
 import { startPublisherWorker } from '../../subgraphs/social/publisher.worker.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
@@ -359,6 +360,199 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it('needs media.write', async () => {
       const reader = { authorization: `Bearer ${await platform.token('alice', ['media.read'])}` };
       expect((await generate({ prompt: 'x' }, reader)).status).toBe(403);
+    });
+  });
+
+  describe('publisher', () => {
+    const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+    const createPost = async (body: Record<string, unknown>, headers = alice) => {
+      const response = await rest('POST', `${base}/api/posts`, body, headers);
+      expect(response.status).toBe(201);
+      expect(response.body.status).toBe('queued');
+      return response.body as { id: string };
+    };
+    const item = async (id: string, headers = alice) => (await rest('GET', `${base}/api/content-ops/items/${id}`, undefined, headers)).body;
+    const settled = (id: string, headers = alice) =>
+      until(async () => {
+        const current = await item(id, headers);
+        return current.status === 'published' || current.status === 'failed' ? current : null;
+      });
+    const postedTexts = (fake: FakePlatform, text: string) => fake.posts.filter((p) => p.text === text).length;
+
+    it('publishes a queued post at its scheduled time, once, and stores the platform post id and URL', async () => {
+      const scheduledAt = inSeconds(2);
+      const text = `Hello at ${scheduledAt}`;
+      const post = await createPost({ content: text, platforms: ['mastodon', 'x'], scheduledAt });
+      await sleep(500);
+      expect(postedTexts(mastodon, text)).toBe(0);
+      const done = await settled(post.id);
+      expect(done.status).toBe('published');
+      expect(new Date(done.publishedAt).getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime());
+      expect(mastodon.posts.find((p) => p.text === text)!.at.getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime());
+      const byPlatform = Object.fromEntries(done.attempts.map((a: { platform: string }) => [a.platform, a]));
+      expect(byPlatform.mastodon).toMatchObject({ status: 'succeeded', platformPostId: expect.any(String), error: null });
+      expect(byPlatform.mastodon.url).toBe(`${mastodon.url}/@alice/${byPlatform.mastodon.platformPostId}`);
+      expect(byPlatform.x).toMatchObject({ status: 'succeeded', url: `https://x.com/alice_x/status/${byPlatform.x.platformPostId}` });
+      expect(mastodon.posts.find((p) => p.text === text)!.idempotencyKey).toBe(byPlatform.mastodon.id);
+      const types = (await rest('GET', `${base}/api/content-ops/events?contentId=${post.id}`, undefined, alice)).body.data.map((e: { type: string }) => e.type);
+      expect(types.filter((t: string) => t === 'published')).toHaveLength(2);
+      expect(types).toContain('publishing');
+      await sleep(2500);
+      expect([postedTexts(mastodon, text), postedTexts(x, text)]).toEqual([1, 1]);
+    });
+
+    it('ends a timed-out publish failed with that reason, and never posts it again', async () => {
+      mastodon.postMode = 'hang';
+      const text = `Timeout ${Date.now()}`;
+      const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt: inSeconds(1) });
+      const done = await settled(post.id);
+      mastodon.postMode = 'ok';
+      expect(done.status).toBe('failed');
+      expect(done.attempts).toHaveLength(1);
+      expect(done.attempts[0].status).toBe('failed');
+      expect(done.attempts[0].error).toMatch(/did not answer within 1500 ms.*not posted again/);
+      await sleep(3000);
+      const later = await item(post.id);
+      expect(later.status).toBe('failed');
+      expect(later.attempts).toHaveLength(1);
+      expect(postedTexts(mastodon, text)).toBe(0);
+      const types = (await rest('GET', `${base}/api/content-ops/events?contentId=${post.id}`, undefined, alice)).body.data.map((e: { type: string }) => e.type);
+      expect(types).toContain('publish_failed');
+    });
+
+    it("stores the platform's error on failure (5xx, 429) and keeps the account connected", async () => {
+      for (const mode of ['server-error', 'rate-limited'] as const) {
+        mastodon.postMode = mode;
+        const post = await createPost({ content: `Failing ${mode}`, platforms: ['mastodon'], scheduledAt: inSeconds(1) });
+        const done = await settled(post.id);
+        expect(done.status).toBe('failed');
+        expect(done.attempts[0].error).toMatch(mode === 'server-error' ? /mastodon answered 500: Internal server error/ : /mastodon answered 429/);
+      }
+      mastodon.postMode = 'ok';
+      const list = await rest('GET', `${base}/api/integrations`, undefined, alice);
+      expect(list.body.data.find((i: { platform: string }) => i.platform === 'mastodon').status).toBe('connected');
+    });
+
+    it('retrying a failed post publishes it (the explicit retry is the user asking again)', async () => {
+      mastodon.postMode = 'server-error';
+      const text = `Retry me ${Date.now()}`;
+      const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt: inSeconds(1) });
+      expect((await settled(post.id)).status).toBe('failed');
+      mastodon.postMode = 'ok';
+      const retried = await rest('POST', `${base}/api/content-ops/items/${post.id}/retry`, undefined, alice);
+      expect(retried.status).toBe(200);
+      const done = await until(async () => ((await item(post.id)).status === 'published' ? item(post.id) : null));
+      expect(done.attempts.map((a: { status: string }) => a.status)).toEqual(['failed', 'succeeded']);
+      expect(postedTexts(mastodon, text)).toBe(1);
+    });
+
+    it('rescheduling cancels the pending job, so nothing goes out at the old time', async () => {
+      const text = `Moved ${Date.now()}`;
+      const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt: inSeconds(2) });
+      const [oldJob] = await sql('select job_id from social.publish_job where post_id = ?', [post.id]);
+      const moved = await rest('PUT', `${base}/api/posts/${post.id}`, { scheduledAt: inSeconds(120) }, alice);
+      expect([moved.status, moved.body.detail]).toEqual([200, undefined]);
+      const [state] = await sql('select state from social_jobs.job where id = ?', [oldJob.job_id]);
+      expect(state.state).toBe('cancelled');
+      await sleep(3500);
+      expect(postedTexts(mastodon, text)).toBe(0);
+      expect((await item(post.id)).status).toBe('queued');
+
+      const soon = await rest('PUT', `${base}/api/posts/${post.id}`, { scheduledAt: inSeconds(1) }, alice);
+      expect(soon.status).toBe(200);
+      expect((await settled(post.id)).status).toBe('published');
+      expect(postedTexts(mastodon, text)).toBe(1);
+    });
+
+    it('deleting a queued post cancels its job', async () => {
+      const text = `Deleted ${Date.now()}`;
+      const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt: inSeconds(2) });
+      const [job] = await sql('select job_id from social.publish_job where post_id = ?', [post.id]);
+      expect((await rest('DELETE', `${base}/api/posts/${post.id}`, undefined, alice)).status).toBe(204);
+      const [state] = await sql('select state from social_jobs.job where id = ?', [job.job_id]);
+      expect(state.state).toBe('cancelled');
+      await sleep(3000);
+      expect(postedTexts(mastodon, text)).toBe(0);
+    });
+
+    it('a post to a platform without a connected account fails with that reason', async () => {
+      const henry = { authorization: `Bearer ${await platform.token('henry')}` };
+      const post = await createPost({ content: 'nobody connected', platforms: ['mastodon'], scheduledAt: inSeconds(1) }, henry);
+      const done = await settled(post.id, henry);
+      expect(done.status).toBe('failed');
+      expect(done.attempts[0].error).toMatch(/no mastodon account is connected/);
+    });
+
+    it('a definite 401 from the platform fails the post and marks the account needs_reconnect', async () => {
+      mastodon.postMode = 'unauthorized';
+      const post = await createPost({ content: 'revoked', platforms: ['mastodon'], scheduledAt: inSeconds(1) }, bob);
+      const done = await settled(post.id, bob);
+      mastodon.postMode = 'ok';
+      expect(done.status).toBe('failed');
+      const list = await rest('GET', `${base}/api/integrations`, undefined, bob);
+      expect(list.body.data.find((i: { platform: string }) => i.platform === 'mastodon')).toMatchObject({ status: 'needs_reconnect', lastError: expect.stringMatching(/401/) });
+    });
+
+    it('renews tokens before they expire: transient failures wait, a missing refresh token keeps the old one, a refusal disconnects', async () => {
+      const erin = { authorization: `Bearer ${await platform.token('erin')}` };
+      x.expiresIn = 120; // inside the renewal margin from the start
+      x.refreshMode = 'ok';
+      await connect('x', erin);
+      const outreach = platform.subgraphs.social.runtime.outreach;
+      const integrations = () => outreach.integrations(platform.subgraphs.social.orm.em.fork());
+      const refreshRequests = () => x.tokenRequests.filter((r) => r.grant_type === 'refresh_token');
+      const erinRow = async () => (await sql(`select * from social.integration where owner_id = 'erin'`))[0];
+      const firstRefreshToken = outreach.cipher.open((await erinRow()).refresh_token_sealed, `integration:${(await erinRow()).id}:refresh`);
+
+      // A 503 from the token endpoint: still connected, the reason noted, the token still used while valid.
+      x.refreshMode = 'server-error';
+      const outcome = await integrations().refreshDue();
+      expect(outcome.deferred).toBeGreaterThanOrEqual(1);
+      expect(await erinRow()).toMatchObject({ status: 'connected', last_error: expect.stringMatching(/will be retried.*503/) });
+      const text = `Token still fine ${Date.now()}`;
+      const post = await createPost({ content: text, platforms: ['x'], scheduledAt: inSeconds(1) }, erin);
+      expect((await settled(post.id, erin)).status).toBe('published');
+
+      // Renewed without a new refresh token: the stored one stays.
+      x.refreshMode = 'ok-without-refresh-token';
+      const before = refreshRequests().length;
+      await integrations().refreshDue();
+      expect(refreshRequests().length).toBeGreaterThan(before);
+      expect(refreshRequests().at(-1)!.refresh_token).toBe(firstRefreshToken);
+      const row = await erinRow();
+      expect(row.status).toBe('connected');
+      expect(row.last_error).toBeNull();
+      expect(outreach.cipher.open(row.refresh_token_sealed, `integration:${row.id}:refresh`)).toBe(firstRefreshToken);
+
+      // A definite refusal: needs reconnecting, and a publish then fails saying so.
+      x.refreshMode = 'invalid-grant';
+      await integrations().refreshDue();
+      expect((await erinRow()).status).toBe('needs_reconnect');
+      const refused = await createPost({ content: 'after refusal', platforms: ['x'], scheduledAt: inSeconds(1) }, erin);
+      const failed = await settled(refused.id, erin);
+      expect(failed.status).toBe('failed');
+      expect(failed.attempts[0].error).toMatch(/needs to be reconnected/);
+      const list = await rest('GET', `${base}/api/integrations`, undefined, erin);
+      expect(list.body.data[0].status).toBe('needs_reconnect');
+      x.expiresIn = 7200;
+      x.refreshMode = 'ok';
+    });
+
+    it('two workers never publish the same post twice', async () => {
+      const second = await startPublisherWorker(platform.config, createLogger(platform.config));
+      try {
+        const texts = Array.from({ length: 8 }, (_, i) => `Crowd ${i} ${Date.now()}`);
+        const at = inSeconds(2);
+        const posts = [];
+        for (const text of texts) posts.push(await createPost({ content: text, platforms: ['mastodon'], scheduledAt: at }));
+        for (const post of posts) expect((await settled(post.id)).status).toBe('published');
+        await sleep(2000);
+        expect(texts.map((text) => postedTexts(mastodon, text))).toEqual(texts.map(() => 1));
+        const attempts = await sql('select post_id, count(*)::int as n from social.publish_attempt where post_id in (?) group by post_id', [posts.map((p) => p.id)]);
+        expect(attempts.map((a: { n: number }) => a.n)).toEqual(posts.map(() => 1));
+      } finally {
+        await second.close();
+      }
     });
   });
 });
