@@ -30,9 +30,13 @@ export const ALLOWED_ASSET_TYPES = Object.keys(SIGNATURES);
 /** How many leading bytes `looksLike` needs. */
 export const SIGNATURE_BYTES = 16;
 
-/** `image/PNG; charset=x` -> `image/png`. */
+// Names some phones and browsers send for a type that has a registered one.
+const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'application/x-pdf': 'application/pdf' };
+
+/** `image/PNG; charset=x` -> `image/png`, `image/jpg` -> `image/jpeg`. */
 export function normalizeContentType(contentType: string): string {
-  return contentType.split(';')[0].trim().toLowerCase();
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return ALIASES[type] ?? type;
 }
 
 export function isAllowedAssetType(contentType: string): boolean {

@@ -7,6 +7,8 @@ import type { SurveysRuntime } from './surveys.runtime.js';
 
 const LINK_LIFETIME_MS = 15 * 60 * 1000;
 const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+/** Spent and expired links stay a day for the record, then go with the address's next request. */
+const RETAIN_SPENT_MS = 24 * 60 * 60 * 1000;
 
 export const MAGIC_LINK_ANSWER = 'If this address may sign in, a sign-in link is on its way to it.';
 
@@ -67,8 +69,9 @@ export class AuthService {
     }
     const token = randomToken(32);
     await this.em.transactional(async (tx) => {
-      // A new link voids every older one still open for this address.
+      // A new link voids every older one still open for this address; long-dead ones are dropped.
       await tx.nativeUpdate(MagicLink, { email, usedAt: null, voidedAt: null }, { voidedAt: new Date() });
+      await tx.nativeDelete(MagicLink, { email, expiresAt: { $lt: new Date(Date.now() - RETAIN_SPENT_MS) } });
       tx.persist(Object.assign(new MagicLink(), { email, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + LINK_LIFETIME_MS) }));
     });
     const url = new URL(this.runtime.config.env.MAGIC_LINK_BASE_URL);
@@ -98,6 +101,7 @@ export class AuthService {
       if (spent !== 1) return null;
       // Access may have been withdrawn since the link was mailed.
       if (!this.maySignIn(link.email)) return null;
+      await tx.nativeDelete(UserSession, { email: link.email, expiresAt: { $lte: new Date() } });
       tx.persist(Object.assign(new UserSession(), { email: link.email, tokenHash: sha256Hex(sessionToken), expiresAt }));
       return link.email;
     });

@@ -21,8 +21,8 @@ export function frozen(survey: Survey): AppError {
 }
 
 /**
- * The rules of surveys: who sees which (owners their own, admins all), what a draft needs to be
- * submitted, and that a submitted survey no longer changes. Every change writes its audit event
+ * The rules of surveys: who sees which (owners their own, admins all), who changes one (only its
+ * owner), what a draft needs to be submitted, and that a submitted survey no longer changes. Every change writes its audit event
  * in the same transaction.
  */
 export class SurveyService {

@@ -276,6 +276,8 @@ describe('venue survey service', () => {
     const read = await rest('GET', `${base}/api/surveys/${draftId}`, undefined, as('alice'));
     expect(read.status).toBe(200);
     expect(read.body.id).toBe(draftId);
+    // What create answered is what was stored, to the millisecond.
+    expect(read.body).toEqual(created);
 
     const updated = await rest('PUT', `${base}/api/surveys/${draftId}`, { capacity: 80, notes: 'Lift at the back' }, as('alice'));
     expect(updated.status).toBe(200);
@@ -346,6 +348,10 @@ describe('venue survey service', () => {
     const noName = await presign({ contentType: 'image/png', size: 10 });
     expect(noName.status).toBe(400);
     expect(noName.body.errors.map((e: { field: string }) => e.field)).toContain('filename');
+
+    const jpg = await presign({ filename: 'phone.jpg', contentType: 'image/JPG', size: 1000 });
+    expect(jpg.status).toBe(201);
+    expect(jpg.body.headers['content-type']).toBe('image/jpeg');
 
     const photo = await presign({ filename: 'front door.png', contentType: 'image/png', size: PNG.length });
     expect(photo.status).toBe(201);
