@@ -46,7 +46,10 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   const log = logger.child({ component: 'gateway' });
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl ?? readFileSync(SUPERGRAPH_PATH, 'utf8'),
-    buildService: ({ name, url }) => new ForwardingDataSource({ url: options.subgraphUrls[name] ?? (url as string) }),
+    // Node's own fetch (undici) keeps connections to the subgraphs alive; the default fetcher adds an
+    // HTTP cache layer that a GraphQL POST never uses.
+    buildService: ({ name, url }) =>
+      new ForwardingDataSource({ url: options.subgraphUrls[name] ?? (url as string), fetcher: globalThis.fetch as never }),
     logger: log,
   });
   const armor = new ApolloArmor({
