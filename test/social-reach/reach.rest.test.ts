@@ -1,32 +1,14 @@
 import 'reflect-metadata';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { createLogger } from '../../lib/logger.js';
+import type { RunningSocialSubgraph } from '../../subgraphs/social/index.js';
 import { startPublisherWorker } from '../../subgraphs/social/publisher.worker.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
+import { freePort, sleep, until } from './helpers.js';
 
-/** A port nobody listens on right now, so the REST service's public URL is known before it starts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(200);
-  }
-}
+const runtimeOf = (platform: TestPlatform) => (platform.subgraphs.social as RunningSocialSubgraph).runtime;
 
 /**
  * The outward-facing half of the social service, over HTTP through the whole chain, against local
@@ -186,6 +168,21 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect((await rest('GET', `${base}/api/integrations`, undefined, writeOnly)).status).toBe(403);
     });
 
+    it('serves the same integrations through the gateway, with no token anywhere in the schema', async () => {
+      const answer = await graphql<{ integrations: Array<{ platform: string; status: string }>; integrationPlatforms: string[] }>(
+        platform.urls.gateway,
+        'query { integrations { platform status accountName } integrationPlatforms }',
+        {},
+        alice,
+      );
+      expect(answer.body.errors).toBeUndefined();
+      expect(answer.body.data!.integrations.map((i) => i.platform)).toEqual(['mastodon', 'x']);
+      const type = await graphql<{ __type: { fields: Array<{ name: string }> } }>(platform.urls.gateway, '{ __type(name: "Integration") { fields { name } } }');
+      expect(type.body.data!.__type.fields.map((f) => f.name).filter((name) => /token(?!ExpiresAt)|sealed|secret/i.test(name))).toEqual([]);
+      const anonymous = await graphql(platform.urls.gateway, 'query { integrations { platform } }');
+      expect(anonymous.body.errors![0].extensions!.code).toBe('UNAUTHENTICATED');
+    });
+
     it('sends the browser back with an error when the user declines, storing nothing', async () => {
       const start = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
       const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
@@ -232,7 +229,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect((await put(grant.body.uploadUrl, Buffer.concat([TINY_PNG, Buffer.from('extra')]))).status).toBe(400);
       const forgedUrl = grant.body.uploadUrl.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
       expect((await put(forgedUrl, TINY_PNG)).status).toBe(403);
-      const storage = platform.subgraphs.social.runtime.storage;
+      const storage = runtimeOf(platform).storage;
       const expired = await storage.presignPut(`media/${grant.body.id}`, { contentType: 'image/png', size: TINY_PNG.length, expiresInSeconds: -1, baseUrl: base });
       const refused = await put(expired.url, TINY_PNG);
       expect(refused.status).toBe(403);
@@ -258,6 +255,19 @@ describe('social reach: integrations, media, AI images, publisher', () => {
         expect(response.headers.get('content-type')).toContain('application/problem+json');
       }
       expect(await mediaCount()).toBe(before);
+    });
+
+    it('lists media as a cursor connection through the gateway', async () => {
+      const answer = await graphql<{ media: { totalCount: number; nodes: Array<{ filename: string; url: string }>; pageInfo: { hasNextPage: boolean } } }>(
+        platform.urls.gateway,
+        'query { media(first: 1) { totalCount nodes { filename url } pageInfo { hasNextPage } } }',
+        {},
+        alice,
+      );
+      expect(answer.body.errors).toBeUndefined();
+      expect(answer.body.data!.media.totalCount).toBe(1);
+      expect(answer.body.data!.media.nodes[0].filename).toBe('cat.png');
+      expect(answer.body.data!.media.pageInfo.hasNextPage).toBe(false);
     });
 
     it('needs media.read to list and media.write to upload', async () => {
@@ -498,7 +508,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       x.expiresIn = 120; // inside the renewal margin from the start
       x.refreshMode = 'ok';
       await connect('x', erin);
-      const outreach = platform.subgraphs.social.runtime.outreach;
+      const outreach = runtimeOf(platform).outreach;
       const integrations = () => outreach.integrations(platform.subgraphs.social.orm.em.fork());
       const refreshRequests = () => x.tokenRequests.filter((r) => r.grant_type === 'refresh_token');
       const erinRow = async () => (await sql(`select * from social.integration where owner_id = 'erin'`))[0];
@@ -549,7 +559,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
         await sleep(2000);
         expect(texts.map((text) => postedTexts(mastodon, text))).toEqual(texts.map(() => 1));
         const attempts = await sql('select post_id, count(*)::int as n from social.publish_attempt where post_id in (?) group by post_id', [posts.map((p) => p.id)]);
-        expect(attempts.map((a: { n: number }) => a.n)).toEqual(posts.map(() => 1));
+        expect(attempts.map((a) => a.n)).toEqual(posts.map(() => 1));
       } finally {
         await second.close();
       }
