@@ -66,7 +66,13 @@ export class BrandService {
       if (!brand) throw AppError.badInput('brandId', 'is not one of your brands');
       return brand;
     }
-    const brands = await tx.find(Brand, this.where(), { limit: 2, orderBy: { createdAt: 'asc', id: 'asc' } });
+    const find = () => tx.find(Brand, this.where(), { limit: 2, orderBy: { createdAt: 'asc', id: 'asc' } });
+    let brands = await find();
+    if (!brands.length && this.reach.brandIds === null) {
+      // Two first posts at once must not make two default brands: the first takes the owner's lock, the second then sees its brand.
+      await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`social.brand:${this.reach.ownerId}`], 'all', tx.getTransactionContext());
+      brands = await find();
+    }
     if (brands.length === 1) return brands[0];
     if (brands.length > 1 || this.reach.brandIds !== null) throw AppError.badInput('brandId', 'is required: you have several brands');
     const brand = this.build(DEFAULT_BRAND_NAME);

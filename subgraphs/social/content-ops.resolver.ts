@@ -1,5 +1,5 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionType, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import { ConnectionArgs, ConnectionType, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
 import { Actor, ContentEvent, ContentEventType } from './content-event.entity.js';
 import { cursorOfEvent } from './content-event.service.js';
 import { ContentEventConnection, DailyRollups } from './content-ops.types.js';
@@ -17,6 +17,11 @@ class EventArgs {
   @Field(() => String, { nullable: true, description: 'Cursor of the event after which to continue (older ones follow)' }) after?: string;
   @Field(() => ID, { nullable: true, description: 'Only events of this content item' }) contentId?: string;
   @Field(() => ContentEventType, { nullable: true }) type?: ContentEventType;
+}
+
+@ArgsType()
+class SuggestionArgs extends ConnectionArgs {
+  @Field(() => ID, { nullable: true }) brandId?: string;
 }
 
 @ArgsType()
@@ -43,7 +48,7 @@ export class ContentOpsResolver {
   }
 
   @Query(() => SuggestionConnection, { description: 'Suggestion drafts waiting for approval, newest first' })
-  async suggestions(@Args(() => QueueConnectionArgs) args: QueueConnectionArgs, @Ctx() ctx: SocialContext) {
+  async suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: SocialContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.posts.list(window, { brandId: args.brandId, statuses: [PostStatus.suggested] }), window);
   }

@@ -193,7 +193,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     expect([codeOf(badZone.body), badZone.body.errors?.[0].extensions?.errors]).toEqual(['BAD_USER_INPUT', [expect.objectContaining({ field: 'timezone' })]]);
     const badTime = await update({ defaultPostingTimes: ['25:00'] });
     expect(codeOf(badTime.body)).toBe('BAD_USER_INPUT');
-    expect(JSON.stringify(badTime.body.errors[0].extensions.errors)).toContain('defaultPostingTimes');
+    expect(JSON.stringify(badTime.body.errors?.[0].extensions?.errors)).toContain('defaultPostingTimes');
     expect(codeOf((await update({ timezone: 'UTC' }, await bearer('planner', ['settings.read']))).body)).toBe('FORBIDDEN');
     expect(codeOf((await update({ timezone: 'UTC' }, await bearer('intruder'))).body)).toBe('NOT_FOUND');
   });

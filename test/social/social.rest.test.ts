@@ -1,5 +1,9 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+import { loadOperations } from '../../lib/rest.js';
+import { readiness } from '../../rest-adapters/social/health.routes.js';
 import type { RunningSocialSubgraph } from '../../subgraphs/social/index.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -46,6 +50,16 @@ describe('social publishing REST', () => {
       const health = await rest('GET', `${base}/health`);
       expect(health.status).toBe(200);
       expect(health.body).toMatchObject({ status: 'ok', checks: { database: 'ok', storage: 'ok' } });
+    });
+
+    it('is not ready when the subgraph does not answer, nor once shutdown began', async () => {
+      const operations = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations'));
+      const ready = readiness(platform.gateway.client, operations);
+      expect(await ready.check()).toBe(true);
+      ready.shutDown();
+      expect(await ready.check()).toBe(false);
+      const unreachable = readiness({ execute: async () => { throw new Error('connection refused'); } }, operations);
+      expect(await unreachable.check()).toBe(false);
     });
 
     it('answers 503 naming the failing part', async () => {
@@ -125,6 +139,14 @@ describe('social publishing REST', () => {
       const notJson = await rest('POST', `${base}/api/posts`, 'content=x', { ...alice, 'content-type': 'application/json' });
       expect(notJson.status).toBe(400);
       expect((await rest('GET', `${base}/api/posts?limit=100`, undefined, alice)).body.total).toBe(before);
+    });
+
+    it('makes one default brand even when first posts arrive together', async () => {
+      const judy = { authorization: `Bearer ${await platform.token('judy')}` };
+      const results = await Promise.all([1, 2, 3, 4, 5].map((i) => post({ content: `together ${i}` }, judy)));
+      expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+      expect(new Set(results.map((r) => r.body.brandId)).size).toBe(1);
+      expect((await rest('GET', `${base}/api/brands`, undefined, judy)).body.total).toBe(1);
     });
 
     it('needs brandId once the user has several brands', async () => {
