@@ -265,6 +265,8 @@ export class PostService {
       assertCanApply(action, post);
       const before = snapshotOf(post);
       await apply(post, tx);
+      // An edit that changes nothing is not a change: no event, and the post keeps its updatedAt.
+      if (JSON.stringify(snapshotOf(post)) === JSON.stringify(before)) return post;
       post.updatedAt = new Date();
       ContentEventService.record(tx, { post, type, actor: actorOf(this.principal), before });
       return post;

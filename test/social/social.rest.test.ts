@@ -96,6 +96,10 @@ describe('social publishing REST', () => {
       expect(updated.body.content).toBe('Hello again');
       expect(new Date(updated.body.updatedAt).getTime()).toBeGreaterThan(new Date(created.body.updatedAt).getTime());
 
+      // Sending the post back unchanged is no change: no event, same updatedAt.
+      const unchanged = await rest('PUT', `${base}/api/posts/${id}`, updated.body, alice);
+      expect(unchanged.body.updatedAt).toBe(updated.body.updatedAt);
+
       const deleted = await rest('DELETE', `${base}/api/posts/${id}`, undefined, alice);
       expect(deleted.status).toBe(204);
       expect(deleted.body).toBeUndefined();
