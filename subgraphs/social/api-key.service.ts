@@ -55,6 +55,7 @@ export class ApiKeyService {
   }
 
   async list(principal: Principal): Promise<ApiKey[]> {
+    if (principal.via !== 'bearer') throw new AppError(ErrorCode.FORBIDDEN, 'API keys are listed with a bearer token');
     return this.em.find(ApiKey, { ownerId: principal.userId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
   }
 

@@ -218,6 +218,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     expect((await create()).body.data.createPost.brandId).toBe(mine);
     expect(codeOf((await create(hidden)).body)).toBe('BAD_USER_INPUT');
     expect(codeOf((await graphql(gateway, '{ campaigns { totalCount } }', {}, withKey)).body)).toBe('FORBIDDEN');
+    expect(codeOf((await graphql(gateway, '{ apiKeys { id } }', {}, withKey)).body)).toBe('FORBIDDEN');
     const listed = await graphql<any>(gateway, '{ apiKeys { id lastUsedAt } }', {}, owner);
     expect(listed.body.data.apiKeys).toEqual([{ id: apiKey.id, lastUsedAt: expect.any(String) }]);
   });
