@@ -505,6 +505,12 @@ describe('social publishing REST', () => {
       const deepLarge = await countStatements(() => graphql(gateway, deep, { first: 30 }, ivan));
       // posts + count, then one batched query each for brands, events and attempts.
       expect([deepSmall, deepLarge]).toEqual([5, 5]);
+      const eventsSmall = await countStatements(() => rest('GET', `${base}/api/content-ops/events?limit=3`, undefined, ivan));
+      const eventsLarge = await countStatements(() => rest('GET', `${base}/api/content-ops/events?limit=30`, undefined, ivan));
+      expect([eventsSmall, eventsLarge]).toEqual([2, 2]);
+      const anyPost = (await rest('GET', `${base}/api/posts?limit=1`, undefined, ivan)).body.data[0].id;
+      // The item, then its events and its attempts.
+      expect(await countStatements(() => item(anyPost, ivan))).toBe(3);
     });
   });
 });
