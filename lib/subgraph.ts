@@ -1,6 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { ApolloServer, type BaseContext } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
@@ -83,7 +87,8 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginInlineTraceDisabled()],
+    // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
   });
   await apollo.start();
 

@@ -5,7 +5,7 @@ import { Directive, Field, ID, ObjectType } from 'type-graphql';
 /**
  * A person the sales team works with. Deleting one only sets `deleted`: the record stays for
  * history, but it leaves every list and lookup. `search_vector` (names, e-mail, company, tags)
- * is a generated column maintained by PostgreSQL, so it is not mapped here.
+ * is a generated column maintained by PostgreSQL.
  */
 @Entity({ tableName: 'contact' })
 @ObjectType({ description: 'A contact of the sales team' })
@@ -53,4 +53,12 @@ export class Contact {
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
   @Field(() => Date)
   updatedAt: Date = new Date();
+
+  /**
+   * Mapped only to keep it out of reads: lazy properties are left out of the select list, and an
+   * unmapped column would be fetched by `select *` on every list (a tsvector is the widest column).
+   * PostgreSQL maintains it (generated column), so it is never written.
+   */
+  @Property({ type: 'text', lazy: true, persist: false, nullable: true, hidden: true })
+  searchVector?: string;
 }

@@ -7,6 +7,8 @@ import { Contact } from './contact.entity.js';
 import type { ContactInput } from './contact.input.js';
 
 const EDITABLE = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
+/** Every column a contact is read with: query builders select `*` otherwise, search vector and all. */
+const READ_FIELDS = ['id', ...EDITABLE, 'deleted', 'deletedAt', 'createdAt', 'updatedAt'] as const;
 
 /**
  * Turns what a person types into a prefix query over the search vector ("jan smi" finds
@@ -26,15 +28,15 @@ export class ContactService {
   constructor(private readonly em: EntityManager) {}
 
   async list(window: Window, search?: string | null): Promise<Slice<Contact>> {
-    const qb = this.em.createQueryBuilder(Contact, 'c').where({ deleted: false });
+    const qb = this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
     const query = search ? toPrefixQuery(search) : null;
     if (search && !query) return { items: [], total: 0 };
     if (query) qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]);
-    const [items, total] = await qb
-      .orderBy({ createdAt: 'desc', id: 'desc' })
-      .limit(window.limit)
-      .offset(window.offset)
-      .getResultAndCount();
+    // The page and its total at once (getResultAndCount would run them one after the other).
+    const [items, total] = await Promise.all([
+      qb.clone().orderBy({ createdAt: 'desc', id: 'desc' }).limit(window.limit).offset(window.offset).getResultList(),
+      qb.clone().getCount(),
+    ]);
     return { items, total };
   }
 
@@ -49,13 +51,14 @@ export class ContactService {
    * as fast on the last page of a large export as on the first.
    */
   async scroll(limit: number, after: string | null | undefined, search?: string | null): Promise<{ items: Contact[]; hasMore: boolean }> {
-    const qb = this.em.createQueryBuilder(Contact, 'c').where({ deleted: false });
+    const qb = this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
     const query = search ? toPrefixQuery(search) : null;
     if (search && !query) return { items: [], hasMore: false };
     if (query) qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]);
     if (after) {
       const { createdAt, id } = decodeKeyset(after);
-      qb.andWhere({ $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] });
+      // A row comparison, which PostgreSQL answers from the (created_at desc, id desc) index.
+      qb.andWhere('(c.created_at, c.id) < (?, ?)', [createdAt, id]);
     }
     const rows = await qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).getResult();
     return { items: rows.slice(0, limit), hasMore: rows.length > limit };

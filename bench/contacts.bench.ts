@@ -1,0 +1,421 @@
+/**
+ * `npm run bench:contacts`: speed and memory of the contact management service on PostgreSQL.
+ *
+ * - The same search four ways, at 16 connections: a hand-written Express + pg handler running the
+ *   same SQL (the floor), GraphQL straight to the contacts subgraph, GraphQL through the gateway,
+ *   and REST through the adapter. Runs are interleaved and repeated; medians are quoted.
+ * - Latency through the REST adapter at a steady 100 requests per second.
+ * - Export of 100,000 and 10,000 contacts, import of a 100,000-row CSV: time and peak RSS of the
+ *   platform process.
+ *
+ * The platform and the floor each run in a child process of their own (as under `npm start`), so
+ * the load generator in this process does not share their event loop; RSS is sampled from /proc.
+ */
+import 'reflect-metadata';
+import { fork, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { parse } from 'csv-parse';
+import express from 'express';
+import pg from 'pg';
+import { loadConfig } from '../lib/config.js';
+import { createLogger } from '../lib/logger.js';
+import { PROJECT_ROOT } from '../lib/paths.js';
+import { loadOperations } from '../lib/rest.js';
+import { startGateway } from '../gateway/gateway.js';
+import { Identity } from '../lib/identity.js';
+import { startContactsRest } from '../rest-adapters/contacts/index.js';
+import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
+
+const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SEED_ROWS = 100_000;
+const IMPORT_ROWS = 100_000;
+const CONNECTIONS = 16;
+const RUN_SECONDS = Number(process.env.BENCH_RUN_SECONDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const STEADY_RATE = 100;
+const STEADY_SECONDS = 15;
+
+/**
+ * Names are made of these syllables, picked by a hash of the row number: 144 two-syllable first
+ * names and companies, 1,728 three-syllable last names, so a searched word finds from about 60
+ * contacts (a last name) to about 2,000 (a two-syllable prefix: first names, companies, e-mail
+ * addresses and the last names it begins), as a sales team's searches do in 100,000 contacts.
+ */
+const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'te', 'su', 'no', 'vi', 'be', 'do', 'pa', 'ri'];
+const TAGS = ['vip', 'lead', 'partner', 'press', 'investor', 'customer', 'churned', 'trial', 'event', 'referral'];
+/** The fixed list of searched words, half rare (last names), half common (two-syllable prefixes). */
+const WORDS = ['kalomi', 'rateso', 'vibedo', 'sunopa', 'mirate', 'dopari', 'tesuvi', 'nokabe', 'kalo', 'rate', 'vibe', 'suno', 'mira', 'dopa', 'tesu', 'noka'];
+
+const here = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+/**
+ * The contact management service as it is deployed on its own: the contacts subgraph, the gateway
+ * and the contacts REST adapter in one process (the other subgraphs are not started: a contacts
+ * query never reaches them), on free ports.
+ */
+async function servePlatform(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'contacts-bench-'));
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL,
+  });
+  const logger = createLogger(config);
+  const deps = { config, logger, identity: await Identity.create(config) };
+  const subgraph = await startContactsSubgraph(deps, { port: 0 });
+  const gateway = await startGateway(deps, { port: 0, subgraphUrls: { contacts: subgraph.url } });
+  const adapter = await startContactsRest(deps, { port: 0, client: gateway.client });
+  process.send?.({ ready: true, urls: { rest: adapter.url, gateway: gateway.url, subgraph: subgraph.url } });
+  process.on('SIGTERM', () => {
+    void (async () => {
+      for (const part of [adapter, gateway, subgraph]) await part.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    })();
+  });
+}
+
+/**
+ * The floor: the search of `GET /api/contacts` written by hand with Express and pg, issuing the
+ * same two statements the contacts service issues (the page and its total).
+ */
+async function serveFloor(): Promise<void> {
+  const pool = new pg.Pool({ connectionString: process.env.BENCH_PLATFORM_DATABASE_URL, max: 10 });
+  const app = express();
+  app.get('/api/contacts', async (req, res) => {
+    const words = String(req.query.search ?? '')
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
+    const query = words.map((word) => `${word}:*`).join(' & ');
+    const limit = 20;
+    const page = 1;
+    const [rows, count] = await Promise.all([
+      pool.query(
+        `select c0.id, c0.first_name, c0.last_name, c0.email, c0.phone, c0.company, c0.tags, c0.deleted, c0.deleted_at, c0.created_at, c0.updated_at
+         from contacts.contact as c0
+         where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)
+         order by c0.created_at desc, c0.id desc limit $2 offset $3`,
+        [query, limit, (page - 1) * limit],
+      ),
+      pool.query(`select count(*) as count from contacts.contact as c0 where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)`, [query]),
+    ]);
+    res.json({
+      data: rows.rows.map((row) => ({
+        id: row.id,
+        firstName: row.first_name,
+        lastName: row.last_name,
+        email: row.email,
+        phone: row.phone,
+        company: row.company,
+        tags: row.tags,
+        deleted: row.deleted,
+        createdAt: row.created_at.toISOString(),
+        updatedAt: row.updated_at.toISOString(),
+      })),
+      page,
+      limit,
+      total: Number(count.rows[0].count),
+    });
+  });
+  const server = app.listen(0, '127.0.0.1', () => {
+    const address = server.address() as { port: number };
+    process.send?.({ ready: true, urls: { floor: `http://127.0.0.1:${address.port}` } });
+  });
+  process.on('SIGTERM', () => {
+    server.close();
+    void pool.end().finally(() => process.exit(0));
+  });
+}
+
+interface Child {
+  process: ChildProcess;
+  urls: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+function startChild(role: 'platform' | 'floor', databaseUrl: string): Promise<Child> {
+  const child = fork(here, [`--serve-${role}`], {
+    env: { ...process.env, BENCH_PLATFORM_DATABASE_URL: databaseUrl },
+    // BENCH_PROFILE=<folder>: CPU profiles of the platform process, to see where its time goes.
+    // BENCH_MAX_OLD_SPACE_MB: the V8 heap cap a memory-limited deployment would set.
+    execArgv: [
+      ...(role === 'platform' && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(role === 'platform' && process.env.BENCH_MAX_OLD_SPACE_MB ? [`--max-old-space-size=${process.env.BENCH_MAX_OLD_SPACE_MB}`] : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${role} exited with ${code} before it was ready`)));
+    child.once('message', (message: { urls: Record<string, string> }) => {
+      child.removeAllListeners('exit');
+      resolve({
+        process: child,
+        urls: message.urls,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+/** Resident set size of a process in MB, from /proc (Linux). */
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** Runs `work` while sampling the RSS of `pid` every 20 ms; answers its duration and the peak. */
+async function measure<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRssMb: number; baseRssMb: number }> {
+  const baseRssMb = rssMb(pid);
+  let peakRssMb = baseRssMb;
+  const sampler = setInterval(() => {
+    peakRssMb = Math.max(peakRssMb, rssMb(pid));
+  }, 20);
+  const started = performance.now();
+  try {
+    const result = await work();
+    const seconds = (performance.now() - started) / 1000;
+    peakRssMb = Math.max(peakRssMb, rssMb(pid));
+    return { result, seconds, peakRssMb, baseRssMb };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+const randomWord = () => WORDS[Math.floor(Math.random() * WORDS.length)];
+
+interface Target {
+  name: string;
+  options: () => autocannon.Options;
+}
+
+function restTarget(name: string, base: string): Target {
+  return {
+    name,
+    options: () => ({
+      url: base,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (request) => ({ ...request, path: `/api/contacts?search=${randomWord()}` }),
+        },
+      ],
+    }),
+  };
+}
+
+function graphqlTarget(name: string, url: string, operation: string): Target {
+  return {
+    name,
+    options: () => ({
+      url,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: operation, variables: { search: randomWord() } }) }),
+        },
+      ],
+    }),
+  };
+}
+
+async function run(options: autocannon.Options, onResponseTime?: (ms: number) => void): Promise<autocannon.Result> {
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (error, finished) => (error ? reject(error) : resolve(finished)));
+    if (onResponseTime) instance.on('response', (_client, _status, _bytes, responseTime) => onResponseTime(responseTime));
+  });
+  if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data
+
+async function seed(client: pg.Client): Promise<void> {
+  const syllables = `array[${SYLLABLES.map((syllable) => `'${syllable}'`).join(',')}]`;
+  const tags = `array[${TAGS.map((tag) => `'${tag}'`).join(',')}]`;
+  const pick = (byte: number) => `(${syllables})[1 + get_byte(h, ${byte}) % ${SYLLABLES.length}]`;
+  await client.query(`
+    insert into contacts.contact (id, first_name, last_name, email, phone, company, tags, created_at, updated_at)
+    select gen_random_uuid(), initcap(first), initcap(last), first || '.' || last || g || '@' || company || '.example',
+      '+1 555 ' || lpad((g % 10000)::text, 4, '0'), initcap(company) || ' ' || (array['Inc', 'GmbH', 'Ltd', 'Labs'])[1 + g % 4],
+      array[(${tags})[1 + g % ${TAGS.length}]], now() - g * interval '1 second', now()
+    from (
+      select g, ${pick(0)} || ${pick(1)} as first, ${pick(2)} || ${pick(3)} || ${pick(4)} as last, ${pick(5)} || ${pick(6)} as company
+      from (select g, decode(md5(g::text), 'hex') as h from generate_series(1, ${SEED_ROWS}) g) hashed
+    ) names`);
+  await client.query('analyze contacts.contact');
+}
+
+async function writeImportFile(file: string): Promise<number> {
+  async function* lines() {
+    yield 'First Name,Last Name,Email,Phone,Company,Tags\n';
+    for (let i = 1; i <= IMPORT_ROWS; i++) {
+      yield `Imported${i},Row ${i % 97},imported${i}@bench-import.example,+44 20 ${String(i).padStart(6, '0')},"Import ${i % 50}, Ltd","csv;batch${i % 10}"\n`;
+    }
+  }
+  await pipeline(Readable.from(lines()), createWriteStream(file));
+  return IMPORT_ROWS;
+}
+
+async function exportCount(restUrl: string, query: string): Promise<number> {
+  const response = await fetch(`${restUrl}/api/contacts/export${query}`);
+  if (response.status !== 200 || !response.body) throw new Error(`export answered ${response.status}`);
+  let records = 0;
+  const parser = parse({ bom: true });
+  parser.on('readable', () => {
+    while (parser.read() !== null) records++;
+  });
+  await pipeline(Readable.fromWeb(response.body as never), parser);
+  return records - 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const fmt = (value: number, digits = 0) => value.toFixed(digits);
+
+async function main(): Promise<void> {
+  const name = `bench_contacts_${process.pid}`;
+  const admin = new pg.Client({ connectionString: SERVER });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  const url = new URL(SERVER);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const children: Child[] = [];
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'contacts-bench-files-'));
+  let db: pg.Client | undefined;
+
+  try {
+    console.log(`contacts bench on ${os.cpus().length} cores, PostgreSQL ${url.host}, database ${name}`);
+    const platform = await startChild('platform', databaseUrl);
+    children.push(platform);
+    const floor = await startChild('floor', databaseUrl);
+    children.push(floor);
+    console.log(`contacts service process (subgraph, gateway, REST adapter): RSS ${fmt(rssMb(platform.process.pid!))} MB after start`);
+
+    db = new pg.Client({ connectionString: databaseUrl });
+    db.on('error', () => undefined);
+    await db.connect();
+    let started = performance.now();
+    await seed(db!);
+    console.log(`seeded ${SEED_ROWS} contacts in ${fmt((performance.now() - started) / 1000, 1)} s`);
+
+    const operation = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations')).ContactPage;
+    const targets: Target[] = [
+      restTarget('floor (Express + pg)', floor.urls.floor),
+      graphqlTarget('subgraph (GraphQL)', platform.urls.subgraph, operation),
+      graphqlTarget('gateway (GraphQL)', platform.urls.gateway, operation),
+      restTarget('REST adapter', platform.urls.rest),
+    ];
+
+    // Warm-up: JIT, connection pools, query plans.
+    for (const target of targets) await run({ ...target.options(), connections: CONNECTIONS, duration: 2 });
+
+    const rates = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Interleaved, and in a different order each round, so drift of the machine hits all alike.
+      const order = round % 2 ? targets : [...targets].reverse();
+      for (const target of order) {
+        const result = await run({ ...target.options(), connections: CONNECTIONS, duration: RUN_SECONDS });
+        rates.get(target.name)!.push(result.requests.average);
+      }
+      console.log(`round ${round}/${ROUNDS}: ${targets.map((t) => `${t.name} ${fmt(rates.get(t.name)!.at(-1)!)}`).join(', ')}`);
+    }
+    const floorRate = median(rates.get(targets[0].name)!);
+    console.log(`\nsearch GET /api/contacts?search=<word>, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`);
+    for (const target of targets) {
+      const rate = median(rates.get(target.name)!);
+      console.log(`  ${target.name.padEnd(22)} ${fmt(rate).padStart(6)} req/s   ${fmt(rate / floorRate, 2)} of the floor`);
+    }
+    const chain = median(rates.get('REST adapter')!) / floorRate;
+    console.log(`  REST through the whole chain: ${fmt(chain, 2)} of the floor (target 0.45 or better: ${chain >= 0.45 ? 'met' : 'MISSED'})`);
+
+    const times: number[] = [];
+    await run({ ...restTarget('REST adapter', platform.urls.rest).options(), connections: 10, overallRate: STEADY_RATE, duration: STEADY_SECONDS }, (ms) =>
+      times.push(ms),
+    );
+    times.sort((a, b) => a - b);
+    const p95 = times[Math.floor(times.length * 0.95)];
+    console.log(`\nsteady ${STEADY_RATE} req/s through the REST adapter for ${STEADY_SECONDS} s: ${times.length} requests, p50 ${fmt(times[Math.floor(times.length / 2)], 1)} ms, p95 ${fmt(p95, 1)} ms, p99 ${fmt(times[Math.floor(times.length * 0.99)], 1)} ms (target p95 < 50 ms: ${p95 < 50 ? 'met' : 'MISSED'})`);
+
+    if (process.env.BENCH_SKIP_FILES) return;
+    // A fresh service process for the file phases: its heap has not been grown by the load above,
+    // so the peaks below are what an export or an import costs on top of an idle service.
+    await platform.stop();
+    children.splice(children.indexOf(platform), 1);
+    const files = await startChild('platform', databaseUrl);
+    children.push(files);
+    const pid = files.process.pid!;
+    const restUrl = files.urls.rest;
+    console.log(`\nfresh contacts service process for exports and import: RSS ${fmt(rssMb(pid))} MB after start`);
+    const expected = Number((await db!.query('select count(*) from contacts.contact where not deleted')).rows[0].count);
+    const exportAll = await measure(pid, () => exportCount(restUrl, ''));
+    if (exportAll.result !== expected) throw new Error(`export wrote ${exportAll.result} rows; ${expected} contacts exist`);
+    console.log(`export of ${exportAll.result} contacts: ${fmt(exportAll.seconds, 2)} s, peak RSS ${fmt(exportAll.peakRssMb)} MB (before: ${fmt(exportAll.baseRssMb)} MB) (targets < 10 s, < 300 MB)`);
+    // One contact in ten carries this tag, and no generated name begins with it.
+    const expected10k = Number((await db!.query(`select count(*) from contacts.contact where not deleted and tags @> array['press']`)).rows[0].count);
+    const export10k = await measure(pid, () => exportCount(restUrl, '?search=press'));
+    if (export10k.result !== expected10k) throw new Error(`export wrote ${export10k.result} rows; ${expected10k} contacts match`);
+    console.log(`export of ${export10k.result} contacts (search=press): ${fmt(export10k.seconds, 2)} s, peak RSS ${fmt(export10k.peakRssMb)} MB (before: ${fmt(export10k.baseRssMb)} MB)`);
+
+    const file = path.join(workDir, 'import.csv');
+    await writeImportFile(file);
+    const form = new FormData();
+    form.append('file', await openAsBlob(file, { type: 'text/csv' }), 'import.csv');
+    const imported = await measure(pid, async () => {
+      const response = await fetch(`${restUrl}/api/contacts/import`, { method: 'POST', body: form });
+      const body = (await response.json()) as { created: number; updated: number; skipped: number };
+      if (response.status !== 200) throw new Error(`import answered ${response.status}: ${JSON.stringify(body)}`);
+      return body;
+    });
+    console.log(
+      `import of a ${IMPORT_ROWS}-row CSV: ${fmt(imported.seconds, 2)} s, peak RSS ${fmt(imported.peakRssMb)} MB (before: ${fmt(imported.baseRssMb)} MB); created ${imported.result.created}, updated ${imported.result.updated}, skipped ${imported.result.skipped} (targets < 20 s, < 300 MB)`,
+    );
+  } finally {
+    await db?.end().catch(() => undefined);
+    for (const child of children.reverse()) await child.stop();
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes('--serve-platform')) {
+  await servePlatform();
+} else if (process.argv.includes('--serve-floor')) {
+  await serveFloor();
+} else {
+  await main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
