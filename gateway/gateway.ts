@@ -63,6 +63,9 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
 
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
+    // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
+    // signal handlers would stop this server behind that back, and the platform's close then hangs.
+    stopOnTerminationSignals: false,
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,

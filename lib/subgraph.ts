@@ -83,6 +83,9 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
 
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
+    // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
+    // signal handlers would stop this server behind that back, and the platform's close then hangs.
+    stopOnTerminationSignals: false,
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) =>
