@@ -42,11 +42,20 @@ export class ContactResolver {
     const first = args.first ?? SCROLL_MAX;
     if (!Number.isInteger(first) || first < 1 || first > SCROLL_MAX) throw AppError.badInput('first', `must be an integer from 1 to ${SCROLL_MAX}`);
     const { items, hasMore } = await ctx.contacts.scroll(first, args.after, args.search);
-    const edges = items.map((node) => ({ cursor: encodeKeyset(node), node }));
+    const head = items[0];
+    const last = items.at(-1);
     return {
-      edges,
+      // A cursor per edge only when edges are asked for; an export reads nodes and the end cursor.
+      get edges() {
+        return items.map((node) => ({ cursor: encodeKeyset(node), node }));
+      },
       nodes: items,
-      pageInfo: { hasNextPage: hasMore, hasPreviousPage: Boolean(args.after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+      pageInfo: {
+        hasNextPage: hasMore,
+        hasPreviousPage: Boolean(args.after),
+        startCursor: head ? encodeKeyset(head) : null,
+        endCursor: last ? encodeKeyset(last) : null,
+      },
     };
   }
 

@@ -60,8 +60,11 @@ export class ContactService {
       // A row comparison, which PostgreSQL answers from the (created_at desc, id desc) index.
       qb.andWhere('(c.created_at, c.id) < (?, ?)', [createdAt, id]);
     }
-    const rows = await qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).getResult();
-    return { items: rows.slice(0, limit), hasMore: rows.length > limit };
+    // Plain rows, not managed entities: an export reads a thousand at a time and changes none, so
+    // identity map entries and change-tracking snapshots would only be garbage.
+    const rows = await qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).execute<Contact[]>('all', true);
+    const items = rows.slice(0, limit).map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) }));
+    return { items, hasMore: rows.length > limit };
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {

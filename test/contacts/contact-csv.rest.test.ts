@@ -179,6 +179,8 @@ describe('contacts: CSV import and export, list statement counts', () => {
       expect(row[4]).toBe(`'+1 555 0100`);
       expect(row[5]).toBe(`'@SUM(A1:A2)`);
       expect(row[6]).toBe(`'-2+3;plain`);
+      expect(row[7]).toBe(tricky.body.createdAt);
+      expect(row[8]).toBe(tricky.body.updatedAt);
       expect(res.text).toContain('"Comma, ""Quote""\nNewline"');
     });
 
