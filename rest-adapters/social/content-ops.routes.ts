@@ -74,7 +74,7 @@ export function contentOpsRoutes({ client, operations }: SocialRouteContext): Re
           {
             first: numberParam(req.query.limit),
             after: stringParam(req.query.cursor),
-            contentId: stringParam(req.query.contentId),
+            contentId: stringParam(req.query.contentId ?? req.query.itemId),
             type: stringParam(req.query.type),
           },
           req,
