@@ -165,8 +165,11 @@ describe('social publishing REST', () => {
       expect(missing.body.errors[0].field).toBe('brandId');
       expect((await post({ content: 'this one', brandId: second.body.id }, carol)).body.brandId).toBe(second.body.id);
       expect((await rest('POST', `${base}/api/brands`, {}, carol)).body.errors[0].field).toBe('name');
-      // Another user's brand is not a brand of yours.
+      // Another user's brand is not a brand of yours, and is not listed.
       expect((await post({ content: 'x', brandId: second.body.id }, bob)).status).toBe(400);
+      const bobsBrands = (await rest('GET', `${base}/api/brands`, undefined, bob)).body.data.map((brand: { id: string }) => brand.id);
+      expect(bobsBrands).not.toContain(first.body.id);
+      expect(bobsBrands).not.toContain(second.body.id);
     });
 
     it('answers 401 without valid credentials and 403 without the scope', async () => {
