@@ -1,3 +1,4 @@
+import type { JobWithMetadata } from 'pg-boss';
 import type { Config } from '../../lib/config.js';
 import type { EntityManager, Orm } from '../../lib/database.js';
 import type { Logger } from '../../lib/logger.js';
@@ -70,10 +71,11 @@ export class Outreach {
     this.queue = queue;
     if (options.work) {
       const log = this.logger.child({ component: 'publisher' });
-      await queue.boss.work<PublishJob>(PUBLISH_QUEUE, { pollingIntervalSeconds: 1, batchSize: 1 }, async ([job]) => {
+      await queue.boss.work<PublishJob>(PUBLISH_QUEUE, { pollingIntervalSeconds: 1, batchSize: 1, includeMetadata: true }, async ([job]) => {
         const publisher = new PublisherService(orm.em.fork(), { ...this.integrationSettings, storage: this.storage }, log);
         try {
-          const outcome = await publisher.run(job.data);
+          const { retryCount, retryLimit } = job as JobWithMetadata<PublishJob>;
+          const outcome = await publisher.run(job.data, { lastChance: retryCount >= retryLimit });
           log.info({ postId: job.data.postId, outcome }, 'publish job done');
           return { outcome };
         } catch (error) {

@@ -5,8 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { ObjectStorage } from '../../lib/storage.js';
 import { ActorType, ContentEventType } from './content-event.entity.js';
 import { ContentEventService } from './content-event.service.js';
-import type { Integration } from './integration.entity.js';
-import { IntegrationStatus } from './integration.entity.js';
+import { Integration, IntegrationStatus } from './integration.entity.js';
 import { IntegrationService, TokenRefreshDeferred, type IntegrationSettings } from './integration.service.js';
 import { MediaFile, MediaStatus } from './media.entity.js';
 import { PlatformError, type MediaToAttach } from './platforms/index.js';
@@ -52,7 +51,11 @@ export class PublisherService {
     private readonly logger: Logger,
   ) {}
 
-  async run(job: PublishJob): Promise<'published' | 'failed' | 'skipped'> {
+  /**
+   * `lastChance`: the queue will not run this job again, so a token that cannot be renewed now
+   * fails the platform's attempt (without calling it) instead of deferring once more.
+   */
+  async run(job: PublishJob, options: { lastChance?: boolean } = {}): Promise<'published' | 'failed' | 'skipped'> {
     const integrations = new IntegrationService(this.em, this.settings);
     const post = await this.em.findOne(Post, { id: job.postId });
     if (!post) return 'skipped';
@@ -70,7 +73,11 @@ export class PublisherService {
       try {
         tokens.set(platform, { integration, accessToken: await integrations.accessToken(integration), problem: null });
       } catch (error) {
-        if (error instanceof TokenRefreshDeferred) throw new PublishDeferred(`the ${platform} token could not be renewed yet: ${error.reason}`);
+        if (error instanceof TokenRefreshDeferred) {
+          if (!options.lastChance) throw new PublishDeferred(`the ${platform} token could not be renewed yet: ${error.reason}`);
+          tokens.set(platform, { integration, accessToken: null, problem: `the ${platform} token could not be renewed: ${error.reason}` });
+          continue;
+        }
         if (error instanceof PlatformError) {
           tokens.set(platform, { integration, accessToken: null, problem: `the ${platform} account needs to be reconnected (${error.message})` });
           continue;
@@ -147,7 +154,7 @@ export class PublisherService {
 
   private async markNeedsReconnect(integration: Integration, reason: string): Promise<void> {
     await this.em.nativeUpdate(
-      (integration.constructor as typeof Integration),
+      Integration,
       { id: integration.id },
       { status: IntegrationStatus.needs_reconnect, lastError: reason, updatedAt: new Date() },
     );

@@ -15,6 +15,7 @@ export type RefreshMode = 'ok' | 'ok-without-refresh-token' | 'server-error' | '
 export interface PostedStatus {
   id: string;
   text: string;
+  mediaIds: string[];
   accessToken: string;
   idempotencyKey?: string;
   at: Date;
@@ -28,6 +29,8 @@ interface IssuedCode {
 
 export class FakePlatform {
   readonly posts: PostedStatus[] = [];
+  /** Raw multipart bodies of media uploads, by the id answered. */
+  readonly media: Array<{ id: string; bytes: Buffer }> = [];
   readonly tokenRequests: Array<Record<string, string>> = [];
   postMode: PostMode = 'ok';
   refreshMode: RefreshMode = 'ok';
@@ -129,17 +132,27 @@ export class FakePlatform {
         : json(200, { data: { id: '4401', name: 'Alice', username: 'alice_x' } });
     }
 
+    if (req.method === 'POST' && (url.pathname === '/api/v2/media' || url.pathname === '/2/media/upload')) {
+      if (!authorized) return json(401, { error: 'The access token is invalid' });
+      if (!String(req.headers['content-type']).startsWith('multipart/form-data')) return json(422, { error: 'File is missing' });
+      const id = String(5000 + this.media.length);
+      this.media.push({ id, bytes: body });
+      return this.flavor === 'mastodon' ? json(200, { id, type: 'image' }) : json(200, { data: { id } });
+    }
+
     if (req.method === 'POST' && (url.pathname === '/api/v1/statuses' || url.pathname === '/2/tweets')) {
       if (this.postMode === 'hang') return; // never answers: the caller's deadline decides
       if (!authorized || this.postMode === 'unauthorized') return json(401, this.flavor === 'x' ? { title: 'Unauthorized', detail: 'Unauthorized', status: 401 } : { error: 'The access token is invalid' });
       if (this.postMode === 'server-error') return json(500, { error: 'Internal server error' });
       if (this.postMode === 'rate-limited') return json(429, { error: 'Too many requests' }, { 'retry-after': '60' });
-      const parsed = JSON.parse(body.toString() || '{}') as { status?: string; text?: string };
+      const parsed = JSON.parse(body.toString() || '{}') as { status?: string; text?: string; media_ids?: string[]; media?: { media_ids?: string[] } };
       const text = this.flavor === 'mastodon' ? parsed.status : parsed.text;
+      const mediaIds = (this.flavor === 'mastodon' ? parsed.media_ids : parsed.media?.media_ids) ?? [];
+      if (mediaIds.some((id) => !this.media.some((m) => m.id === id))) return json(422, { error: 'unknown media id' });
       if (!text) return json(422, { error: 'Validation failed: Text can\'t be blank' });
       const key = req.headers['idempotency-key'] as string | undefined;
       const earlier = key ? this.posts.find((p) => p.idempotencyKey === key) : undefined;
-      const posted = earlier ?? { id: String(1000 + this.posts.length), text, accessToken: token!, idempotencyKey: key, at: new Date() };
+      const posted = earlier ?? { id: String(1000 + this.posts.length), text, mediaIds, accessToken: token!, idempotencyKey: key, at: new Date() };
       if (!earlier) this.posts.push(posted);
       return this.flavor === 'mastodon'
         ? json(200, { id: posted.id, url: `${this.url}/@alice/${posted.id}`, content: `<p>${text}</p>` })

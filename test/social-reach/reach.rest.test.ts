@@ -411,6 +411,17 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect([postedTexts(mastodon, text), postedTexts(x, text)]).toEqual([1, 1]);
     });
 
+    it("attaches the post's media files: uploaded to the platform first, then referenced by the status", async () => {
+      const media = (await rest('GET', `${base}/api/media?limit=1`, undefined, alice)).body.data[0];
+      const text = `With a picture ${Date.now()}`;
+      const post = await createPost({ content: text, platforms: ['mastodon'], mediaIds: [media.id], scheduledAt: inSeconds(1) });
+      expect((await settled(post.id)).status).toBe('published');
+      const status = mastodon.posts.find((p) => p.text === text)!;
+      expect(status.mediaIds).toHaveLength(1);
+      const uploaded = mastodon.media.find((m) => m.id === status.mediaIds[0])!;
+      expect(uploaded.bytes.includes(TINY_PNG)).toBe(true);
+    });
+
     it('ends a timed-out publish failed with that reason, and never posts it again', async () => {
       mastodon.postMode = 'hang';
       const text = `Timeout ${Date.now()}`;
@@ -460,7 +471,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const text = `Moved ${Date.now()}`;
       const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt: inSeconds(2) });
       const [oldJob] = await sql('select job_id from social.publish_job where post_id = ?', [post.id]);
-      const moved = await rest('PUT', `${base}/api/posts/${post.id}`, { scheduledAt: inSeconds(120) }, alice);
+      const moved = await rest('POST', `${base}/api/content-ops/items/${post.id}/reschedule`, { scheduledAt: inSeconds(120) }, alice);
       expect([moved.status, moved.body.detail]).toEqual([200, undefined]);
       const [state] = await sql('select state from social_jobs.job where id = ?', [oldJob.job_id]);
       expect(state.state).toBe('cancelled');
@@ -468,7 +479,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(postedTexts(mastodon, text)).toBe(0);
       expect((await item(post.id)).status).toBe('queued');
 
-      const soon = await rest('PUT', `${base}/api/posts/${post.id}`, { scheduledAt: inSeconds(1) }, alice);
+      const soon = await rest('POST', `${base}/api/content-ops/items/${post.id}/reschedule`, { scheduledAt: inSeconds(1) }, alice);
       expect(soon.status).toBe(200);
       expect((await settled(post.id)).status).toBe('published');
       expect(postedTexts(mastodon, text)).toBe(1);
