@@ -176,6 +176,7 @@ export class ContactImportService {
             for (const contact of found) byEmail.set(contact.email!.toLowerCase(), contact);
           }
         }
+        const fresh: Contact[] = [];
         for (const { values } of batch) {
           const key = values.email?.toLowerCase();
           const existing = key ? byEmail.get(key) : undefined;
@@ -185,9 +186,28 @@ export class ContactImportService {
             updated++;
           } else {
             created++;
-            tx.persist(contact);
+            fresh.push(contact);
             if (key) byEmail.set(key, contact);
           }
+        }
+        // New contacts go in as one multi-row insert, past the unit of work (which would track a
+        // thousand snapshots for nothing); matched ones are managed entities and flush as updates.
+        if (fresh.length) {
+          await tx.insertMany(
+            Contact,
+            fresh.map(({ id, firstName, lastName, email, phone, company, tags, deleted, createdAt, updatedAt }) => ({
+              id,
+              firstName,
+              lastName,
+              email,
+              phone,
+              company,
+              tags,
+              deleted,
+              createdAt,
+              updatedAt,
+            })),
+          );
         }
         await tx.flush();
       });

@@ -157,7 +157,8 @@ export class PipelineService {
         return { contactId, pipelineId: stage.pipelineId, stageId: stage.id, fromStageId: stage.id, movedAt: current.since, move: null };
       }
 
-      const movedAt = new Date();
+      // Strictly after the previous move, so the history keeps its order even within one millisecond.
+      const movedAt = new Date(Math.max(Date.now(), placement ? placement.movedAt.getTime() + 1 : 0));
       const target = placement ?? tx.create(ContactStage, { contactId, pipelineId: stage.pipelineId, stageId: stage.id, movedAt });
       target.pipelineId = stage.pipelineId;
       target.stageId = stage.id;
