@@ -51,6 +51,41 @@ describe('contacts: notes, attachments, pipelines', () => {
     return res.body.id as string;
   };
 
+  it('lists every endpoint of the description at /api', async () => {
+    const res = await rest('GET', `${base}/api`);
+    expect(res.status).toBe(200);
+    const listed = res.body.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'GET /health',
+        'GET /api',
+        'GET /api/contacts',
+        'POST /api/contacts',
+        'GET /api/contacts/{id}',
+        'PUT /api/contacts/{id}',
+        'DELETE /api/contacts/{id}',
+        'GET /api/contacts/{id}/notes',
+        'POST /api/contacts/{id}/notes',
+        'GET /api/contacts/{contactId}/notes/{noteId}',
+        'PUT /api/contacts/{contactId}/notes/{noteId}',
+        'DELETE /api/contacts/{contactId}/notes/{noteId}',
+        'GET /api/contacts/{id}/attachments',
+        'POST /api/contacts/{id}/attachments',
+        'GET /api/attachments/{id}',
+        'DELETE /api/attachments/{id}',
+        'GET /api/pipeline',
+        'GET /api/pipeline/{pipelineId}',
+        'GET /api/pipeline/{pipelineId}/board',
+        'PUT /api/pipeline/{contactId}/move',
+        'GET /api/pipeline/{contactId}/history',
+        'POST /api/contacts/import',
+        'GET /api/contacts/export',
+      ]),
+    );
+    // import and export are matched before /api/contacts/{id} would take them for ids
+    expect(listed.indexOf('GET /api/contacts/export')).toBeLessThan(listed.indexOf('GET /api/contacts/{id}'));
+  });
+
   describe('notes', () => {
     it('adds, lists newest first, reads, updates and deletes notes', async () => {
       const contactId = await newContact('Noah');
