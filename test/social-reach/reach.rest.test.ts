@@ -139,6 +139,30 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(after[0].n).toBe(before[0].n + 1);
     });
 
+    it('refuses an expired state', async () => {
+      const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, bob);
+      const authorize = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+      await sql(`update social.oauth_state set expires_at = now() - interval '1 second' where owner_id = 'bob' and used_at is null`);
+      const late = await rest('GET', authorize.headers.get('location')!);
+      expect(late.status).toBe(400);
+      expect(late.body.errors).toEqual([{ field: 'state', message: 'has expired; start connecting again' }]);
+    });
+
+    it('fails the connect when PKCE verification fails at the platform, storing nothing', async () => {
+      // The code was issued for connect A's challenge; redeemed with connect B's state, the
+      // service sends B's verifier, and the platform refuses it.
+      const a = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
+      const b = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
+      const codeForA = new URL((await fetch(a.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
+      const stateB = new URL(b.headers.get('location')!).searchParams.get('state')!;
+      const callback = await rest('GET', `${base}/api/integrations/x/callback?code=${codeForA}&state=${encodeURIComponent(stateB)}`);
+      expect(callback.status).toBe(302);
+      expect(callback.headers.get('location')).toBe('http://web.test/app/integrations?platform=x&status=error&error=exchange_failed');
+      expect(x.tokenRequests.at(-1)!.grant_type).toBe('authorization_code');
+      const rows = await sql(`select platform from social.integration where owner_id = 'bob'`);
+      expect(rows.map((r) => r.platform)).toEqual(['mastodon']);
+    });
+
     it('refuses a state used on another platform than it was issued for', async () => {
       const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, bob);
       const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
