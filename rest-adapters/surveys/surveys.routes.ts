@@ -85,8 +85,10 @@ export function surveyRoutes(client: GraphQLClient, operations: Record<string, s
       summary: 'Prepare an asset upload ({ filename, contentType, size }); answers where to PUT the bytes',
       handler: async (req, res) => {
         const { presignSurveyAsset: upload } = await run<AssetUploadData>('PresignSurveyAsset', { surveyId: req.params.id, input: jsonBody(req) }, req);
-        res.status(201).json({
+        // 200 like the social media upload URL: this answers where to send bytes; the asset exists once committed.
+        res.status(200).json({
           assetId: upload.assetId,
+          id: upload.assetId,
           uploadUrl: upload.uploadUrl,
           method: upload.method,
           headers: Object.fromEntries(upload.headers.map(({ name, value }) => [name, value])),

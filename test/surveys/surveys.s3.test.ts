@@ -65,7 +65,7 @@ describe('venue survey assets on S3', () => {
       { filename: 'loft.png', contentType: 'image/png', size: PNG.length },
       auth,
     );
-    expect(presigned.status).toBe(201);
+    expect(presigned.status).toBe(200);
     expect(presigned.body.uploadUrl.startsWith(`${s3Url}/surveys/`)).toBe(true);
     expect(presigned.body.headers).toEqual({ 'content-type': 'image/png', 'content-length': String(PNG.length) });
 

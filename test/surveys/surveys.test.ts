@@ -350,12 +350,13 @@ describe('venue survey service', () => {
     expect(noName.body.errors.map((e: { field: string }) => e.field)).toContain('filename');
 
     const jpg = await presign({ filename: 'phone.jpg', contentType: 'image/JPG', size: 1000 });
-    expect(jpg.status).toBe(201);
+    expect(jpg.status).toBe(200);
     expect(jpg.body.headers['content-type']).toBe('image/jpeg');
 
     const photo = await presign({ filename: 'front door.png', contentType: 'image/png', size: PNG.length });
-    expect(photo.status).toBe(201);
+    expect(photo.status).toBe(200);
     expect(photo.body).toMatchObject({ method: 'PUT', headers: { 'content-type': 'image/png' } });
+    expect(photo.body.id).toBe(photo.body.assetId);
     expect(photo.body.uploadUrl.startsWith(`${base}/storage/`)).toBe(true);
     expect(new Date(photo.body.expiresAt).getTime()).toBeGreaterThan(Date.now());
     const assetId = photo.body.assetId as string;
