@@ -7,6 +7,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Config } from '../lib/config.js';
 import { ErrorCode, formatGraphQLError, problemFor } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
@@ -18,7 +19,7 @@ import type { RunningPart } from '../lib/service.js';
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
-class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = request.http?.headers;
     // Health checks and schema loading run without a caller.
@@ -26,6 +27,20 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
     const caller = context as GatewayContext;
     for (const [name, value] of Object.entries(caller.forwardHeaders)) headers.set(name, value);
     headers.set(REQUEST_ID_HEADER, caller.requestId);
+  }
+
+  /**
+   * A subgraph that answers 4xx still explains itself in GraphQL `errors`; pass its message and code
+   * on (e.g. BAD_USER_INPUT for a bad scalar value), instead of a bare "400: Bad Request" that the
+   * error masking would turn into a 500.
+   */
+  override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]): Promise<GraphQLError> {
+    const body = (await response.clone().json().catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
+    const first = body?.errors?.[0];
+    if (response.status < 500 && first?.message) {
+      return new GraphQLError(first.message, { extensions: { ...first.extensions, code: first.extensions?.code ?? ErrorCode.BAD_USER_INPUT } });
+    }
+    return super.errorFromResponse(response);
   }
 }
 

@@ -113,3 +113,20 @@ describe('gateway', () => {
     }
   });
 });
+
+describe('ForwardingDataSource', () => {
+  it('passes a subgraph 4xx error on with its code instead of a bare status line', async () => {
+    const { ForwardingDataSource } = await import('../../gateway/gateway.js');
+    const source = new ForwardingDataSource({ url: 'http://127.0.0.1:1/graphql' });
+    const badInput = new Response(JSON.stringify({ errors: [{ message: 'Variable "$at" got invalid value "soon"', extensions: { code: 'BAD_USER_INPUT' } }] }), {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+    });
+    const error = await source.errorFromResponse(badInput as never);
+    expect(error.message).toContain('$at');
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    const crash = await source.errorFromResponse(new Response('boom', { status: 502 }) as never);
+    expect(crash.message).toMatch(/^502:/);
+    expect(crash.extensions.code).toBeUndefined();
+  });
+});
