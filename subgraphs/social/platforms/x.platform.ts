@@ -112,7 +112,8 @@ export class XPlatform implements PlatformAdapter {
         headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ text: post.text, ...(mediaIds.length ? { media: { media_ids: mediaIds } } : {}) }),
       },
-      this.http,
+      // X answers 403 for a duplicate or refused post too; only 401 says the token is no good.
+      { ...this.http, authFailure: (status) => status === 401 },
     );
     if (!answer?.data?.id) throw new PlatformError('invalid', 'x answered the post without an id');
     return { id: String(answer.data.id), url: `https://x.com/${account.username}/status/${answer.data.id}` };
