@@ -57,9 +57,14 @@ export class Outreach {
     return new AiImageService(this.media(em), this.imageProvider, this.imageLimiter, this.logger);
   }
 
-  /** True when the job queue answers (for /health). */
-  jobsReady(): boolean {
-    return this.queue !== undefined;
+  /** True when the job queue is started and its tables answer (for /health). */
+  async jobsAnswer(): Promise<boolean> {
+    if (!this.queue) return false;
+    try {
+      return (await this.queue.boss.getQueue(PUBLISH_QUEUE)) !== null;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -99,6 +104,6 @@ export class Outreach {
 /** The social subgraph's start hook: the job queue, and the workers unless PUBLISH_WORKER=off. */
 export async function startOutreach(runtime: SocialRuntime, orm: Orm) {
   const started = await runtime.outreach.start(orm, { work: runtime.outreach.config.env.PUBLISH_WORKER === 'on' });
-  runtime.healthChecks.push({ name: 'jobs', check: async () => runtime.outreach.jobsReady() });
+  runtime.healthChecks.push({ name: 'jobs', check: () => runtime.outreach.jobsAnswer() });
   return started;
 }

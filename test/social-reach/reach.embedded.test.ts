@@ -43,6 +43,12 @@ describe('social reach on embedded PGlite', () => {
     expect(response.body.detail).toMatch(/not configured/);
   });
 
+  it('reports the job queue in /health', async () => {
+    const health = await rest('GET', `${base}/health`);
+    expect(health.status).toBe(200);
+    expect(health.body.checks.jobs).toBe('ok');
+  });
+
   it('offers only the configured platforms', async () => {
     const list = await rest('GET', `${base}/api/integrations`, undefined, alice);
     expect(list.body.available).toEqual(['mastodon']);
