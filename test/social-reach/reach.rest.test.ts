@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { createLogger } from '../../lib/logger.js';
 import type { RunningSocialSubgraph } from '../../subgraphs/social/index.js';
+import { PublisherService } from '../../subgraphs/social/publisher.service.js';
 import { startPublisherWorker } from '../../subgraphs/social/publisher.worker.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
@@ -581,6 +582,23 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(list.body.data[0].status).toBe('needs_reconnect');
       x.expiresIn = 7200;
       x.refreshMode = 'ok';
+    });
+
+    it('the same job run twice at once (a redelivered job) publishes once: the claim is taken under a row lock', async () => {
+      const text = `Raced ${Date.now()}`;
+      const scheduledAt = inSeconds(600);
+      const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt });
+      const outreach = runtimeOf(platform).outreach;
+      const publisher = () =>
+        new PublisherService(platform.subgraphs.social.orm.em.fork(), { ...outreach.integrationSettings, storage: outreach.storage }, createLogger(platform.config));
+      const job = { postId: post.id, scheduledAt };
+      const outcomes = await Promise.all([publisher().run(job), publisher().run(job)]);
+      expect(outcomes.sort()).toEqual(['published', 'skipped']);
+      expect(postedTexts(mastodon, text)).toBe(1);
+      expect((await item(post.id)).attempts).toHaveLength(1);
+      // Run again later (the job redelivered after the fact): nothing more happens.
+      expect(await publisher().run(job)).toBe('skipped');
+      expect(postedTexts(mastodon, text)).toBe(1);
     });
 
     it('two workers never publish the same post twice', async () => {
