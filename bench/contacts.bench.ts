@@ -185,6 +185,12 @@ function rssMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
+/** CPU seconds (user + system) a process has used, from /proc (Linux; 100 ticks a second). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Runs `work` while sampling the RSS of `pid` every 20 ms; answers its duration and the peak. */
 async function measure<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRssMb: number; baseRssMb: number }> {
   const baseRssMb = rssMb(pid);
@@ -337,6 +343,10 @@ async function main(): Promise<void> {
       restTarget('REST adapter', platform.urls.rest),
     ];
 
+    // BENCH_TARGETS=subgraph,gateway: only those (and the floor), e.g. to profile one layer.
+    const only = process.env.BENCH_TARGETS?.split(',');
+    if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((target) => only.some((name) => target.name.startsWith(name))));
+
     // Warm-up: JIT, connection pools, query plans.
     for (const target of targets) await run({ ...target.options(), connections: CONNECTIONS, duration: 2 });
 
@@ -356,8 +366,24 @@ async function main(): Promise<void> {
       const rate = median(rates.get(target.name)!);
       console.log(`  ${target.name.padEnd(22)} ${fmt(rate).padStart(6)} req/s   ${fmt(rate / floorRate, 2)} of the floor`);
     }
-    const chain = median(rates.get('REST adapter')!) / floorRate;
+    const chain = median(rates.get('REST adapter') ?? [0]) / floorRate;
     console.log(`  REST through the whole chain: ${fmt(chain, 2)} of the floor (target 0.45 or better: ${chain >= 0.45 ? 'met' : 'MISSED'})`);
+
+    // CPU time per request of the serving Node process: unlike requests per second, it hardly
+    // moves when other work shares the machine, and it shows what each layer costs.
+    const CPU_REQUESTS = 2000;
+    console.log(`\nNode CPU per request of the serving process (${CPU_REQUESTS} requests, 8 connections):`);
+    const floorPid = floor.process.pid!;
+    const servicePid = platform.process.pid!;
+    let floorCpu = 0;
+    for (const target of targets) {
+      const pid = target === targets[0] ? floorPid : servicePid;
+      const before = cpuSeconds(pid);
+      await run({ ...target.options(), connections: 8, amount: CPU_REQUESTS });
+      const perRequest = ((cpuSeconds(pid) - before) / CPU_REQUESTS) * 1000;
+      if (target === targets[0]) floorCpu = perRequest;
+      console.log(`  ${target.name.padEnd(22)} ${fmt(perRequest, 2).padStart(6)} ms   ${fmt(perRequest / floorCpu, 1)}x the floor`);
+    }
 
     const times: number[] = [];
     await run({ ...restTarget('REST adapter', platform.urls.rest).options(), connections: 10, overallRate: STEADY_RATE, duration: STEADY_SECONDS }, (ms) =>

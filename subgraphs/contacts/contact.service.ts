@@ -32,12 +32,13 @@ export class ContactService {
     const query = search ? toPrefixQuery(search) : null;
     if (search && !query) return { items: [], total: 0 };
     if (query) qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]);
-    // The page and its total at once (getResultAndCount would run them one after the other).
-    const [items, total] = await Promise.all([
-      qb.clone().orderBy({ createdAt: 'desc', id: 'desc' }).limit(window.limit).offset(window.offset).getResultList(),
+    // The page and its total at once (getResultAndCount would run them one after the other), as
+    // plain rows: a list changes nothing, so managed entities would only cost snapshots.
+    const [rows, total] = await Promise.all([
+      qb.clone().orderBy({ createdAt: 'desc', id: 'desc' }).limit(window.limit).offset(window.offset).execute<Contact[]>('all', true),
       qb.clone().getCount(),
     ]);
-    return { items, total };
+    return { items: rows.map(toContactRow), total };
   }
 
   /** A live contact, or null for an unknown, malformed or deleted id. */
@@ -63,7 +64,7 @@ export class ContactService {
     // Plain rows, not managed entities: an export reads a thousand at a time and changes none, so
     // identity map entries and change-tracking snapshots would only be garbage.
     const rows = await qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).execute<Contact[]>('all', true);
-    const items = rows.slice(0, limit).map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) }));
+    const items = rows.slice(0, limit).map(toContactRow);
     return { items, hasMore: rows.length > limit };
   }
 
@@ -136,6 +137,16 @@ export class ContactService {
       throw error;
     }
   }
+}
+
+/** A contact read as a plain row, with its times as dates (what the GraphQL type serializes). */
+function toContactRow(row: Contact): Contact {
+  return {
+    ...row,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    deletedAt: row.deletedAt === null || row.deletedAt === undefined ? null : new Date(row.deletedAt),
+  };
 }
 
 export function encodeKeyset(contact: Pick<Contact, 'createdAt' | 'id'>): string {
