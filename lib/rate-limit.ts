@@ -7,13 +7,29 @@ import { AppError, ErrorCode } from './errors.js';
  * Rate limits shared by all replicas when `REDIS_URL` is set (one Redis connection per process),
  * in memory otherwise. `consume` throws RATE_LIMITED with the seconds to wait.
  */
+const CONNECT_WAIT_MS = 2000;
+
 export class RateLimits {
   private readonly redis?: Redis;
+  /** Settles once Redis is connected (or gave up for now); see `RateLimiter.consume`. */
+  private readonly connected: Promise<void> = Promise.resolve();
 
   constructor(config: Config) {
     if (config.env.REDIS_URL) {
-      this.redis = new Redis(config.env.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-      this.redis.on('error', () => undefined);
+      // No offline queue: while Redis is down, calls fall through to the in-memory insurance limiter
+      // at once instead of waiting. Right after start that would split the count between replicas,
+      // so the first calls wait (briefly) for the connection.
+      const redis = new Redis(config.env.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      redis.on('error', () => undefined);
+      this.connected = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CONNECT_WAIT_MS);
+        timer.unref();
+        redis.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      this.redis = redis;
     }
   }
 
@@ -22,11 +38,13 @@ export class RateLimits {
     const limiter: RateLimiterAbstract = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
       : new RateLimiterMemory(options);
-    return new RateLimiter(limiter, name);
+    return new RateLimiter(limiter, name, this.connected);
   }
 
   async close(): Promise<void> {
-    if (this.redis) await this.redis.quit().catch(() => undefined);
+    if (!this.redis) return;
+    await this.redis.quit().catch(() => undefined);
+    this.redis.disconnect();
   }
 }
 
@@ -34,10 +52,12 @@ export class RateLimiter {
   constructor(
     private readonly limiter: RateLimiterAbstract,
     private readonly name: string,
+    private readonly connected: Promise<void>,
   ) {}
 
   /** Takes one point for `key`; over the limit throws RATE_LIMITED with `retryAfter` seconds. */
   async consume(key: string, message = 'Too many requests; try again later'): Promise<void> {
+    await this.connected;
     try {
       await this.limiter.consume(key);
     } catch (result) {
@@ -50,6 +70,7 @@ export class RateLimiter {
 
   /** Whether `key` still has points left, without taking one. */
   async remaining(key: string): Promise<number> {
+    await this.connected;
     const result = await this.limiter.get(key);
     return result ? Math.max(0, result.remainingPoints) : Number.POSITIVE_INFINITY;
   }
