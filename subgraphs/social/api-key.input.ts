@@ -3,7 +3,7 @@ import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { ApiKey } from './api-key.entity.js';
 
 @InputType({ description: 'A new API key: its scopes (a subset of the 14) and the brands it reaches' })
-export class ApiKeyInput {
+export class CreateApiKeyInput {
   @Field(() => String)
   @IsString()
   @MaxLength(200)

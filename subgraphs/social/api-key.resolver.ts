@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { ApiKey } from './api-key.entity.js';
-import { ApiKeyInput, CreatedApiKey } from './api-key.input.js';
+import { CreateApiKeyInput, CreatedApiKey } from './api-key.input.js';
 import type { SocialContext } from './social.context.js';
 
 @Resolver(() => ApiKey)
@@ -11,7 +11,7 @@ export class ApiKeyResolver {
   }
 
   @Mutation(() => CreatedApiKey, { description: 'Makes an API key (bearer token only); the key is in the answer this once' })
-  createApiKey(@Arg('input', () => ApiKeyInput) input: ApiKeyInput, @Ctx() ctx: SocialContext) {
+  createApiKey(@Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput, @Ctx() ctx: SocialContext) {
     return ctx.apiKeys.create(ctx.signedIn(), input);
   }
 

@@ -4,7 +4,7 @@ import type { Principal } from '../../lib/identity.js';
 import { isUuid } from '../../lib/ids.js';
 import { constantTimeEqual, randomToken, sha256Hex } from '../../lib/secrets.js';
 import { ApiKey } from './api-key.entity.js';
-import type { ApiKeyInput } from './api-key.input.js';
+import type { CreateApiKeyInput } from './api-key.input.js';
 import { Brand } from './brand.entity.js';
 import { hasScope } from '../../lib/identity.js';
 import { isSocialScope } from './scopes.js';
@@ -20,7 +20,7 @@ const LAST_USED_PRECISION_MS = 60_000;
 export class ApiKeyService {
   constructor(private readonly em: EntityManager) {}
 
-  async create(principal: Principal, input: ApiKeyInput): Promise<{ key: string; apiKey: ApiKey }> {
+  async create(principal: Principal, input: CreateApiKeyInput): Promise<{ key: string; apiKey: ApiKey }> {
     if (principal.via !== 'bearer') throw new AppError(ErrorCode.FORBIDDEN, 'API keys are made with a bearer token, not with another key');
     const name = input.name?.trim();
     if (!name) throw AppError.badInput('name', 'is required');

@@ -204,7 +204,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     const hidden = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Hidden" }) { id } }', {}, owner)).body.data.createBrand.id;
     const made = await graphql<any>(
       gateway,
-      'mutation ($input: ApiKeyInput!) { createApiKey(input: $input) { key apiKey { id scopes brandIds } } }',
+      'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id scopes brandIds } } }',
       { input: { name: 'scoped', scopes: ['brands.read', 'posts.write', 'posts.read', 'settings.read', `brand:${mine}`] } },
       owner,
     );

@@ -415,7 +415,7 @@ describe('social publishing REST', () => {
     let itemB: string;
 
     const createKey = async (input: Record<string, unknown>, headers = alice) =>
-      graphql<any>(gateway, 'mutation ($input: ApiKeyInput!) { createApiKey(input: $input) { key apiKey { id name scopes brandIds lastUsedAt } } }', { input }, headers);
+      graphql<any>(gateway, 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id name scopes brandIds lastUsedAt } } }', { input }, headers);
 
     beforeAll(async () => {
       const heidi = { authorization: `Bearer ${await platform.token('heidi')}` };
