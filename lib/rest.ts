@@ -232,3 +232,31 @@ export function describeRoutes(routes: RestRoute[]): { method: string; path: str
     summary: route.summary,
   }));
 }
+
+/**
+ * `GET /health` (status and timestamp) and `GET /api` (metadata and every endpoint) of a REST
+ * service. `routes` is read when `/api` is asked, so the listing is the live route table.
+ */
+export function serviceInfoRoutes(service: string, routes: () => RestRoute[], options: { health?: boolean } = { health: true }): RestRoute[] {
+  const info: RestRoute[] = [
+    {
+      method: 'get',
+      path: '/api',
+      summary: 'API metadata and available endpoints',
+      handler: (_req, res) => {
+        res.json({ name: service, version: '1.0.0', endpoints: describeRoutes(routes()) });
+      },
+    },
+  ];
+  if (options.health) {
+    info.unshift({
+      method: 'get',
+      path: '/health',
+      summary: 'API health status and timestamp',
+      handler: (_req, res) => {
+        res.json({ status: 'ok', service, timestamp: new Date().toISOString() });
+      },
+    });
+  }
+  return info;
+}

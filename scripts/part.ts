@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { startGateway } from '../gateway/gateway.js';
-import { loadConfig, type Config } from '../lib/config.js';
+import type { Config } from '../lib/config.js';
 import { httpClient } from '../lib/graphql-client.js';
 import { Identity } from '../lib/identity.js';
-import { createLogger } from '../lib/logger.js';
-import type { RunningPart } from '../lib/service.js';
+import { runMain } from '../lib/main.js';
+import type { Deps, RunningPart } from '../lib/service.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';
 import { startSurveysRest } from '../rest-adapters/surveys/index.js';
@@ -17,29 +17,19 @@ import { startSurveysSubgraph } from '../subgraphs/surveys/index.js';
  * docker-compose.yml deploys them. The gateway finds subgraphs through `*_SUBGRAPH_URL` and the
  * REST adapters find the gateway through `GATEWAY_URL`.
  */
-const PARTS: Record<string, (config: Config) => Promise<RunningPart>> = {
-  'social-subgraph': async (config) => startSocialSubgraph(await deps(config), { port: config.ports.socialSubgraph }),
-  'surveys-subgraph': async (config) => startSurveysSubgraph(await deps(config), { port: config.ports.surveysSubgraph }),
-  'contacts-subgraph': async (config) => startContactsSubgraph(await deps(config), { port: config.ports.contactsSubgraph }),
-  gateway: async (config) =>
-    startGateway(await deps(config), {
-      port: config.ports.gateway,
-      subgraphUrls: Object.fromEntries(
-        Object.entries({
-          social: config.env.SOCIAL_SUBGRAPH_URL,
-          surveys: config.env.SURVEYS_SUBGRAPH_URL,
-          contacts: config.env.CONTACTS_SUBGRAPH_URL,
-        }).filter((entry): entry is [string, string] => entry[1] !== undefined),
-      ),
-    }),
-  'social-rest': async (config) => startSocialRest(await deps(config), { port: config.ports.socialRest, client: gatewayClient(config) }),
-  'surveys-rest': async (config) => startSurveysRest(await deps(config), { port: config.ports.surveysRest, client: gatewayClient(config) }),
-  'contacts-rest': async (config) => startContactsRest(await deps(config), { port: config.ports.contactsRest, client: gatewayClient(config) }),
+const PARTS: Record<string, (deps: Deps) => Promise<RunningPart>> = {
+  'social-subgraph': (deps) => startSocialSubgraph(deps, { port: deps.config.ports.socialSubgraph }),
+  'surveys-subgraph': (deps) => startSurveysSubgraph(deps, { port: deps.config.ports.surveysSubgraph }),
+  'contacts-subgraph': (deps) => startContactsSubgraph(deps, { port: deps.config.ports.contactsSubgraph }),
+  'gateway': (deps) => startGateway(deps, { port: deps.config.ports.gateway, subgraphUrls: subgraphUrls(deps.config) }),
+  'social-rest': (deps) => startSocialRest(deps, { port: deps.config.ports.socialRest, client: gatewayClient(deps.config) }),
+  'surveys-rest': (deps) => startSurveysRest(deps, { port: deps.config.ports.surveysRest, client: gatewayClient(deps.config) }),
+  'contacts-rest': (deps) => startContactsRest(deps, { port: deps.config.ports.contactsRest, client: gatewayClient(deps.config) }),
 };
 
-async function deps(config: Config) {
-  const logger = createLogger(config);
-  return { config, logger, identity: await Identity.create(config) };
+function subgraphUrls(config: Config): Record<string, string> {
+  const urls = { social: config.env.SOCIAL_SUBGRAPH_URL, surveys: config.env.SURVEYS_SUBGRAPH_URL, contacts: config.env.CONTACTS_SUBGRAPH_URL };
+  return Object.fromEntries(Object.entries(urls).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function gatewayClient(config: Config) {
@@ -47,25 +37,14 @@ function gatewayClient(config: Config) {
   return httpClient(config.env.GATEWAY_URL);
 }
 
-async function main(): Promise<void> {
-  const name = process.argv[2] ?? '';
-  const start = PARTS[name];
-  if (!start) {
-    console.error(`usage: node dist/scripts/part.js <${Object.keys(PARTS).join('|')}>`);
-    process.exit(2);
-  }
-  const config = loadConfig();
-  const part = await start(config);
-  console.log(`${part.name} listening on ${part.url}`);
-  const stop = async () => {
-    await part.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+const name = process.argv[2] ?? '';
+const startPart = PARTS[name];
+if (!startPart) {
+  console.error(`usage: node dist/scripts/part.js <${Object.keys(PARTS).join('|')}>`);
+  process.exit(2);
 }
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+void runMain(name, async (config, logger) => {
+  const part = await startPart({ config, logger, identity: await Identity.create(config) });
+  console.log(`${part.name} listening on ${part.url}`);
+  return part;
 });

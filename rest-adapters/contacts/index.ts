@@ -3,7 +3,7 @@ import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createRestApp, describeRoutes, loadOperations, type RestRoute } from '../../lib/rest.js';
+import { createRestApp, loadOperations, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
@@ -18,23 +18,7 @@ const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'ope
 export function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
   const operations = loadOperations(OPERATIONS_DIR);
   const routes: RestRoute[] = [
-    {
-      method: 'get',
-      path: '/health',
-      summary: 'API health status and timestamp',
-      handler: (_req, res) => {
-        res.json({ status: 'ok', service: 'contact-management', timestamp: new Date().toISOString() });
-      },
-    },
-    {
-      method: 'get',
-      path: '/api',
-      summary: 'API metadata and available endpoints',
-      handler: (_req, res) => {
-        res.json({ name: 'contact-management', version: '1.0.0', endpoints: describeRoutes(routes) });
-      },
-    },
-    // Before /api/contacts/:id, which would otherwise take "import" and "export" for ids.
+    ...serviceInfoRoutes('contact-management', () => routes),
     ...contactCsvRoutes(client, operations, storage, config),
     ...contactRoutes(client, operations),
     ...noteRoutes(client, operations),

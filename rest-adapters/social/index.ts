@@ -3,7 +3,7 @@ import express, { type Router } from 'express';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createRestApp, describeRoutes, loadOperations, type RestRoute } from '../../lib/rest.js';
+import { createRestApp, loadOperations, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
@@ -46,14 +46,8 @@ function apiKeyOnlyOnContentOps(): Router {
 export function socialRestRoutes(client: GraphQLClient, deps: Pick<Deps, 'config' | 'logger'>, operations = loadOperations(OPERATIONS_DIR)): RestRoute[] {
   const context: SocialRouteContext = { client, operations, deps };
   const routes: RestRoute[] = [
-    {
-      method: 'get',
-      path: '/api',
-      summary: 'API metadata and available endpoints',
-      handler: (_req, res) => {
-        res.json({ name: 'social-publishing', version: '1.0.0', endpoints: describeRoutes(routes) });
-      },
-    },
+    // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
+    ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
     ...socialRouteModules.flatMap((module) => module(context)),
   ];
   return routes;

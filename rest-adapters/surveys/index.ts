@@ -3,7 +3,7 @@ import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { RateLimits } from '../../lib/rate-limit.js';
-import { createRestApp, describeRoutes, loadOperations, type RestRoute } from '../../lib/rest.js';
+import { createRestApp, loadOperations, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
 import { authRoutes } from './auth.routes.js';
@@ -19,22 +19,7 @@ const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 export function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[2]): RestRoute[] {
   const operations = loadOperations(OPERATIONS_DIR);
   const routes: RestRoute[] = [
-    {
-      method: 'get',
-      path: '/health',
-      summary: 'API health status and timestamp',
-      handler: (_req, res) => {
-        res.json({ status: 'ok', service: 'venue-survey', timestamp: new Date().toISOString() });
-      },
-    },
-    {
-      method: 'get',
-      path: '/api',
-      summary: 'API metadata and available endpoints',
-      handler: (_req, res) => {
-        res.json({ name: 'venue-survey', version: '1.0.0', endpoints: describeRoutes(routes) });
-      },
-    },
+    ...serviceInfoRoutes('venue-survey', () => routes),
     ...surveyRoutes(client, operations),
     ...authRoutes(client, operations, options),
   ];
