@@ -6,12 +6,12 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Config } from '../lib/config.js';
-import { ErrorCode, formatGraphQLError, problemFor } from '../lib/errors.js';
+import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
-import { addProbes, listen } from '../lib/http.js';
+import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import type { RunningPart } from '../lib/service.js';
@@ -109,15 +109,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
       context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req) }),
     }),
   );
-  // Bodies that never reach Apollo (malformed JSON, too large) still get a JSON answer, no stack.
-  app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(error);
-    const tooLarge = error.type === 'entity.too.large';
-    const code = tooLarge ? ErrorCode.PAYLOAD_TOO_LARGE : error.status && error.status < 500 ? ErrorCode.BAD_USER_INPUT : ErrorCode.INTERNAL_SERVER_ERROR;
-    if (code === ErrorCode.INTERNAL_SERVER_ERROR) log.error({ err: error }, 'gateway request failed');
-    const problem = problemFor(code, tooLarge ? 'The request body is too large' : code === ErrorCode.BAD_USER_INPUT ? 'The request body is not valid JSON' : 'Unexpected error');
-    res.status(problem.status).json({ errors: [{ message: problem.detail, extensions: { code } }] });
-  });
+  app.use(graphqlRequestErrorHandler(log));
 
   const server = await listen(app, options.port, config.env.HOST, '/graphql');
   return {

@@ -137,6 +137,18 @@ export function problemFor(code: ErrorCode, detail: string, extra: Partial<Probl
 const INTERNAL_MESSAGE = 'An unexpected error occurred. It has been logged with the request id.';
 
 /**
+ * What a failed body read (express.json) means for the client, or undefined when the error is
+ * not about reading the request. Shared by the REST adapters, the gateway and the subgraphs.
+ */
+export function requestReadError(error: unknown): AppError | undefined {
+  const { type, status } = (error ?? {}) as { type?: string; status?: number };
+  if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large');
+  if (type === 'entity.parse.failed') return new AppError(ErrorCode.BAD_USER_INPUT, 'The request body is not valid JSON');
+  if (status && status >= 400 && status < 500) return new AppError(ErrorCode.BAD_USER_INPUT, 'The request could not be read');
+  return undefined;
+}
+
+/**
  * graphql-js reports bad variables in a fixed wording; turn those into named fields so both
  * faces can say which field was wrong (`Variable "$input" got invalid value 5 at "input.email"`,
  * `Field "foo" is not defined by type "ContactInput".`).

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express, Request, Response } from 'express';
+import type { ErrorRequestHandler, Express, Request, Response } from 'express';
+import { ErrorCode, HTTP_STATUS, INTERNAL_MESSAGE, requestReadError } from './errors.js';
+import type { Logger } from './logger.js';
 
 export interface RunningServer {
   readonly port: number;
@@ -54,4 +56,19 @@ export function addProbes(app: Express, isReady: () => boolean | Promise<boolean
     const ready = await isReady();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
+}
+
+/**
+ * For the GraphQL endpoints (gateway and subgraphs): a request that fails before Apollo sees it
+ * (malformed JSON, a body over the limit) still gets a GraphQL-shaped JSON answer, never Express's
+ * HTML page with a stack trace.
+ */
+export function graphqlRequestErrorHandler(log: Logger): ErrorRequestHandler {
+  return (error, _req, res, next) => {
+    if (res.headersSent) return next(error);
+    const unreadable = requestReadError(error);
+    if (!unreadable) log.error({ err: error }, 'request failed before GraphQL');
+    const code = unreadable?.code ?? ErrorCode.INTERNAL_SERVER_ERROR;
+    res.status(HTTP_STATUS[code]).json({ errors: [{ message: unreadable?.message ?? INTERNAL_MESSAGE, extensions: { code } }] });
+  };
 }

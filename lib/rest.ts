@@ -3,7 +3,17 @@ import path from 'node:path';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
 import type { Config } from './config.js';
-import { AppError, ErrorCode, httpStatusOf, isErrorCode, problemFor, type FieldProblem, type ProblemDetails } from './errors.js';
+import {
+  AppError,
+  ErrorCode,
+  httpStatusOf,
+  INTERNAL_MESSAGE,
+  isErrorCode,
+  problemFor,
+  requestReadError,
+  type FieldProblem,
+  type ProblemDetails,
+} from './errors.js';
 import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
 import { httpLogger, requestIdOf, type Logger } from './logger.js';
@@ -205,18 +215,10 @@ function toProblem(error: unknown, req: Request): { problem: ProblemDetails; hea
       headers: error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {},
     };
   }
-  const bodyError = error as { type?: string; status?: number };
-  if (bodyError.type === 'entity.too.large') {
-    return { problem: problemFor(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large', { instance }), headers: {} };
-  }
-  if (bodyError.type === 'entity.parse.failed') {
-    return { problem: problemFor(ErrorCode.BAD_USER_INPUT, 'The request body is not valid JSON', { instance }), headers: {} };
-  }
-  if (bodyError.status && bodyError.status >= 400 && bodyError.status < 500) {
-    return { problem: problemFor(ErrorCode.BAD_USER_INPUT, 'The request could not be read', { instance }), headers: {} };
-  }
+  const unreadable = requestReadError(error);
+  if (unreadable) return { problem: problemFor(unreadable.code, unreadable.message, { instance }), headers: {} };
   return {
-    problem: problemFor(ErrorCode.INTERNAL_SERVER_ERROR, 'An unexpected error occurred. It has been logged with the request id.', {
+    problem: problemFor(ErrorCode.INTERNAL_SERVER_ERROR, INTERNAL_MESSAGE, {
       instance,
       requestId: String(req.id ?? requestIdOf(req)),
     }),

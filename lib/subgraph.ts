@@ -15,7 +15,7 @@ import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphq
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type Orm } from './database.js';
-import { addProbes, listen, type RunningServer } from './http.js';
+import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
 import { httpLogger, type Logger } from './logger.js';
 import type { Deps, RunningPart } from './service.js';
 import { applyShield, type RuleTree } from './shield.js';
@@ -101,6 +101,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
   );
+  app.use(graphqlRequestErrorHandler(log));
 
   const running = await listen(app, options.port, config.env.HOST, '/graphql');
   return {
@@ -144,7 +145,7 @@ export async function startSubgraphService<Context extends BaseContext>(
   });
   const closers: Array<() => Promise<void>> = [() => orm.close()];
   const closeAll = async () => {
-    for (const close of closers.reverse()) await close();
+    for (const close of [...closers].reverse()) await close();
   };
   try {
     const extra = await options.afterOpen?.(orm);

@@ -94,7 +94,10 @@ describe('gateway', () => {
       body: JSON.stringify({ query: `{ contacts { totalCount } } # ${'x'.repeat(2 * 1024 * 1024)}` }),
     });
     expect(big.status).toBe(413);
-    for (const text of [await malformed.text(), await big.text()]) expect(text).not.toMatch(/at .*\.(js|ts):\d+/);
+    const subgraph = await fetch(platform.subgraphs.contacts.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    expect(subgraph.status).toBe(400);
+    expect(subgraph.headers.get('content-type')).toContain('application/json');
+    for (const text of [await malformed.text(), await big.text(), await subgraph.text()]) expect(text).not.toMatch(/at .*\.(js|ts):\d+/);
   });
 
   it('serves Apollo Sandbox on GET in development and probes', async () => {
