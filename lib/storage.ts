@@ -71,6 +71,12 @@ function meter(maxBytes: number) {
   return { transform, result: (): WrittenObject => ({ size, sha256: hash.digest('hex') }) };
 }
 
+async function sha256OfStream(stream: Readable): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
 function checkKey(key: string): string {
   if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
     throw new Error(`unsafe storage key ${key}`);
@@ -131,10 +137,7 @@ export class FileStorage implements ObjectStorage {
   }
 
   async sha256(key: string): Promise<string> {
-    const { stream } = await this.open(key);
-    const hash = createHash('sha256');
-    for await (const chunk of stream) hash.update(chunk as Buffer);
-    return hash.digest('hex');
+    return sha256OfStream((await this.open(key)).stream);
   }
 
   async delete(key: string): Promise<void> {
@@ -234,10 +237,7 @@ export class S3Storage implements ObjectStorage {
   }
 
   async sha256(key: string): Promise<string> {
-    const { stream } = await this.open(key);
-    const hash = createHash('sha256');
-    for await (const chunk of stream) hash.update(chunk as Buffer);
-    return hash.digest('hex');
+    return sha256OfStream((await this.open(key)).stream);
   }
 
   async delete(key: string): Promise<void> {
