@@ -5,8 +5,7 @@ import { isUuid } from '../../lib/ids.js';
 import { ALLOWED_ASSET_TYPES, isAllowedAssetType, looksLike, normalizeContentType, SIGNATURE_BYTES } from './asset.content-type.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
-import { SurveyStatus } from './survey.entity.js';
-import { frozen, type SurveyService } from './survey.service.js';
+import type { SurveyService } from './survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
 const UPLOAD_URL_SECONDS = 15 * 60;
@@ -34,9 +33,7 @@ export class AssetService {
   }
 
   async presign(surveyId: string, input: SurveyAssetPresignInput): Promise<SurveyAssetUpload> {
-    const survey = await this.surveys.get(surveyId);
-    this.surveys.requireOwner(survey);
-    if (survey.status !== SurveyStatus.draft) throw frozen(survey);
+    const survey = await this.surveys.changeable(surveyId);
     const contentType = normalizeContentType(input.contentType);
     if (!isAllowedAssetType(contentType)) {
       throw AppError.badInput('contentType', `must be one of ${ALLOWED_ASSET_TYPES.join(', ')}`);
@@ -70,9 +67,7 @@ export class AssetService {
   }
 
   async commit(surveyId: string, input: SurveyAssetCommitInput): Promise<SurveyAsset> {
-    const survey = await this.surveys.get(surveyId);
-    this.surveys.requireOwner(survey);
-    if (survey.status !== SurveyStatus.draft) throw frozen(survey);
+    const survey = await this.surveys.changeable(surveyId);
     const asset = isUuid(input.assetId) ? await this.em.findOne(SurveyAsset, { id: input.assetId, surveyId: survey.id }) : null;
     if (!asset) throw new AppError(ErrorCode.NOT_FOUND, 'This survey has no asset with that assetId');
     if (asset.status === AssetStatus.committed) {
@@ -119,9 +114,9 @@ export class AssetService {
     const found = surveyIds.length
       ? await this.em.find(SurveyAsset, { surveyId: { $in: [...surveyIds] }, status: AssetStatus.committed }, { orderBy: { createdAt: 'asc', id: 'asc' } })
       : [];
-    const grouped = new Map<string, SurveyAsset[]>();
-    for (const asset of found) grouped.set(asset.surveyId, [...(grouped.get(asset.surveyId) ?? []), asset]);
-    return grouped;
+    const bySurvey = new Map<string, SurveyAsset[]>(surveyIds.map((id) => [id, []]));
+    for (const asset of found) bySurvey.get(asset.surveyId)?.push(asset);
+    return bySurvey;
   }
 
   /** A signed link to the bytes of a committed asset; null while it is pending. */

@@ -9,21 +9,15 @@ import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';
 import type { SurveyInput } from './survey.input.js';
 
 const TEXT_FIELDS = ['venueName', 'address', 'contactName', 'contactPhone', 'notes', 'contactId'] as const;
+type TextField = (typeof TEXT_FIELDS)[number];
 
 /** What a survey must have before it can be submitted. */
-export const REQUIRED_FOR_SUBMIT = ['venueName', 'address', 'contactName', 'contactPhone', 'capacity'] as const;
-
-/** A submitted survey is frozen; every change to it is a CONFLICT naming its state. */
-export function frozen(survey: Survey): AppError {
-  return new AppError(ErrorCode.CONFLICT, `The survey is ${survey.status} and can no longer be changed`, {
-    details: { state: survey.status },
-  });
-}
+const REQUIRED_FOR_SUBMIT = ['venueName', 'address', 'contactName', 'contactPhone', 'capacity'] as const;
 
 /**
  * The rules of surveys: who sees which (owners their own, admins all), who changes one (only its
- * owner), what a draft needs to be submitted, and that a submitted survey no longer changes. Every change writes its audit event
- * in the same transaction.
+ * owner), what a draft needs to be submitted, and that a submitted survey no longer changes.
+ * Every change writes its audit event in the same transaction.
  */
 export class SurveyService {
   constructor(
@@ -32,7 +26,7 @@ export class SurveyService {
   ) {}
 
   /** The surveys this user may see, as a filter. */
-  visible(extra: FilterQuery<Survey> = {}): FilterQuery<Survey> {
+  private visible(extra: FilterQuery<Survey> = {}): FilterQuery<Survey> {
     return this.user.isAdmin ? extra : { ...(extra as object), ownerEmail: this.user.email };
   }
 
@@ -69,13 +63,9 @@ export class SurveyService {
     const found = valid.length
       ? await this.em.find(Survey, this.visible({ contactId: { $in: valid } }), { orderBy: { createdAt: 'desc', id: 'desc' } })
       : [];
-    const grouped = new Map<string, Survey[]>();
-    for (const survey of found) {
-      const list = grouped.get(survey.contactId!) ?? [];
-      list.push(survey);
-      grouped.set(survey.contactId!, list);
-    }
-    return grouped;
+    const byContact = new Map<string, Survey[]>(contactIds.map((id) => [id, []]));
+    for (const survey of found) byContact.get(survey.contactId!)?.push(survey);
+    return byContact;
   }
 
   async create(input: SurveyInput): Promise<Survey> {
@@ -92,8 +82,7 @@ export class SurveyService {
 
   async update(id: string, input: SurveyInput): Promise<Survey> {
     return this.em.transactional(async (tx) => {
-      const survey = await this.lockVisible(tx, id);
-      if (survey.status !== SurveyStatus.draft) throw frozen(survey);
+      const survey = await this.lockChangeable(tx, id);
       const changed = this.apply(survey, input);
       this.requireVenueName(survey);
       if (changed.length) this.audit(tx, survey, 'updated', { fields: changed });
@@ -103,8 +92,7 @@ export class SurveyService {
 
   async submit(id: string): Promise<Survey> {
     return this.em.transactional(async (tx) => {
-      const survey = await this.lockVisible(tx, id);
-      if (survey.status !== SurveyStatus.draft) throw frozen(survey);
+      const survey = await this.lockChangeable(tx, id);
       const missing: FieldProblem[] = REQUIRED_FOR_SUBMIT.filter((field) => {
         const value = survey[field];
         return value === null || value === undefined || value === '';
@@ -121,20 +109,29 @@ export class SurveyService {
     });
   }
 
-  /** The survey locked for this transaction, so a concurrent submit cannot slip between check and change. */
-  async lockVisible(tx: EntityManager, id: string): Promise<Survey> {
-    if (!isUuid(id)) throw AppError.notFound('Survey');
-    const survey = await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!survey) throw AppError.notFound('Survey');
-    this.requireOwner(survey);
-    return survey;
+  /** A survey this user may change right now: visible (else 404), theirs (else 403), still a draft (else 409). */
+  async changeable(id: string): Promise<Survey> {
+    return this.requireChangeable(await this.get(id));
   }
 
-  /** Admins review every survey, but only its surveyor changes it. */
-  requireOwner(survey: Survey): void {
+  /** `changeable`, locked for this transaction, so a concurrent submit cannot slip between check and change. */
+  private async lockChangeable(tx: EntityManager, id: string): Promise<Survey> {
+    const survey = isUuid(id) ? await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    if (!survey) throw AppError.notFound('Survey');
+    return this.requireChangeable(survey);
+  }
+
+  /** Admins review every survey, but only its surveyor changes it; a submitted survey is frozen. */
+  private requireChangeable(survey: Survey): Survey {
     if (survey.ownerEmail !== this.user.email) {
       throw new AppError(ErrorCode.FORBIDDEN, 'Only the surveyor who owns this survey may change it');
     }
+    if (survey.status !== SurveyStatus.draft) {
+      throw new AppError(ErrorCode.CONFLICT, `The survey is ${survey.status} and can no longer be changed`, {
+        details: { state: survey.status },
+      });
+    }
+    return survey;
   }
 
   audit(tx: EntityManager, survey: Survey, kind: SurveyEventKind, data: Record<string, unknown>): void {
@@ -147,15 +144,10 @@ export class SurveyService {
     for (const field of TEXT_FIELDS) {
       const value = input[field];
       if (value === undefined) continue;
+      // Blank text clears a field; a cleared venueName is refused by requireVenueName afterwards.
       const next = typeof value === 'string' ? value.trim() || null : null;
-      if (field === 'venueName') {
-        if (next === null) throw AppError.badInput('venueName', 'is required');
-        if (survey.venueName !== next) changed.push(field);
-        survey.venueName = next;
-        continue;
-      }
       if (survey[field] !== next) changed.push(field);
-      survey[field] = next;
+      (survey as Record<TextField, string | null>)[field] = next;
     }
     if (input.capacity !== undefined) {
       if (survey.capacity !== input.capacity) changed.push('capacity');
