@@ -8,11 +8,10 @@ import type { ObjectStorage } from '../../lib/storage.js';
 import { ContactImportResult } from './contact-import.result.js';
 import { Contact } from './contact.entity.js';
 import { ContactInput } from './contact.input.js';
-import type { ContactService } from './contact.service.js';
+import { EDITABLE_FIELDS, hasIdentity, type ContactService } from './contact.service.js';
 import type { ImportResult } from './contact-import.types.js';
 
-export const IMPORT_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
-type ImportField = (typeof IMPORT_FIELDS)[number];
+type ImportField = (typeof EDITABLE_FIELDS)[number];
 
 /** Header spellings understood without a mapping, compared without case, spaces or punctuation. */
 const HEADER_ALIASES: Record<string, ImportField> = {
@@ -38,8 +37,8 @@ const HEADER_ALIASES: Record<string, ImportField> = {
   labels: 'tags',
 };
 
-export const IMPORT_BATCH_SIZE = 1000;
-export const IMPORT_FILE_KEY = /^imports\/[0-9a-f-]{36}\.csv$/;
+const IMPORT_BATCH_SIZE = 1000;
+const IMPORT_FILE_KEY = /^imports\/[0-9a-f-]{36}\.csv$/;
 
 interface MappedColumn {
   index: number;
@@ -149,7 +148,7 @@ export class ContactImportService {
       result.skipped++;
       return null;
     }
-    if (!values.firstName && !values.email) {
+    if (!hasIdentity(values)) {
       result.skip(row, columnOf('firstName') ?? columnOf('email'), 'firstName or email is required');
       return null;
     }
@@ -276,8 +275,8 @@ function parseMapping(text: string | null | undefined): Map<string, ImportField 
   const mapping = new Map<string, ImportField | null>();
   for (const [column, target] of Object.entries(parsed)) {
     if (target === null || target === '') mapping.set(column.trim(), null);
-    else if (typeof target === 'string' && (IMPORT_FIELDS as readonly string[]).includes(target)) mapping.set(column.trim(), target as ImportField);
-    else problems.push({ field: `mapping.${column}`, message: `${JSON.stringify(target)} is not a contact field; use one of ${IMPORT_FIELDS.join(', ')}` });
+    else if (typeof target === 'string' && (EDITABLE_FIELDS as readonly string[]).includes(target)) mapping.set(column.trim(), target as ImportField);
+    else problems.push({ field: `mapping.${column}`, message: `${JSON.stringify(target)} is not a contact field; use one of ${EDITABLE_FIELDS.join(', ')}` });
   }
   if (problems.length) throw new AppError(ErrorCode.BAD_USER_INPUT, 'The mapping names unknown contact fields', { fields: problems });
   return mapping;
@@ -305,7 +304,7 @@ function mapColumns(header: string[], mapping: Map<string, ImportField | null> |
   }
   if (problems.length) throw new AppError(ErrorCode.BAD_USER_INPUT, 'The columns cannot be mapped to contact fields', { fields: problems });
   if (!columns.length) {
-    throw AppError.badInput(mapping ? 'mapping' : 'file', `no column maps to a contact field (${IMPORT_FIELDS.join(', ')})`);
+    throw AppError.badInput(mapping ? 'mapping' : 'file', `no column maps to a contact field (${EDITABLE_FIELDS.join(', ')})`);
   }
   return columns;
 }

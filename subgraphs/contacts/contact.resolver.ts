@@ -1,5 +1,4 @@
 import { Arg, Args, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { AppError } from '../../lib/errors.js';
 import { ConnectionType, PageInfo, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
 import { Contact } from './contact.entity.js';
 import { ContactConnectionArgs, ContactInput, ContactPageArgs, ContactScrollArgs, SCROLL_MAX } from './contact.input.js';
@@ -39,9 +38,7 @@ export class ContactResolver {
     description: `Every live contact (or those matching search), newest first, in pages of up to ${SCROLL_MAX} with stable keyset cursors: for exports`,
   })
   async contactScroll(@Args(() => ContactScrollArgs) args: ContactScrollArgs, @Ctx() ctx: ContactsContext): Promise<ContactScrollConnection> {
-    const first = args.first ?? SCROLL_MAX;
-    if (!Number.isInteger(first) || first < 1 || first > SCROLL_MAX) throw AppError.badInput('first', `must be an integer from 1 to ${SCROLL_MAX}`);
-    const { items, hasMore } = await ctx.contacts.scroll(first, args.after, args.search);
+    const { items, hasMore } = await ctx.contacts.scroll(args.first, args.after, args.search);
     const head = items[0];
     const last = items.at(-1);
     return {

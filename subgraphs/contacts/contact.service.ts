@@ -4,17 +4,18 @@ import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Slice, Window } from '../../lib/pagination.js';
 import { Contact } from './contact.entity.js';
-import type { ContactInput } from './contact.input.js';
+import { SCROLL_MAX, type ContactInput } from './contact.input.js';
 
-const EDITABLE = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
+/** The fields a client sets on a contact (by API or by CSV import). */
+export const EDITABLE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
 /** Every column a contact is read with: query builders select `*` otherwise, search vector and all. */
-const READ_FIELDS = ['id', ...EDITABLE, 'deleted', 'deletedAt', 'createdAt', 'updatedAt'] as const;
+const READ_FIELDS = ['id', ...EDITABLE_FIELDS, 'deleted', 'deletedAt', 'createdAt', 'updatedAt'] as const;
 
 /**
  * Turns what a person types into a prefix query over the search vector ("jan smi" finds
  * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax.
  */
-export function toPrefixQuery(search: string): string | null {
+function toPrefixQuery(search: string): string | null {
   const words = search
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
@@ -28,10 +29,8 @@ export class ContactService {
   constructor(private readonly em: EntityManager) {}
 
   async list(window: Window, search?: string | null): Promise<Slice<Contact>> {
-    const qb = this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
-    const query = search ? toPrefixQuery(search) : null;
-    if (search && !query) return { items: [], total: 0 };
-    if (query) qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]);
+    const qb = this.liveContacts(search);
+    if (!qb) return { items: [], total: 0 };
     // The page and its total at once (getResultAndCount would run them one after the other), as
     // plain rows: a list changes nothing, so managed entities would only cost snapshots.
     const [rows, total] = await Promise.all([
@@ -51,11 +50,11 @@ export class ContactService {
    * One page of live contacts after a keyset cursor (newest first). Unlike offsets, a keyset stays
    * as fast on the last page of a large export as on the first.
    */
-  async scroll(limit: number, after: string | null | undefined, search?: string | null): Promise<{ items: Contact[]; hasMore: boolean }> {
-    const qb = this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
-    const query = search ? toPrefixQuery(search) : null;
-    if (search && !query) return { items: [], hasMore: false };
-    if (query) qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]);
+  async scroll(first: number | null | undefined, after: string | null | undefined, search?: string | null): Promise<{ items: Contact[]; hasMore: boolean }> {
+    const limit = first ?? SCROLL_MAX;
+    if (!Number.isInteger(limit) || limit < 1 || limit > SCROLL_MAX) throw AppError.badInput('first', `must be an integer from 1 to ${SCROLL_MAX}`);
+    const qb = this.liveContacts(search);
+    if (!qb) return { items: [], hasMore: false };
     if (after) {
       const { createdAt, id } = decodeKeyset(after);
       // A row comparison, which PostgreSQL answers from the (created_at desc, id desc) index.
@@ -66,6 +65,17 @@ export class ContactService {
     const rows = await qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).execute<Contact[]>('all', true);
     const items = rows.slice(0, limit).map(toContactRow);
     return { items, hasMore: rows.length > limit };
+  }
+
+  /**
+   * Live contacts (matching `search` when given) as a query over the read columns; null when the
+   * search holds no word, which matches nothing.
+   */
+  private liveContacts(search: string | null | undefined) {
+    const qb = this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
+    if (!search) return qb;
+    const query = toPrefixQuery(search);
+    return query ? qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]) : null;
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {
@@ -106,7 +116,7 @@ export class ContactService {
 
   /** Sets the given fields (undefined: unchanged; null or blank: cleared); used by import too. */
   apply(contact: Contact, input: ContactInput): void {
-    for (const field of EDITABLE) {
+    for (const field of EDITABLE_FIELDS) {
       const value = input[field];
       if (value === undefined) continue;
       if (field === 'tags') contact.tags = normalizeTags(value as string[] | null);
@@ -115,7 +125,7 @@ export class ContactService {
   }
 
   requireIdentity(contact: Contact): void {
-    if (!contact.firstName && !contact.email) {
+    if (!hasIdentity(contact)) {
       throw new AppError(ErrorCode.BAD_USER_INPUT, 'A contact needs a firstName or an email', {
         fields: [
           { field: 'firstName', message: 'firstName or email is required' },
@@ -137,6 +147,11 @@ export class ContactService {
       throw error;
     }
   }
+}
+
+/** A contact needs something to call it by: a first name or an e-mail address. */
+export function hasIdentity(contact: Pick<ContactInput, 'firstName' | 'email'>): boolean {
+  return Boolean(contact.firstName || contact.email);
 }
 
 /** A contact read as a plain row, with its times as dates (what the GraphQL type serializes). */

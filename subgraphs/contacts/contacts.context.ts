@@ -2,7 +2,6 @@ import DataLoader from 'dataloader';
 import type { EntityManager, Orm } from '../../lib/database.js';
 import type { Principal } from '../../lib/identity.js';
 import type { AuthContext } from '../../lib/shield.js';
-import type { ObjectStorage } from '../../lib/storage.js';
 import { AttachmentService, type AttachmentSettings } from './attachment.service.js';
 import { ContactImportService } from './contact-import.service.js';
 import type { Contact } from './contact.entity.js';
@@ -25,16 +24,14 @@ export interface ContactsContext extends AuthContext {
   stageContacts: DataLoader<StageWindow, Contact[], string>;
 }
 
-export interface StageWindow {
+interface StageWindow {
   stageId: string;
   offset: number;
   limit: number;
 }
 
-/** What the contacts subgraph is built with besides the database. */
-export interface ContactsSettings extends AttachmentSettings {
-  storage: ObjectStorage;
-}
+/** What the contacts subgraph is built with besides the database: the storage layer and its limits. */
+export type ContactsSettings = AttachmentSettings;
 
 export function createContactsContext(orm: Orm, principal: Principal | null, settings: ContactsSettings): ContactsContext {
   const em = orm.em.fork();
@@ -64,7 +61,10 @@ export function createContactsContext(orm: Orm, principal: Principal | null, set
     stageContacts: new DataLoader(
       async (keys) => {
         const windows = new Map<string, StageWindow[]>();
-        for (const key of keys) windows.set(`${key.offset}:${key.limit}`, [...(windows.get(`${key.offset}:${key.limit}`) ?? []), key]);
+        for (const key of keys) {
+          const window = `${key.offset}:${key.limit}`;
+          windows.set(window, [...(windows.get(window) ?? []), key]);
+        }
         const answers = new Map<string, Contact[]>();
         for (const group of windows.values()) {
           const { offset, limit } = group[0];

@@ -1,7 +1,7 @@
 import { IsString, MaxLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 
-export const NOTE_MAX_LENGTH = 20_000;
+const NOTE_MAX_LENGTH = 20_000;
 
 @InputType({ description: 'The text of a note' })
 export class NoteInput {
