@@ -11,8 +11,6 @@ import type { SurveysRuntime } from './surveys.runtime.js';
 const UPLOAD_URL_SECONDS = 15 * 60;
 /** `GET /api/assets/{id}` hands out links that are meant to be used right away. */
 export const DOWNLOAD_URL_SECONDS = 10 * 60;
-/** Exports are shared (a WhatsApp message, a printed page), so their photo links live longer (S3's maximum). */
-export const EXPORT_LINK_SECONDS = 7 * 24 * 60 * 60;
 // The size column is a 32-bit integer; ASSET_MAX_BYTES above that is capped here.
 const SIZE_COLUMN_MAX = 2 ** 31 - 1;
 

@@ -1,16 +1,42 @@
 import { AppError } from '../../lib/errors.js';
-import type { SurveyAsset } from './survey-asset.entity.js';
+import type { AssetService } from './asset.service.js';
 import type { Survey } from './survey.entity.js';
+import type { SurveyService } from './survey.service.js';
 import { EXPORT_FORMATS, type ExportFormat, type SurveyExport } from './export.types.js';
 
+/** Exports are shared (a WhatsApp message, a printed page), so their photo links live longer (S3's maximum). */
+const EXPORT_LINK_SECONDS = 7 * 24 * 60 * 60;
+
 /** An asset as an export shows it: its name, its kind and a link that outlives the request. */
-export interface ExportedAsset {
+interface ExportedAsset {
   filename: string;
   contentType: string;
   url: string | null;
 }
 
-export function parseExportFormat(format: string | null | undefined): ExportFormat {
+/** A survey the user may see, as a document in one of EXPORT_FORMATS with links to its committed assets. */
+export class ExportService {
+  constructor(
+    private readonly surveys: SurveyService,
+    private readonly assets: AssetService,
+  ) {}
+
+  async export(id: string, format: string | null | undefined): Promise<SurveyExport> {
+    const exportFormat = parseExportFormat(format);
+    const survey = await this.surveys.get(id);
+    const committed = (await this.assets.committedOf([survey.id])).get(survey.id) ?? [];
+    const linked = await Promise.all(
+      committed.map(async (asset) => ({
+        filename: asset.filename,
+        contentType: asset.contentType,
+        url: await this.assets.downloadUrl(asset, EXPORT_LINK_SECONDS),
+      })),
+    );
+    return renderSurvey(survey, linked, exportFormat);
+  }
+}
+
+function parseExportFormat(format: string | null | undefined): ExportFormat {
   const value = (format ?? '').trim().toLowerCase();
   if (!(EXPORT_FORMATS as readonly string[]).includes(value)) {
     throw AppError.badInput('format', `must be one of ${EXPORT_FORMATS.join(', ')}`);
@@ -122,7 +148,7 @@ ${photos}
  * Escapes text for CommonMark: every character that could start emphasis, code, links, HTML or
  * a table is backslash-escaped, as are the ones that make a line a heading, list or quote.
  */
-export function escapeMarkdown(text: string): string {
+function escapeMarkdown(text: string): string {
   return text
     .split(/\r?\n/)
     .map((line) =>
@@ -166,7 +192,7 @@ function renderMarkdown(survey: Survey, assets: ExportedAsset[]): string {
 // does not interpret (∗ asterisk operator, ＿ fullwidth low line, ∼ tilde operator, ˋ modifier grave).
 const WHATSAPP_LOOKALIKES: Record<string, string> = { '*': '∗', _: '＿', '~': '∼', '`': 'ˋ' };
 
-export function escapeWhatsApp(text: string): string {
+function escapeWhatsApp(text: string): string {
   return text
     .replace(/[*_~`]/g, (char) => WHATSAPP_LOOKALIKES[char])
     .split(/\r?\n/)
@@ -192,7 +218,7 @@ function renderWhatsApp(survey: Survey, assets: ExportedAsset[]): string {
 }
 
 /** Renders a survey in one of the three formats; every piece of user text is escaped for that format. */
-export function renderSurvey(survey: Survey, assets: ExportedAsset[], format: ExportFormat): SurveyExport {
+function renderSurvey(survey: Survey, assets: ExportedAsset[], format: ExportFormat): SurveyExport {
   const base = `survey-${slug(survey.venueName)}`;
   switch (format) {
     case 'html':

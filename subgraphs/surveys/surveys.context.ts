@@ -5,6 +5,7 @@ import { bearerToken } from '../../lib/identity.js';
 import type { AuthContext } from '../../lib/shield.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
+import { ExportService } from './export.service.js';
 import type { SurveyAsset } from './survey-asset.entity.js';
 import type { Survey } from './survey.entity.js';
 import { SESSION_COOKIE } from './session-cookie.js';
@@ -21,6 +22,7 @@ export interface SurveysContext extends AuthContext {
   /** Present only with a session; the shield keeps every resolver that uses them behind one. */
   surveys: SurveyService;
   assets: AssetService;
+  exports: ExportService;
   surveyById: DataLoader<string, Survey | null>;
   surveysByContact: DataLoader<string, Survey[]>;
   committedAssetsBySurvey: DataLoader<string, SurveyAsset[]>;
@@ -65,6 +67,7 @@ export async function createSurveysContext(orm: Orm, runtime: SurveysRuntime, re
     auth,
     surveys,
     assets,
+    exports: new ExportService(surveys, assets),
     surveyById: new DataLoader(async (ids) => {
       const found = await surveys.findMany(ids);
       return ids.map((id) => found.get(id) ?? null);
