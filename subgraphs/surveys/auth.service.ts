@@ -1,8 +1,9 @@
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
-import { MagicLink, UserSession } from './sign-in.entity.js';
 import type { SurveySignIn, SurveyUser } from './auth.types.js';
+import { escapeHtml } from './export.service.js';
+import { MagicLink, UserSession } from './sign-in.entity.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
 const LINK_LIFETIME_MS = 15 * 60 * 1000;
@@ -82,7 +83,7 @@ export class AuthService {
         to: email,
         subject: 'Your sign-in link for venue surveys',
         text: `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this mail.\n`,
-        html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeAttribute(url.toString())}">Sign in</a></p><p>The link works once and expires in 15 minutes. If you did not ask for it, ignore this mail.</p>`,
+        html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeHtml(url.toString())}">Sign in</a></p><p>The link works once and expires in 15 minutes. If you did not ask for it, ignore this mail.</p>`,
       })
       .catch((error: unknown) => this.runtime.logger.error({ err: error, email }, 'sign-in mail could not be sent'));
   }
@@ -112,8 +113,4 @@ export class AuthService {
   async endSession(sessionId: string): Promise<void> {
     await this.em.nativeDelete(UserSession, { id: sessionId });
   }
-}
-
-function escapeAttribute(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
