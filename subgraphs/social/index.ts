@@ -1,5 +1,4 @@
-import type { Orm } from '../../lib/database.js';
-import { databaseAnswers } from '../../lib/database.js';
+import { databaseAnswers, type Orm } from '../../lib/database.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage } from '../../lib/storage.js';
 import { startSubgraphService, type RunningSubgraph } from '../../lib/subgraph.js';
@@ -17,13 +16,6 @@ export interface SocialSubgraphOptions {
 export interface RunningSocialSubgraph extends RunningSubgraph {
   runtime: SocialRuntime;
 }
-
-/**
- * Parts that start after the database is open and stop before it closes (e.g. the publisher's
- * job queue). Each may add its health check to `runtime.healthChecks`.
- */
-export type SocialStartHook = (runtime: SocialRuntime, orm: Orm) => Promise<{ close(): Promise<void> } | void>;
-export const socialStartHooks: SocialStartHook[] = [startOutreach];
 
 /** One request's context: the caller (bearer or API key, resolved on the request's own fork) and its services. */
 export async function socialContextFor(runtime: SocialRuntime, orm: Orm, req: Parameters<typeof resolveSocialPrincipal>[2]): Promise<SocialContext> {
@@ -43,12 +35,8 @@ export async function startSocialSubgraph(deps: Deps, options: SocialSubgraphOpt
     onQuery: options.onQuery,
     afterOpen: async (orm) => {
       runtime.healthChecks.push({ name: 'database', check: () => databaseAnswers(orm) }, { name: 'storage', check: () => runtime.storage.check() });
-      const started: Array<{ close(): Promise<void> }> = [];
-      for (const hook of socialStartHooks) {
-        const part = await hook(runtime, orm);
-        if (part) started.push(part);
-      }
-      return { close: async () => { for (const part of started.reverse()) await part.close(); } };
+      // The job queue lives in the service's database: it starts once that is open and stops before it closes.
+      return startOutreach(runtime, orm);
     },
     context: (orm, req) => socialContextFor(runtime, orm, req),
   });

@@ -115,13 +115,6 @@ export class MediaService {
     return this.em.findOne(MediaFile, { id, ownerId, status: MediaStatus.ready });
   }
 
-  /** Ready files by id, in one query (the publisher attaches a post's media). */
-  async findReady(ownerId: string, ids: readonly string[]): Promise<MediaFile[]> {
-    const valid = ids.filter(isUuid);
-    if (!valid.length) return [];
-    return this.em.find(MediaFile, { id: { $in: valid }, ownerId, status: MediaStatus.ready });
-  }
-
   /** Stores bytes made by the platform itself (a generated image) as a ready media file. */
   async storeGenerated(ownerId: string, image: { bytes: Buffer; contentType: string; prompt: string; brandId: string | null; filename: string }): Promise<MediaFile> {
     const file = new MediaFile();

@@ -8,6 +8,6 @@ import { ContentEvent } from './content-event.entity.js';
 import { Post } from './post.entity.js';
 import { PublishAttempt } from './publish-attempt.entity.js';
 
-/** Every MikroORM entity of the social schema; a feature appends its own (e.g. `MediaFile`). */
+/** Every MikroORM entity of the social schema (the API, the publisher worker and `npm run apikey` open it). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const socialEntities: any[] = [Brand, Post, Campaign, ContentEvent, PublishAttempt, ApiKey, Integration, OAuthState, MediaFile];

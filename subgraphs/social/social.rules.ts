@@ -50,18 +50,13 @@ export const coreRules: RuleTree = {
   },
 };
 
-/**
- * Rule trees of every feature of the social subgraph. A feature adds its own tree here
- * (e.g. `mediaRules` from media.rules.ts); `socialRules` merges them field by field.
- */
-export const socialRuleParts: RuleTree[] = [coreRules, integrationRules, mediaRules];
-
-export function socialRules(parts: RuleTree[] = socialRuleParts): RuleTree {
+/** Rule trees kept per feature (core, integrations, media) and merged here; a field ruled twice is a mistake, not an override. */
+export function socialRules(parts: RuleTree[] = [coreRules, integrationRules, mediaRules]): RuleTree {
+  const isMap = (value: unknown): value is Record<string, ShieldRule> => typeof value === 'object' && value !== null && value.constructor === Object;
   const merged: Record<string, Record<string, ShieldRule> | ShieldRule> = {};
   for (const part of parts) {
     for (const [typeName, rules] of Object.entries(part)) {
       const existing = merged[typeName];
-      const isMap = (value: unknown): value is Record<string, ShieldRule> => typeof value === 'object' && value !== null && value.constructor === Object;
       if (isMap(existing) && isMap(rules)) {
         for (const field of Object.keys(rules)) if (field in existing) throw new Error(`two rules for ${typeName}.${field}`);
         merged[typeName] = { ...existing, ...rules };

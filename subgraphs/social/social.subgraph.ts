@@ -12,29 +12,20 @@ import { socialReferences } from './social.references.js';
 import { socialRules } from './social.rules.js';
 import { ViewerResolver } from './viewer.resolver.js';
 
-/** Every resolver class of the social subgraph; a feature appends its own (e.g. `MediaResolver`). */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const socialResolvers: [Function, ...Function[]] = [
-  ViewerResolver,
-  HealthResolver,
-  PostResolver,
-  ContentOpsResolver,
-  ContentEventResolver,
-  BrandResolver,
-  CampaignResolver,
-  ApiKeyResolver,
-  IntegrationResolver,
-  MediaResolver,
-];
-
-/** Types that no resolver returns but the schema should still carry. */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const socialOrphanedTypes: Function[] = [];
-
 export function socialSubgraph(): SubgraphDefinition {
   return {
-    resolvers: socialResolvers,
-    orphanedTypes: socialOrphanedTypes,
+    resolvers: [
+      ViewerResolver,
+      HealthResolver,
+      PostResolver,
+      ContentOpsResolver,
+      ContentEventResolver,
+      BrandResolver,
+      CampaignResolver,
+      ApiKeyResolver,
+      IntegrationResolver,
+      MediaResolver,
+    ],
     references: socialReferences as GraphQLResolverMap<unknown>,
     rules: socialRules(),
   };
