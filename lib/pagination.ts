@@ -108,6 +108,11 @@ export function toPage<T>(slice: Slice<T>, window: Window): Page<T> {
   return { items: slice.items, page: window.offset / window.limit + 1, limit: window.limit, total: slice.total };
 }
 
+/** A page as a REST list answers it (DESIGN.md): the items under `data`, then page, limit and total. */
+export function pageBody<T>(page: Page<T>): { data: T[]; page: number; limit: number; total: number } {
+  return { data: page.items, page: page.page, limit: page.limit, total: page.total };
+}
+
 /** `XConnection` and `XEdge` object types for an item type. */
 export function ConnectionType<T extends object>(itemType: ClassType<T>, name: string) {
   @ObjectType(`${name}Edge`)

@@ -1,21 +1,16 @@
-import { runOperation, type RestRoute } from '../../lib/rest.js';
+import type { RestRoute } from '../../lib/rest.js';
 import type { SocialRouteContext } from './index.js';
 import { pickBody } from './rest.helpers.js';
 
 /** `/api/ai`: image generation; the image is kept as a media file and answered as one. */
-export function aiRoutes({ client, operations }: SocialRouteContext): RestRoute[] {
+export function aiRoutes({ run }: SocialRouteContext): RestRoute[] {
   return [
     {
       method: 'post',
       path: '/api/ai/generate-image',
       summary: 'Generate an image from { prompt, size?, brandId? } and store it as a media file',
       handler: async (req, res) => {
-        const { generateImage } = await runOperation<{ generateImage: Record<string, unknown> }>(
-          client,
-          operations.GenerateImage,
-          { input: pickBody(req, ['prompt', 'size', 'brandId']) },
-          req,
-        );
+        const { generateImage } = await run<{ generateImage: Record<string, unknown> }>('GenerateImage', { input: pickBody(req, ['prompt', 'size', 'brandId']) }, req);
         res.json(generateImage);
       },
     },

@@ -1,20 +1,14 @@
 import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
-import { jsonBody, numberParam, runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { jsonBody, numberParam, stringParam, type RestRoute } from '../../lib/rest.js';
+import { pageBody, type Page } from '../../lib/pagination.js';
 import type { SocialRouteContext } from './index.js';
 import { listParam, pickBody } from './rest.helpers.js';
 
 type Item = Record<string, unknown>;
-interface Page {
-  items: Item[];
-  page: number;
-  limit: number;
-  total: number;
-}
 
 /** `/api/content-ops/*`: queue, daily rollups, audit events and item actions (bearer or API key). */
-export function contentOpsRoutes({ client, operations }: SocialRouteContext): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) => runOperation<Data>(client, operations[name], variables, req);
+export function contentOpsRoutes({ run }: SocialRouteContext): RestRoute[] {
   const action = (name: string, field: string, summary: string, path: string, variables: (req: Request) => Record<string, unknown> = () => ({})): RestRoute => ({
     method: 'post',
     path,
@@ -31,7 +25,7 @@ export function contentOpsRoutes({ client, operations }: SocialRouteContext): Re
       path: '/api/content-ops/queue',
       summary: 'Queued, publishing and failed items in due order (page, limit, brandId, status=a,b to choose statuses)',
       handler: async (req, res) => {
-        const { contentQueuePage } = await run<{ contentQueuePage: Page }>(
+        const { contentQueuePage } = await run<{ contentQueuePage: Page<Item> }>(
           'ContentQueue',
           {
             page: numberParam(req.query.page),
@@ -41,7 +35,7 @@ export function contentOpsRoutes({ client, operations }: SocialRouteContext): Re
           },
           req,
         );
-        res.json({ data: contentQueuePage.items, page: contentQueuePage.page, limit: contentQueuePage.limit, total: contentQueuePage.total });
+        res.json(pageBody(contentQueuePage));
       },
     },
     {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, problemFor } from '../../lib/errors.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { runOperation, sendProblem, type RestRoute } from '../../lib/rest.js';
+import { sendProblem, type RestRoute } from '../../lib/rest.js';
 import type { SocialRouteContext } from './index.js';
 
 interface HealthData {
@@ -12,7 +12,7 @@ interface HealthData {
  * `GET /health`: the subgraph checks its parts (database, storage, job queue...) and the adapter
  * reports them; when the subgraph itself cannot be reached, that is the failing part.
  */
-export function healthRoutes({ client, operations }: SocialRouteContext): RestRoute[] {
+export function healthRoutes({ run }: SocialRouteContext): RestRoute[] {
   return [
     {
       method: 'get',
@@ -22,7 +22,7 @@ export function healthRoutes({ client, operations }: SocialRouteContext): RestRo
         const timestamp = new Date().toISOString();
         let health: HealthData['socialHealth'];
         try {
-          health = (await runOperation<HealthData>(client, operations.SocialHealth, {}, req)).socialHealth;
+          health = (await run<HealthData>('SocialHealth', {}, req)).socialHealth;
         } catch {
           health = { ok: false, checks: [{ name: 'social-subgraph', ok: false, detail: 'not answering' }] };
         }

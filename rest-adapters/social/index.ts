@@ -1,9 +1,9 @@
 import path from 'node:path';
-import express, { type Router } from 'express';
+import express, { type Request, type Router } from 'express';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createRestApp, loadOperations, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { createRestApp, loadOperations, runOperation, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
@@ -18,19 +18,9 @@ const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'opera
 
 /** What a route module of the social REST adapter is built from. */
 export interface SocialRouteContext {
-  client: GraphQLClient;
-  /** Every named operation of `operations/*.graphql` (all files of the folder). */
-  operations: Record<string, string>;
-  deps: Pick<Deps, 'config' | 'logger'>;
+  /** Runs one named operation of operations/*.graphql as the caller; its errors become problems. */
+  run<Data>(operation: string, variables: Record<string, unknown>, req: Request): Promise<Data>;
 }
-
-export type SocialRouteModule = (context: SocialRouteContext) => RestRoute[];
-
-/** Route modules of the social REST contract, in matching order; a feature appends its own (e.g. `mediaRoutes`). */
-export const socialRouteModules: SocialRouteModule[] = [healthRoutes, postRoutes, contentOpsRoutes, brandRoutes, integrationRoutes, mediaRoutes, aiRoutes];
-
-/** Routers that read raw bodies (e.g. `storageRouter` for signed upload URLs), mounted before JSON parsing. */
-export const socialRouterFactories: Array<(deps: Pick<Deps, 'config' | 'logger'>) => Router> = [(deps) => storageRouter(createStorage(deps.config))];
 
 /** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
 function apiKeyOnlyOnContentOps(): Router {
@@ -43,12 +33,18 @@ function apiKeyOnlyOnContentOps(): Router {
 }
 
 /** Every route of the social publishing REST contract, in matching order. */
-export function socialRestRoutes(client: GraphQLClient, deps: Pick<Deps, 'config' | 'logger'>, operations = loadOperations(OPERATIONS_DIR)): RestRoute[] {
-  const context: SocialRouteContext = { client, operations, deps };
+function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
+  const context: SocialRouteContext = {
+    run: (name, variables, req) => {
+      const operation = operations[name];
+      if (!operation) throw new Error(`no operation ${name} in ${OPERATIONS_DIR}`);
+      return runOperation(client, operation, variables, req);
+    },
+  };
   const routes: RestRoute[] = [
     // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
-    ...socialRouteModules.flatMap((module) => module(context)),
+    ...[healthRoutes, postRoutes, contentOpsRoutes, brandRoutes, integrationRoutes, mediaRoutes, aiRoutes].flatMap((module) => module(context)),
   ];
   return routes;
 }
@@ -60,8 +56,9 @@ export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, opt
     name: 'social',
     config: deps.config,
     logger: deps.logger,
-    routes: socialRestRoutes(options.client, deps, operations),
-    routers: [apiKeyOnlyOnContentOps(), ...socialRouterFactories.map((factory) => factory(deps))],
+    routes: socialRestRoutes(options.client, operations),
+    // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
+    routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config))],
     isReady: ready.check,
   });
   const server = await listen(app, options.port, deps.config.env.HOST);

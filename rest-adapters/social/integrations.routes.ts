@@ -1,5 +1,4 @@
-import type { Request } from 'express';
-import { runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { stringParam, type RestRoute } from '../../lib/rest.js';
 import type { SocialRouteContext } from './index.js';
 
 type Integration = Record<string, unknown>;
@@ -9,9 +8,7 @@ type Integration = Record<string, unknown>;
  * carries the user's bearer token; the platform's redirect back to the callback does not, which is
  * why the subgraph binds the single-use state to the user when the connect starts.
  */
-export function integrationRoutes({ client, operations }: SocialRouteContext): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) => runOperation<Data>(client, operations[name], variables, req);
-
+export function integrationRoutes({ run }: SocialRouteContext): RestRoute[] {
   return [
     {
       method: 'get',

@@ -1,26 +1,24 @@
-import type { Request } from 'express';
-import { numberParam, runOperation, type RestRoute } from '../../lib/rest.js';
+import { numberParam, type RestRoute } from '../../lib/rest.js';
+import { pageBody, type Page } from '../../lib/pagination.js';
 import type { SocialRouteContext } from './index.js';
 import { pickBody } from './rest.helpers.js';
 
 type MediaFile = Record<string, unknown>;
 
 /** `/api/media`: the user's media files, and upload URLs for new ones (bytes go straight to storage). */
-export function mediaRoutes({ client, operations }: SocialRouteContext): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) => runOperation<Data>(client, operations[name], variables, req);
-
+export function mediaRoutes({ run }: SocialRouteContext): RestRoute[] {
   return [
     {
       method: 'get',
       path: '/api/media',
       summary: 'List media files whose bytes have arrived (page, limit)',
       handler: async (req, res) => {
-        const { mediaPage } = await run<{ mediaPage: { items: MediaFile[]; page: number; limit: number; total: number } }>(
+        const { mediaPage } = await run<{ mediaPage: Page<MediaFile> }>(
           'MediaPage',
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
-        res.json({ data: mediaPage.items, page: mediaPage.page, limit: mediaPage.limit, total: mediaPage.total });
+        res.json(pageBody(mediaPage));
       },
     },
     {

@@ -1,24 +1,22 @@
-import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
-import { numberParam, runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { numberParam, stringParam, type RestRoute } from '../../lib/rest.js';
+import { pageBody, type Page } from '../../lib/pagination.js';
 import type { SocialRouteContext } from './index.js';
 import { pickBody } from './rest.helpers.js';
 
 type Post = Record<string, unknown>;
 
-export const POST_BODY_FIELDS = ['brandId', 'campaignId', 'content', 'platforms', 'mediaIds', 'scheduledAt', 'status'] as const;
+const POST_BODY_FIELDS = ['brandId', 'campaignId', 'content', 'platforms', 'mediaIds', 'scheduledAt', 'status'] as const;
 
 /** `/api/posts`: each route runs one operation of operations/posts.graphql; the rules live in the subgraph. */
-export function postRoutes({ client, operations }: SocialRouteContext): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) => runOperation<Data>(client, operations[name], variables, req);
-
+export function postRoutes({ run }: SocialRouteContext): RestRoute[] {
   return [
     {
       method: 'get',
       path: '/api/posts',
       summary: 'List your posts, newest first (page, limit, brandId, status)',
       handler: async (req, res) => {
-        const { postPage } = await run<{ postPage: { items: Post[]; page: number; limit: number; total: number } }>(
+        const { postPage } = await run<{ postPage: Page<Post> }>(
           'PostPage',
           {
             page: numberParam(req.query.page),
@@ -28,7 +26,7 @@ export function postRoutes({ client, operations }: SocialRouteContext): RestRout
           },
           req,
         );
-        res.json({ data: postPage.items, page: postPage.page, limit: postPage.limit, total: postPage.total });
+        res.json(pageBody(postPage));
       },
     },
     {
