@@ -12,11 +12,11 @@ import { surveyRoutes } from './surveys.routes.js';
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
 
 /** Sign-in requests per client address per window (DESIGN: 30 per client address per 15 minutes). */
-export const SIGN_IN_PER_CLIENT = 30;
+const SIGN_IN_PER_CLIENT = 30;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** Every route of the venue survey REST contract, in matching order. */
-export function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[2]): RestRoute[] {
+function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[2]): RestRoute[] {
   const operations = loadOperations(OPERATIONS_DIR);
   const routes: RestRoute[] = [
     ...serviceInfoRoutes('venue-survey', () => routes),

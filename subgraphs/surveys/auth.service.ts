@@ -11,6 +11,9 @@ const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 /** Spent and expired links stay a day for the record, then go with the address's next request. */
 const RETAIN_SPENT_MS = 24 * 60 * 60 * 1000;
 
+// randomToken's base64url text; anything else is refused before it is hashed and looked up.
+const TOKEN_SHAPE = /^[\w-]{20,100}$/;
+
 export const MAGIC_LINK_ANSWER = 'If this address may sign in, a sign-in link is on its way to it.';
 
 export interface ActiveSession {
@@ -19,7 +22,7 @@ export interface ActiveSession {
   expiresAt: Date;
 }
 
-export function normalizeEmail(email: string): string {
+function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
@@ -50,7 +53,7 @@ export class AuthService {
 
   /** The live session a token belongs to, or null (unknown, expired, or not a session token at all). */
   async sessionOf(token: string | undefined): Promise<ActiveSession | null> {
-    if (!token || !/^[\w-]{20,100}$/.test(token)) return null;
+    if (!token || !TOKEN_SHAPE.test(token)) return null;
     const session = await this.em.findOne(UserSession, { tokenHash: sha256Hex(token), expiresAt: { $gt: new Date() } });
     if (!session) return null;
     return { id: session.id, user: this.userOf(session.email), expiresAt: session.expiresAt };
@@ -91,7 +94,7 @@ export class AuthService {
   /** Spends a link (once) and opens a session; a used, voided, expired or unknown token is UNAUTHENTICATED. */
   async verifyLink(token: string): Promise<SurveySignIn> {
     const invalid = new AppError(ErrorCode.UNAUTHENTICATED, 'This sign-in link is invalid, used or expired; request a new one');
-    if (!/^[\w-]{20,100}$/.test(token)) throw invalid;
+    if (!TOKEN_SHAPE.test(token)) throw invalid;
     const sessionToken = randomToken(32);
     const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS);
     const email = await this.em.transactional(async (tx) => {

@@ -9,7 +9,7 @@ import { createSurveysRuntime, type SurveysRuntime } from './surveys.runtime.js'
 import { surveysSubgraph } from './surveys.subgraph.js';
 import { surveysMigrations } from './migrations/index.js';
 
-export const surveysEntities = [Survey, SurveyAsset, SurveyEvent, MagicLink, UserSession];
+const surveysEntities = [Survey, SurveyAsset, SurveyEvent, MagicLink, UserSession];
 
 export function startSurveysSubgraph(deps: Deps, options: { port: number; onQuery?: (sql: string) => void }): Promise<RunningSubgraph> {
   // Made once the database is up, so a failed start leaves no Redis or SMTP connection behind.

@@ -12,7 +12,6 @@ import { SESSION_COOKIE } from './session-cookie.js';
 import { SurveyService } from './survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
-
 /** Everything a surveys resolver may use during one request: one entity manager fork, one session. */
 export interface SurveysContext extends AuthContext {
   em: EntityManager;
@@ -28,7 +27,7 @@ export interface SurveysContext extends AuthContext {
   committedAssetsBySurvey: DataLoader<string, SurveyAsset[]>;
 }
 
-export function cookieValue(header: string | string[] | undefined, name: string): string | undefined {
+function cookieValue(header: string | string[] | undefined, name: string): string | undefined {
   const text = Array.isArray(header) ? header.join('; ') : header;
   for (const part of (text ?? '').split(';')) {
     const index = part.indexOf('=');
@@ -46,7 +45,7 @@ export function cookieValue(header: string | string[] | undefined, name: string)
  * The session token of a request: a bearer token that is not a JWT (JWTs belong to the other
  * services and pass through here untouched), else the session cookie.
  */
-export function sessionTokenOf(req: IncomingMessage): string | undefined {
+function sessionTokenOf(req: IncomingMessage): string | undefined {
   const bearer = bearerToken(req.headers.authorization);
   if (bearer && bearer.split('.').length !== 3) return bearer;
   return cookieValue(req.headers.cookie, SESSION_COOKIE);

@@ -5,8 +5,8 @@ import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage.js';
 
 /** Sign-in requests per e-mail address per window (DESIGN: 5 per address per 15 minutes). */
-export const SIGN_IN_PER_ADDRESS = 5;
-export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+const SIGN_IN_PER_ADDRESS = 5;
+const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** What the surveys subgraph keeps for its whole life; each request's context is built on it. */
 export interface SurveysRuntime {
@@ -20,7 +20,7 @@ export interface SurveysRuntime {
   close(): Promise<void>;
 }
 
-export function surveysPublicUrl(config: Config): string {
+function surveysPublicUrl(config: Config): string {
   return (config.env.SURVEYS_PUBLIC_URL ?? `http://localhost:${config.ports.surveysRest}`).replace(/\/+$/, '');
 }
 
