@@ -1,10 +1,9 @@
 import { pipeline } from 'node:stream/promises';
-import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { readMultipart } from '../../lib/multipart.js';
-import { numberParam, runOperation, type RestRoute } from '../../lib/rest.js';
+import { numberParam, type RestRoute } from '../../lib/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
+import type { RunOperation } from './index.js';
 
 type Attachment = Record<string, unknown>;
 interface UploadSlot {
@@ -22,10 +21,7 @@ const ALL_ON_ONE_PAGE = 100;
  * storage key and the size limit, the bytes stream from the request into storage, and the
  * subgraph records them (refusing, and deleting them, when anything is wrong).
  */
-export function attachmentRoutes(client: GraphQLClient, operations: Record<string, string>, storage: ObjectStorage): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
-    runOperation<Data>(client, operations[name], variables, req);
-
+export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): RestRoute[] {
   return [
     {
       method: 'get',

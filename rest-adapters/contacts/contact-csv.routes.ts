@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import type { Request } from 'express';
 import type { Config } from '../../lib/config.js';
 import { AppError } from '../../lib/errors.js';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { readMultipart } from '../../lib/multipart.js';
-import { runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { stringParam, type RestRoute } from '../../lib/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
+import type { RunOperation } from './index.js';
 
 type Contact = Record<string, unknown> & { tags: string[] };
 interface ScrollPage {
   contactScroll: { nodes: Contact[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 }
 
-export const EXPORT_COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'] as const;
+const EXPORT_COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'] as const;
 const EXPORT_PAGE_SIZE = 1000;
 
 /**
@@ -23,17 +22,14 @@ const EXPORT_PAGE_SIZE = 1000;
  * makes it text (OWASP "CSV injection").
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
-export const neutralizeFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
+const neutralizeFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
 /**
  * CSV in and out. Import: the file streams into storage, and one operation imports it there
  * (rules, validation and batches are the subgraph's). Export: pages of a keyset walk through
  * GraphQL are written as they come, so memory does not grow with the number of contacts.
  */
-export function contactCsvRoutes(client: GraphQLClient, operations: Record<string, string>, storage: ObjectStorage, config: Config): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
-    runOperation<Data>(client, operations[name], variables, req);
-
+export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, config: Config): RestRoute[] {
   return [
     {
       method: 'post',
@@ -70,45 +66,28 @@ export function contactCsvRoutes(client: GraphQLClient, operations: Record<strin
       summary: 'Export contacts as CSV (optional search)',
       handler: async (req, res) => {
         const search = stringParam(req.query.search);
-        const fetchPage = (after: string | null) => run<ScrollPage>('ContactScroll', { first: EXPORT_PAGE_SIZE, after, search }, req);
+        const fetchPage = async (after: string | null) =>
+          (await run<ScrollPage>('ContactScroll', { first: EXPORT_PAGE_SIZE, after, search }, req)).contactScroll;
         // The first page is read before any byte is sent, so a bad request still gets a problem body.
-        let page = (await fetchPage(null)).contactScroll;
+        const firstPage = await fetchPage(null);
         res.status(200).set({
           'content-type': 'text/csv; charset=utf-8',
           'content-disposition': contentDisposition('contacts.csv'),
           'cache-control': 'no-store',
           'x-content-type-options': 'nosniff',
         });
-        const csv = stringify({
-          header: true,
-          columns: [...EXPORT_COLUMNS],
-          record_delimiter: '\r\n',
-          cast: { string: neutralizeFormula },
-        });
-        const sent = pipeline(csv, res);
-        const failed = sent.then(
-          () => new Promise<never>(() => undefined),
-          (error: unknown) => Promise.reject(error),
-        );
-        failed.catch(() => undefined);
-        try {
-          for (;;) {
+        async function* rows() {
+          for (let page = firstPage; ; ) {
             // The next page is on its way while this one is written.
             const next = page.pageInfo.hasNextPage ? fetchPage(page.pageInfo.endCursor) : null;
             next?.catch(() => undefined);
-            for (const contact of page.nodes) {
-              if (!csv.write(toRow(contact))) await Promise.race([once(csv, 'drain'), failed]);
-            }
-            if (!next) break;
-            page = (await next).contactScroll;
+            for (const contact of page.nodes) yield toRow(contact);
+            if (!next) return;
+            page = await next;
           }
-          csv.end();
-          await sent;
-        } catch (error) {
-          csv.destroy(error as Error);
-          await sent.catch(() => undefined);
-          throw error;
         }
+        const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: '\r\n', cast: { string: neutralizeFormula } });
+        await pipeline(Readable.from(rows()), csv, res);
       },
     },
   ];
@@ -116,8 +95,8 @@ export function contactCsvRoutes(client: GraphQLClient, operations: Record<strin
 
 function toRow(contact: Contact): string[] {
   return EXPORT_COLUMNS.map((column) => {
-    const value = contact[column];
     if (column === 'tags') return contact.tags.join(';');
+    const value = contact[column];
     return value === null || value === undefined ? '' : String(value);
   });
 }

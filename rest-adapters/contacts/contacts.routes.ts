@@ -1,7 +1,6 @@
-import type { Request, Response } from 'express';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { jsonBody, numberParam, runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
 import { AppError } from '../../lib/errors.js';
+import { jsonBody, numberParam, stringParam, type RestRoute } from '../../lib/rest.js';
+import type { RunOperation } from './index.js';
 
 type Contact = Record<string, unknown>;
 interface ContactPageData {
@@ -12,16 +11,13 @@ interface ContactPageData {
  * The documented contact-record endpoints. Each runs one operation of `operations/` and maps the
  * answer; every rule (validation, soft delete, search) lives in the contacts subgraph.
  */
-export function contactRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
-    runOperation<Data>(client, operations[name], variables, req);
-
+export function contactRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',
       path: '/api/contacts',
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
-      handler: async (req: Request, res: Response) => {
+      handler: async (req, res) => {
         const { contactPage } = await run<ContactPageData>(
           'ContactPage',
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit), search: stringParam(req.query.search) },

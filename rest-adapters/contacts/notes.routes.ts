@@ -1,14 +1,10 @@
-import type { Request } from 'express';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { jsonBody, numberParam, runOperation, type RestRoute } from '../../lib/rest.js';
+import { jsonBody, numberParam, type RestRoute } from '../../lib/rest.js';
+import type { RunOperation } from './index.js';
 
 type Note = Record<string, unknown>;
 
 /** Notes of a contact. Every rule (ownership, soft-deleted contacts, validation) is the subgraph's. */
-export function noteRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
-    runOperation<Data>(client, operations[name], variables, req);
-
+export function noteRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',

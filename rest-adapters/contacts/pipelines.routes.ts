@@ -1,7 +1,6 @@
-import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { jsonBody, numberParam, runOperation, type RestRoute } from '../../lib/rest.js';
+import { jsonBody, numberParam, type RestRoute } from '../../lib/rest.js';
+import type { RunOperation } from './index.js';
 
 type Row = Record<string, unknown>;
 interface Page<T> {
@@ -27,10 +26,7 @@ interface Placement {
 }
 
 /** Sales pipelines, the board, moves and their history. The subgraph holds every rule. */
-export function pipelineRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
-    runOperation<Data>(client, operations[name], variables, req);
-
+export function pipelineRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',
