@@ -2,9 +2,11 @@
  * The kinds of file a survey may carry (photos and PDF documents), each with a test of the
  * file's first bytes, so a commit can tell that the bytes really are what was declared.
  */
+// Phones label the same HEIF container either way, so both types accept every HEIF brand.
+const HEIF_BRANDS = ['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis', 'hevm', 'hevs', 'mif1', 'msf1'];
 const ISO_BMFF_BRANDS: Record<string, string[]> = {
-  'image/heic': ['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis', 'hevm', 'hevs', 'mif1', 'msf1'],
-  'image/heif': ['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis', 'hevm', 'hevs', 'mif1', 'msf1'],
+  'image/heic': HEIF_BRANDS,
+  'image/heif': HEIF_BRANDS,
   'image/avif': ['avif', 'avis'],
 };
 

@@ -15,7 +15,6 @@ import type { SurveysRuntime } from './surveys.runtime.js';
 /** Everything a surveys resolver may use during one request: one entity manager fork, one session. */
 export interface SurveysContext extends AuthContext {
   em: EntityManager;
-  runtime: SurveysRuntime;
   session: ActiveSession | null;
   auth: AuthService;
   /** Present only with a session; the shield keeps every resolver that uses them behind one. */
@@ -61,7 +60,6 @@ export async function createSurveysContext(orm: Orm, runtime: SurveysRuntime, re
   return {
     principal: session ? { userId: session.user.email, email: session.user.email, scopes: null, via: 'session' } : null,
     em,
-    runtime,
     session,
     auth,
     surveys,
