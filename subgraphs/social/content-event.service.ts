@@ -41,7 +41,10 @@ function decodeCursor(cursor: string): string {
  * rolls back with it: no change exists without its event.
  */
 export class ContentEventService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reach: Reach,
+  ) {}
 
   static record(tx: EntityManager, change: ContentChange): ContentEvent {
     const event = new ContentEvent();
@@ -58,13 +61,13 @@ export class ContentEventService {
   }
 
   /** Newest first, keyset-paginated on the log's sequence, so pages never skip or repeat. */
-  async list(reach: Reach, filter: EventFilter, limit: number | undefined | null, cursor: string | undefined | null): Promise<EventSlice> {
+  async list(filter: EventFilter, limit: number | undefined | null, cursor: string | undefined | null): Promise<EventSlice> {
     const size = limit ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw AppError.badInput('limit', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
     if (filter.contentId !== undefined && filter.contentId !== null && !isUuid(filter.contentId)) {
       return { items: [], nextCursor: null, total: 0 };
     }
-    const where: Record<string, unknown> = { ...reachFilter(reach) };
+    const where: Record<string, unknown> = { ...reachFilter(this.reach) };
     if (filter.contentId) where.contentId = filter.contentId;
     if (filter.type) where.type = filter.type;
     const total = await this.em.count(ContentEvent, where);

@@ -60,7 +60,7 @@ export class ContentOpsResolver {
 
   @Query(() => ContentEventConnection, { description: 'The audit log, newest first' })
   async contentEvents(@Args(() => EventArgs) args: EventArgs, @Ctx() ctx: SocialContext) {
-    const slice = await ctx.events.list(ctx.posts.reachOfCaller(), { contentId: args.contentId, type: args.type }, args.first, args.after);
+    const slice = await ctx.events.list({ contentId: args.contentId, type: args.type }, args.first, args.after);
     const edges = slice.items.map((node) => ({ cursor: cursorOfEvent(node), node }));
     return {
       edges,

@@ -54,11 +54,6 @@ export class PostService {
     this.reach = reachOf(principal);
   }
 
-  /** What the caller may see; other services (the audit log) filter by it too. */
-  reachOfCaller(): Reach {
-    return this.reach;
-  }
-
   private where(filter: PostFilter = {}): Record<string, unknown> | null {
     const where: Record<string, unknown> = { ...reachFilter(this.reach) };
     if (filter.brandId !== undefined && filter.brandId !== null) {

@@ -118,7 +118,7 @@ class SocialRequestContext implements SocialContext {
   }
 
   get events(): ContentEventService {
-    return this.once('events', () => new ContentEventService(this.em));
+    return this.once('events', () => new ContentEventService(this.em, reachOf(this.signedIn())));
   }
 
   get attempts(): PublishAttemptService {
