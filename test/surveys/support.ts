@@ -22,6 +22,13 @@ export interface ReceivedMail {
   decoded: string;
 }
 
+/** The first link in the mail that starts with `prefix` (HTML-escaped `&` undone), or undefined. */
+export function linkIn(mail: ReceivedMail, prefix: string): URL | undefined {
+  const pattern = new RegExp(`${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^\\s"<>]+`);
+  const link = pattern.exec(mail.decoded)?.[0];
+  return link ? new URL(link.replace(/&amp;/g, '&')) : undefined;
+}
+
 function decodeQuotedPrintable(text: string): string {
   return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }

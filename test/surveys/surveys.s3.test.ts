@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import S3rver from 's3rver';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort, MailCatcher } from './support.js';
+import { freePort, linkIn, MailCatcher } from './support.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -52,7 +52,7 @@ describe('venue survey assets on S3', () => {
   it('signs in, uploads to a presigned S3 URL, commits, downloads and exports', async () => {
     expect((await rest('POST', `${base}/api/auth/magic/request`, { email: 'erin@field.example' })).status).toBe(202);
     const received = await mail.waitFor('erin@field.example');
-    const token = new URL(/http:\/\/localhost:5173\/auth\/magic\?[^\s"<>]+/.exec(received.decoded)![0]).searchParams.get('token');
+    const token = linkIn(received, 'http://localhost:5173/auth/magic?')!.searchParams.get('token');
     const verified = await rest('POST', `${base}/api/auth/magic/verify`, { token });
     expect(verified.status).toBe(200);
     auth = { authorization: `Bearer ${verified.body.token}` };

@@ -8,12 +8,13 @@ import { loadConfig } from '../../lib/config.js';
 import { createMailer } from '../../lib/mail.js';
 import { createStorage } from '../../lib/storage.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort, MailCatcher } from './support.js';
+import { freePort, linkIn, MailCatcher } from './support.js';
 
 const ALLOWED_DOMAIN = 'field.example';
 const ADMIN = 'boss@hq.example';
 const FROM = 'surveys@venues.example';
 const LINK_BASE = 'https://app.example/auth/magic?src=mail';
+const LINK_PREFIX = 'https://app.example/auth/magic?';
 const ASSET_MAX_BYTES = 200_000;
 
 // A 1x1 PNG and a minimal PDF: real signatures, so the commit's type check has something to read.
@@ -48,10 +49,9 @@ describe('venue survey service', () => {
     expect(answer.status).toBe(202);
     // Addresses are compared case-insensitively; the mail goes to the normalized one.
     const received = await mail.waitFor(email.toLowerCase(), nth);
-    const link = /https:\/\/app\.example\/auth\/magic\?[^\s"<>]+/.exec(received.decoded)?.[0];
-    expect(link).toBeDefined();
-    const url = new URL(link!.replace(/&amp;/g, '&'));
-    return { url, token: url.searchParams.get('token')!, received };
+    const url = linkIn(received, LINK_PREFIX);
+    expect(url).toBeDefined();
+    return { url: url!, token: url!.searchParams.get('token')!, received };
   };
 
   const signIn = async (email: string) => {
@@ -225,8 +225,7 @@ describe('venue survey service', () => {
 
   it('voids the older link when a new one is requested, and refuses expired links', async () => {
     const email = `carol@${ALLOWED_DOMAIN}`;
-    const older = (await mail.waitFor(email, 1)).decoded;
-    const olderToken = new URL(/https:\/\/app\.example\/auth\/magic\?[^\s"<>]+/.exec(older)![0]).searchParams.get('token');
+    const olderToken = linkIn(await mail.waitFor(email, 1), LINK_PREFIX)!.searchParams.get('token');
     const { token: newer } = await mailedToken(email, 2);
     expect((await rest('POST', `${base}/api/auth/magic/verify`, { token: olderToken })).status).toBe(401);
 
