@@ -10,7 +10,7 @@ import { ContentEventService } from './content-event.service.js';
 import type { CampaignInput } from './campaign.input.js';
 import { Post, snapshotOf } from './post.entity.js';
 import { assertCanApply } from './post.state.js';
-import { actorOf, reachFilter, reachOf, type Reach } from './scopes.js';
+import { actorOf, reaches, reachFilter, reachOf, type Reach } from './scopes.js';
 
 /** Campaigns: named groups of one brand's posts. Moving a post in or out is a post change, audited. */
 export class CampaignService {
@@ -27,7 +27,8 @@ export class CampaignService {
   async list(window: Window, brandId?: string | null): Promise<Slice<Campaign>> {
     const where: Record<string, unknown> = { ...reachFilter(this.reach) };
     if (brandId) {
-      if (!isUuid(brandId)) return { items: [], total: 0 };
+      // Naming a brand replaces reachFilter's brand list, so the brand itself must be in reach.
+      if (!isUuid(brandId) || !reaches(this.reach, brandId)) return { items: [], total: 0 };
       where.brandId = brandId;
     }
     const [items, total] = await this.em.findAndCount(Campaign, where, {

@@ -222,4 +222,27 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     const listed = await graphql<any>(gateway, '{ apiKeys { id lastUsedAt } }', {}, owner);
     expect(listed.body.data.apiKeys).toEqual([{ id: apiKey.id, lastUsedAt: expect.any(String) }]);
   });
+
+  it('keeps an API key to its brands when a campaign list names another brand', async () => {
+    const owner = await bearer('campaign-keyholder');
+    const brandNamed = async (name: string) =>
+      (await graphql<any>(gateway, 'mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, owner)).body.data.createBrand.id as string;
+    const mine = await brandNamed('Mine');
+    const hidden = await brandNamed('Hidden');
+    for (const brandId of [mine, hidden]) {
+      await graphql(gateway, 'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }', { input: { name: 'Launch', brandId } }, owner);
+    }
+    const made = await graphql<any>(
+      gateway,
+      'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }',
+      { input: { name: 'campaigns', scopes: ['campaigns.read', `brand:${mine}`] } },
+      owner,
+    );
+    const withKey = { 'x-api-key': made.body.data.createApiKey.key as string };
+    const count = async (brandId?: string) =>
+      (await graphql<any>(gateway, 'query ($brandId: ID) { campaigns(brandId: $brandId) { totalCount } }', { brandId }, withKey)).body.data.campaigns.totalCount;
+    expect(await count()).toBe(1);
+    expect(await count(mine)).toBe(1);
+    expect(await count(hidden)).toBe(0);
+  });
 });
