@@ -110,6 +110,21 @@ export async function runOperation<Data>(
   return result.data;
 }
 
+/** Runs one named operation of an adapter's `operations/*.graphql` as the caller; its errors become problems. */
+export type RunOperation = <Data>(name: string, variables: Record<string, unknown>, req: Request) => Promise<Data>;
+
+/**
+ * `runOperation` by name, over the operations of `folder` read once at start (or given, when the
+ * adapter needs them for something else too); a name that is not there fails loudly.
+ */
+export function operationRunner(client: GraphQLClient, folder: string, operations = loadOperations(folder)): RunOperation {
+  return (name, variables, req) => {
+    const operation = operations[name];
+    if (!operation) throw new Error(`no operation ${name} in ${folder}`);
+    return runOperation(client, operation, variables, req);
+  };
+}
+
 /** Query-string numbers arrive as text; numeric text becomes a number and anything else stays text for GraphQL to reject by name. */
 export function numberParam(value: unknown): number | string | undefined {
   if (value === undefined || value === '') return undefined;

@@ -1,8 +1,7 @@
-import type { CookieOptions, Request } from 'express';
+import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
 import type { RateLimiter } from '../../lib/rate-limit.js';
-import { jsonBody, runOperation, type RestRoute } from '../../lib/rest.js';
+import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { SESSION_COOKIE } from '../../subgraphs/surveys/session-cookie.js';
 
 interface SignInData {
@@ -19,13 +18,7 @@ function cookieOptions(config: Config): CookieOptions {
  * Magic-link sign-in. The limit per client address is applied here, at the edge that sees the
  * client's address; the limit per e-mail address and every other rule live in the subgraph.
  */
-export function authRoutes(
-  client: GraphQLClient,
-  operations: Record<string, string>,
-  options: { config: Config; signInPerClient: RateLimiter },
-): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
-    runOperation<Data>(client, operations[name], variables, req);
+export function authRoutes(run: RunOperation, options: { config: Config; signInPerClient: RateLimiter }): RestRoute[] {
   const cookie = cookieOptions(options.config);
 
   return [

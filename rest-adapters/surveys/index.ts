@@ -3,7 +3,7 @@ import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { RateLimits } from '../../lib/rate-limit.js';
-import { createRestApp, loadOperations, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { createRestApp, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
 import { authRoutes } from './auth.routes.js';
@@ -16,12 +16,12 @@ const SIGN_IN_PER_CLIENT = 30;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** Every route of the venue survey REST contract, in matching order. */
-function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[2]): RestRoute[] {
-  const operations = loadOperations(OPERATIONS_DIR);
+function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[1]): RestRoute[] {
+  const run = operationRunner(client, OPERATIONS_DIR);
   const routes: RestRoute[] = [
     ...serviceInfoRoutes('venue-survey', () => routes),
-    ...surveyRoutes(client, operations),
-    ...authRoutes(client, operations, options),
+    ...surveyRoutes(run),
+    ...authRoutes(run, options),
   ];
   return routes;
 }

@@ -1,6 +1,4 @@
-import type { Request } from 'express';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { jsonBody, numberParam, runOperation, stringParam, type RestRoute } from '../../lib/rest.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { AppError } from '../../lib/errors.js';
 import { contentDisposition } from '../../lib/storage.js';
 
@@ -24,10 +22,7 @@ const EXPORT_CSP = "default-src 'none'; img-src https: http: data:; style-src 'u
  * The documented survey and asset endpoints. Each runs one operation of `operations/` and maps
  * the answer; every rule (sessions, ownership, states, checks of uploads) lives in the subgraph.
  */
-export function surveyRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
-  const run = <Data>(name: string, variables: Record<string, unknown>, req: Request) =>
-    runOperation<Data>(client, operations[name], variables, req);
-
+export function surveyRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'post',
