@@ -31,11 +31,11 @@ export class SurveyAssetResolver {
 
   @FieldResolver(() => String, { nullable: true, description: `A link to the bytes, valid for ${DOWNLOAD_URL_SECONDS / 60} minutes; null until committed` })
   downloadUrl(@Root() asset: SurveyAsset, @Ctx() ctx: SurveysContext) {
-    return ctx.assets.downloadUrl(asset, DOWNLOAD_URL_SECONDS);
+    return ctx.assets.downloadUrl(asset);
   }
 
   @FieldResolver(() => Date, { nullable: true, description: 'When downloadUrl stops working' })
-  downloadUrlExpiresAt(@Root() asset: SurveyAsset): Date | null {
-    return asset.status === 'committed' ? new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000) : null;
+  downloadUrlExpiresAt(@Root() asset: SurveyAsset, @Ctx() ctx: SurveysContext): Date | null {
+    return ctx.assets.downloadUrlExpiresAt(asset);
   }
 }

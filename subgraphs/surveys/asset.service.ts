@@ -118,7 +118,7 @@ export class AssetService {
   }
 
   /** A signed link to the bytes of a committed asset; null while it is pending. */
-  async downloadUrl(asset: SurveyAsset, expiresInSeconds: number): Promise<string | null> {
+  async downloadUrl(asset: SurveyAsset, expiresInSeconds = DOWNLOAD_URL_SECONDS): Promise<string | null> {
     if (asset.status !== AssetStatus.committed) return null;
     return this.runtime.storage.presignGet(asset.storageKey, {
       expiresInSeconds,
@@ -126,6 +126,11 @@ export class AssetService {
       contentType: asset.contentType,
       filename: asset.filename,
     });
+  }
+
+  /** When a link that `downloadUrl` makes now stops working; null while the asset is pending. */
+  downloadUrlExpiresAt(asset: SurveyAsset): Date | null {
+    return asset.status === AssetStatus.committed ? new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000) : null;
   }
 
   private async readStored(key: string): Promise<{ sha256: string; head: Buffer }> {

@@ -33,12 +33,12 @@ export class AuthService {
     private readonly runtime: SurveysRuntime,
   ) {}
 
-  isAdmin(email: string): boolean {
+  private isAdmin(email: string): boolean {
     return this.runtime.config.env.ADMIN_EMAILS.includes(normalizeEmail(email));
   }
 
   /** Admins always; others when their domain is in ALLOWED_EMAIL_DOMAINS (or that list is unset). */
-  maySignIn(email: string): boolean {
+  private maySignIn(email: string): boolean {
     const address = normalizeEmail(email);
     if (this.isAdmin(address)) return true;
     const domains = this.runtime.config.env.ALLOWED_EMAIL_DOMAINS;
@@ -47,7 +47,7 @@ export class AuthService {
     return domains.includes(domain);
   }
 
-  userOf(email: string): SurveyUser {
+  private userOf(email: string): SurveyUser {
     return { email, isAdmin: this.isAdmin(email) };
   }
 
