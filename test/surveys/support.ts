@@ -1,18 +1,4 @@
-import { createServer } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-
-/** A port that was free a moment ago (the surveys REST port must be known before boot: signed URLs name it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface ReceivedMail {
   from: string;

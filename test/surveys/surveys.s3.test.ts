@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import S3rver from 's3rver';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort, linkIn, MailCatcher } from './support.js';
+import { freePort } from '../support/ports.js';
+import { linkIn, MailCatcher } from './support.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',

@@ -1,0 +1,16 @@
+import { createServer, type AddressInfo } from 'node:net';
+
+/**
+ * A port nobody listens on right now. For the ports a suite must know before boot (a REST service
+ * whose signed URLs name its own address); everything else lets the platform pick port 0.
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
