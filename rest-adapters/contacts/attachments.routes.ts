@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
+import { pageBody, type Page } from '../../lib/pagination.js';
 import { numberParam, type RestRoute } from '../../lib/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
 import type { RunOperation } from './index.js';
@@ -28,12 +29,12 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): Res
       path: '/api/contacts/:id/attachments',
       summary: 'All attachments of a contact, newest first (page, limit)',
       handler: async (req, res) => {
-        const { attachmentPage } = await run<{ attachmentPage: { items: Attachment[]; page: number; limit: number; total: number } }>(
+        const { attachmentPage } = await run<{ attachmentPage: Page<Attachment> }>(
           'AttachmentPage',
           { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) ?? ALL_ON_ONE_PAGE },
           req,
         );
-        res.json({ data: attachmentPage.items, page: attachmentPage.page, limit: attachmentPage.limit, total: attachmentPage.total });
+        res.json(pageBody(attachmentPage));
       },
     },
     {

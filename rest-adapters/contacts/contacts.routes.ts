@@ -1,11 +1,9 @@
 import { AppError } from '../../lib/errors.js';
+import { pageBody, type Page } from '../../lib/pagination.js';
 import { jsonBody, numberParam, stringParam, type RestRoute } from '../../lib/rest.js';
 import type { RunOperation } from './index.js';
 
 type Contact = Record<string, unknown>;
-interface ContactPageData {
-  contactPage: { items: Contact[]; page: number; limit: number; total: number };
-}
 
 /**
  * The documented contact-record endpoints. Each runs one operation of `operations/` and maps the
@@ -18,12 +16,12 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts',
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
       handler: async (req, res) => {
-        const { contactPage } = await run<ContactPageData>(
+        const { contactPage } = await run<{ contactPage: Page<Contact> }>(
           'ContactPage',
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit), search: stringParam(req.query.search) },
           req,
         );
-        res.json({ data: contactPage.items, page: contactPage.page, limit: contactPage.limit, total: contactPage.total });
+        res.json(pageBody(contactPage));
       },
     },
     {

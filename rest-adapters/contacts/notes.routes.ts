@@ -1,3 +1,4 @@
+import { pageBody, type Page } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute } from '../../lib/rest.js';
 import type { RunOperation } from './index.js';
 
@@ -11,12 +12,12 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts/:id/notes',
       summary: 'Paginated notes of a contact, newest first (page, limit)',
       handler: async (req, res) => {
-        const { notePage } = await run<{ notePage: { items: Note[]; page: number; limit: number; total: number } }>(
+        const { notePage } = await run<{ notePage: Page<Note> }>(
           'NotePage',
           { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
-        res.json({ data: notePage.items, page: notePage.page, limit: notePage.limit, total: notePage.total });
+        res.json(pageBody(notePage));
       },
     },
     {

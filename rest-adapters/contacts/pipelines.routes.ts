@@ -1,14 +1,9 @@
 import { AppError } from '../../lib/errors.js';
+import { pageBody, type Page } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute } from '../../lib/rest.js';
 import type { RunOperation } from './index.js';
 
 type Row = Record<string, unknown>;
-interface Page<T> {
-  items: T[];
-  page: number;
-  limit: number;
-  total: number;
-}
 interface BoardStage {
   id: string;
   name: string;
@@ -38,7 +33,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
-        res.json({ data: pipelinePage.items, page: pipelinePage.page, limit: pipelinePage.limit, total: pipelinePage.total });
+        res.json(pageBody(pipelinePage));
       },
     },
     {
@@ -89,7 +84,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
           { contactId: req.params.contactId, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
-        res.json({ data: stageMovePage.items, page: stageMovePage.page, limit: stageMovePage.limit, total: stageMovePage.total });
+        res.json(pageBody(stageMovePage));
       },
     },
   ];
