@@ -5,7 +5,6 @@ import { AppError } from './errors.js';
 
 /** One file part as it arrives: its bytes as a stream, never held whole in memory. */
 export interface MultipartFile {
-  field: string;
   stream: Readable;
   filename: string;
   contentType: string;
@@ -79,7 +78,7 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
         stream.resume();
         return;
       }
-      handling = options.onFile({ field: name, stream, filename: info.filename ?? '', contentType: info.mimeType }, { ...fields });
+      handling = options.onFile({ stream, filename: info.filename ?? '', contentType: info.mimeType }, { ...fields });
       handling.catch((error: unknown) => {
         stream.resume();
         fail(error);
