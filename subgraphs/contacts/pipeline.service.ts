@@ -12,18 +12,21 @@ import type { MoveInput, PipelineInput } from './pipeline.input.js';
  * The stage every live contact without a placement sits in: the first of the default pipeline.
  * Kept in SQL so that board queries need no extra round trip to find it.
  */
-const FALLBACK_STAGE = (schema: string) =>
+const fallbackStage = (schema: string) =>
   `(select s.id from "${schema}".stage s join "${schema}".pipeline p on p.id = s.pipeline_id where p.is_default order by s.position limit 1)`;
 
 /** Pipelines, their stages, where each contact stands, and the moves that brought it there. */
 export class PipelineService {
   private readonly schema: string;
+  /** Where a contact stands: its placement, or the fallback stage when it has none. */
+  private readonly stageOfContact: string;
 
   constructor(
     private readonly em: EntityManager,
     private readonly contacts: ContactService,
   ) {
     this.schema = String(em.config.get('schema'));
+    this.stageOfContact = `coalesce(cs.stage_id, ${fallbackStage(this.schema)})`;
   }
 
   /** The default pipeline first, then the others in the order they were made. */
@@ -84,9 +87,9 @@ export class PipelineService {
   /** Live contacts per stage, for many stages in one query. */
   async countsOf(stageIds: readonly string[]): Promise<Map<string, number>> {
     const rows = await this.em.execute<{ stage_id: string; count: string }[]>(
-      `select coalesce(cs.stage_id, ${FALLBACK_STAGE(this.schema)}) as stage_id, count(*) as count
+      `select ${this.stageOfContact} as stage_id, count(*) as count
        from "${this.schema}".contact c left join "${this.schema}".contact_stage cs on cs.contact_id = c.id
-       where not c.deleted and coalesce(cs.stage_id, ${FALLBACK_STAGE(this.schema)}) = any(array[?]::uuid[])
+       where not c.deleted and ${this.stageOfContact} = any(array[?]::uuid[])
        group by 1`,
       [[...stageIds]],
     );
@@ -104,13 +107,13 @@ export class PipelineService {
     if (!stageIds.length) return byStage;
     const rows = await this.em.execute<{ id: string; stage_id: string }[]>(
       `select id, stage_id from (
-         select c.id, coalesce(cs.stage_id, ${FALLBACK_STAGE(this.schema)}) as stage_id,
+         select c.id, ${this.stageOfContact} as stage_id,
            row_number() over (
-             partition by coalesce(cs.stage_id, ${FALLBACK_STAGE(this.schema)})
+             partition by ${this.stageOfContact}
              order by coalesce(cs.moved_at, c.created_at) desc, c.id desc
            ) as rank
          from "${this.schema}".contact c left join "${this.schema}".contact_stage cs on cs.contact_id = c.id
-         where not c.deleted and coalesce(cs.stage_id, ${FALLBACK_STAGE(this.schema)}) = any(array[?]::uuid[])
+         where not c.deleted and ${this.stageOfContact} = any(array[?]::uuid[])
        ) ranked
        where rank > ? and rank <= ?
        order by stage_id, rank`,
