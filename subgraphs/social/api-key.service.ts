@@ -1,12 +1,11 @@
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import type { Principal } from '../../lib/identity.js';
+import { hasScope, type Principal } from '../../lib/identity.js';
 import { isUuid } from '../../lib/ids.js';
 import { constantTimeEqual, randomToken, sha256Hex } from '../../lib/secrets.js';
 import { ApiKey } from './api-key.entity.js';
 import type { CreateApiKeyInput } from './api-key.input.js';
 import { Brand } from './brand.entity.js';
-import { hasScope } from '../../lib/identity.js';
 import { isSocialScope } from './scopes.js';
 
 const KEY_PREFIX = 'sk_';

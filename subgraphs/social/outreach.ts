@@ -10,7 +10,7 @@ import { IntegrationService, type IntegrationSettings } from './integration.serv
 import { TokenCipher } from './integration.tokens.js';
 import type { SocialRuntime } from './social.context.js';
 import { MediaService } from './media.service.js';
-import { Platforms } from './platforms/index.js';
+import { Platforms, trimSlash } from './platforms/index.js';
 import { PublishDeferred, PublisherService } from './publisher.service.js';
 import { PUBLISH_QUEUE, PublishQueue, REFRESH_QUEUE, type PublishJob } from './publisher.queue.js';
 
@@ -35,7 +35,7 @@ export class Outreach {
   ) {
     this.platforms = new Platforms(config);
     this.cipher = TokenCipher.fromConfig(config);
-    this.publicBaseUrl = (config.env.SOCIAL_PUBLIC_URL ?? `http://localhost:${config.ports.socialRest}`).replace(/\/+$/, '');
+    this.publicBaseUrl = trimSlash(config.env.SOCIAL_PUBLIC_URL ?? `http://localhost:${config.ports.socialRest}`);
     this.rateLimits = new RateLimits(config);
     this.imageLimiter = this.rateLimits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60);
     this.imageProvider = imageProviderOf(config);

@@ -116,8 +116,8 @@ export class PublisherService {
     if (!claimed) return 'skipped';
 
     // 3. One call per platform, each outcome written as it is known.
-    const media = claimed.calls.some((call) => call.accessToken) ? await this.mediaOf(claimed.post) : [];
     if (!claimed.calls.length) return this.settle(claimed.post, null, true);
+    const media = claimed.calls.some((call) => call.accessToken) ? await this.mediaOf(claimed.post) : [];
     let result: 'published' | 'failed' = 'failed';
     for (const [index, call] of claimed.calls.entries()) {
       const outcome = await this.call(claimed.post, call, media);

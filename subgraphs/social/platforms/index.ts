@@ -10,9 +10,6 @@ const ADAPTERS: Record<string, new (...args: ConstructorParameters<typeof Mastod
   x: XPlatform,
 };
 
-/** Every platform this build can speak, configured or not. */
-export const SUPPORTED_PLATFORMS = Object.keys(ADAPTERS);
-
 /**
  * The platforms on offer: those with a client id in config. A platform without one is not
  * offered anywhere (connect answers 404 for it).
