@@ -1,15 +1,13 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import { MAGIC_LINK_ANSWER } from './auth.service.js';
 import { MagicLinkRequested, MagicLinkRequestInput, MagicLinkVerifyInput, SurveySession, SurveySignIn } from './auth.types.js';
 import type { SurveysContext } from './surveys.context.js';
 
 @Resolver()
 export class SurveyAuthResolver {
   @Mutation(() => MagicLinkRequested, { description: 'Mails a sign-in link when the address may sign in; the answer never tells' })
-  async requestMagicLink(@Arg('input', () => MagicLinkRequestInput) input: MagicLinkRequestInput, @Ctx() ctx: SurveysContext): Promise<MagicLinkRequested> {
-    await ctx.auth.requestLink(input.email);
-    return { accepted: true, message: MAGIC_LINK_ANSWER };
+  requestMagicLink(@Arg('input', () => MagicLinkRequestInput) input: MagicLinkRequestInput, @Ctx() ctx: SurveysContext): Promise<MagicLinkRequested> {
+    return ctx.auth.requestLink(input.email);
   }
 
   @Mutation(() => SurveySignIn, { description: 'Spends a sign-in link token and opens a session' })

@@ -1,7 +1,7 @@
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
-import type { SurveySignIn, SurveyUser } from './auth.types.js';
+import type { MagicLinkRequested, SurveySignIn, SurveyUser } from './auth.types.js';
 import { escapeHtml } from './export.service.js';
 import { MagicLink, UserSession } from './sign-in.entity.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
@@ -14,7 +14,8 @@ const RETAIN_SPENT_MS = 24 * 60 * 60 * 1000;
 // randomToken's base64url text; anything else is refused before it is hashed and looked up.
 const TOKEN_SHAPE = /^[\w-]{20,100}$/;
 
-export const MAGIC_LINK_ANSWER = 'If this address may sign in, a sign-in link is on its way to it.';
+/** The one answer to every sign-in request, so it tells nobody which addresses have access. */
+const LINK_REQUESTED: MagicLinkRequested = { accepted: true, message: 'If this address may sign in, a sign-in link is on its way to it.' };
 
 export interface ActiveSession {
   id: string;
@@ -64,12 +65,12 @@ export class AuthService {
    * so the endpoint does not reveal who has access; the limit per address applies to every address
    * for the same reason. The mail goes out after the answer, so its timing tells nothing either.
    */
-  async requestLink(rawEmail: string): Promise<void> {
+  async requestLink(rawEmail: string): Promise<MagicLinkRequested> {
     const email = normalizeEmail(rawEmail);
     await this.runtime.signInPerAddress.consume(email, 'Too many sign-in requests for this address; try again later');
     if (!this.maySignIn(email)) {
       this.runtime.logger.info({ email }, 'sign-in link refused: address not allowed');
-      return;
+      return LINK_REQUESTED;
     }
     const token = randomToken(32);
     await this.em.transactional(async (tx) => {
@@ -85,10 +86,11 @@ export class AuthService {
         from: this.runtime.config.env.MAGIC_FROM_EMAIL,
         to: email,
         subject: 'Your sign-in link for venue surveys',
-        text: `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this mail.\n`,
-        html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeHtml(url.toString())}">Sign in</a></p><p>The link works once and expires in 15 minutes. If you did not ask for it, ignore this mail.</p>`,
+        text: `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.\n`,
+        html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeHtml(url.toString())}">Sign in</a></p><p>The link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.</p>`,
       })
       .catch((error: unknown) => this.runtime.logger.error({ err: error, email }, 'sign-in mail could not be sent'));
+    return LINK_REQUESTED;
   }
 
   /** Spends a link (once) and opens a session; a used, voided, expired or unknown token is UNAUTHENTICATED. */
