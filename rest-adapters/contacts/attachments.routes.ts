@@ -2,9 +2,8 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import { numberParam, type RestRoute } from '../../lib/rest.js';
+import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
-import type { RunOperation } from './index.js';
 
 type Attachment = Record<string, unknown>;
 interface UploadSlot {

@@ -5,9 +5,8 @@ import { stringify } from 'csv-stringify';
 import type { Config } from '../../lib/config.js';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
-import { stringParam, type RestRoute } from '../../lib/rest.js';
+import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
-import type { RunOperation } from './index.js';
 
 type Contact = Record<string, unknown> & { tags: string[] };
 interface ScrollPage {

@@ -1,7 +1,6 @@
 import { AppError } from '../../lib/errors.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import { jsonBody, numberParam, stringParam, type RestRoute } from '../../lib/rest.js';
-import type { RunOperation } from './index.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 
 type Contact = Record<string, unknown>;
 

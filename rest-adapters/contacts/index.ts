@@ -1,10 +1,9 @@
 import path from 'node:path';
-import type { Request } from 'express';
 import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createRestApp, loadOperations, runOperation, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { createRestApp, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
@@ -15,17 +14,9 @@ import { pipelineRoutes } from './pipelines.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
 
-/** Runs one named operation of `operations/*.graphql` as the caller; its errors become problems. */
-export type RunOperation = <Data>(name: string, variables: Record<string, unknown>, req: Request) => Promise<Data>;
-
 /** Every route of the contact management REST contract, in matching order. */
 function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
-  const operations = loadOperations(OPERATIONS_DIR);
-  const run: RunOperation = (name, variables, req) => {
-    const operation = operations[name];
-    if (!operation) throw new Error(`no operation ${name} in ${OPERATIONS_DIR}`);
-    return runOperation(client, operation, variables, req);
-  };
+  const run = operationRunner(client, OPERATIONS_DIR);
   const routes: RestRoute[] = [
     ...serviceInfoRoutes('contact-management', () => routes),
     ...contactCsvRoutes(run, storage, config),

@@ -1,6 +1,5 @@
 import { pageBody, type Page } from '../../lib/pagination.js';
-import { jsonBody, numberParam, type RestRoute } from '../../lib/rest.js';
-import type { RunOperation } from './index.js';
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 
 type Note = Record<string, unknown>;
 
