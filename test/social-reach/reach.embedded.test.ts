@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { FakePlatform } from './fake-platforms.js';
-import { freePort, sleep } from './helpers.js';
+import { freePort } from '../support/ports.js';
+import { sleep } from './helpers.js';
 
 /**
  * The same service on embedded PGlite (no DATABASE_URL): pg-boss runs over the service's own

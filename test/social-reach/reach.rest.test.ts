@@ -7,7 +7,8 @@ import { PublisherService } from '../../subgraphs/social/publisher.service.js';
 import { startPublisherWorker } from '../../subgraphs/social/publisher.worker.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
-import { freePort, sleep, until } from './helpers.js';
+import { freePort } from '../support/ports.js';
+import { sleep, until } from './helpers.js';
 
 const runtimeOf = (platform: TestPlatform) => (platform.subgraphs.social as RunningSocialSubgraph).runtime;
 
@@ -28,6 +29,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
   const statements: string[] = [];
 
   const sql = (text: string, params: unknown[] = []) => platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+  const mediaCount = async () => (await sql('select count(*)::int as n from social.media_file'))[0].n as number;
 
   /** Runs the browser's part of a connect: our connect URL, the platform's page, our callback. */
   async function connect(platformName: string, headers: Record<string, string>) {
@@ -222,7 +224,6 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     const upload = (body: unknown, headers = alice) => rest('POST', `${base}/api/media/upload`, body, headers);
     const put = (url: string, bytes: Buffer, contentType = 'image/png') =>
       fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: new Uint8Array(bytes) });
-    const mediaCount = async () => (await sql('select count(*)::int as n from social.media_file'))[0].n as number;
 
     it('hands out a signed upload URL for a declared file, and lists the file once its bytes arrived', async () => {
       const grant = await upload({ filename: 'cat.png', contentType: 'image/png', size: TINY_PNG.length });
@@ -329,7 +330,6 @@ describe('social reach: integrations, media, AI images, publisher', () => {
 
   describe('AI images', () => {
     const generate = (body: unknown, headers = alice) => rest('POST', `${base}/api/ai/generate-image`, body, headers);
-    const mediaCount = async () => (await sql('select count(*)::int as n from social.media_file'))[0].n as number;
 
     it('generates an image through the OpenAI-compatible API and stores it as a media file', async () => {
       const response = await generate({ prompt: 'a lighthouse at dawn', size: '1024x1024' });
