@@ -1,17 +1,16 @@
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 /**
- * A port that was free a moment ago. For services whose public URL must be known before they
- * start (signed URLs and OAuth callbacks name it), so port 0 will not do.
+ * A port nobody listens on right now. For the ports a suite must know before boot (a REST service
+ * whose signed URLs name its own address); everything else lets the platform pick port 0.
  */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.listen(0, '127.0.0.1', resolve);
   });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
