@@ -1,6 +1,5 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
-import { ConnectionArgs, PageArgs } from '../../lib/pagination.js';
+import { Field, ID, InputType, Int } from 'type-graphql';
 
 @InputType({ description: 'A file the client is about to upload: its type and size are declared and enforced' })
 export class MediaUploadInput {
@@ -36,9 +35,3 @@ export class GenerateImageInput {
   @IsOptional()
   brandId?: string | null;
 }
-
-@ArgsType()
-export class MediaPageArgs extends PageArgs {}
-
-@ArgsType()
-export class MediaConnectionArgs extends ConnectionArgs {}

@@ -1,8 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionType, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
 import { MediaFile } from './media.entity.js';
-import { GenerateImageInput, MediaConnectionArgs, MediaPageArgs, MediaUploadInput } from './media.input.js';
+import { GenerateImageInput, MediaUploadInput } from './media.input.js';
 import type { SocialContext } from './social.context.js';
 
 export const MediaFileConnection = ConnectionType(MediaFile, 'MediaFile');
@@ -20,13 +20,13 @@ export class MediaUploadGrant {
 @Resolver(() => MediaFile)
 export class MediaResolver {
   @Query(() => MediaFileConnection, { description: "The caller's media files whose bytes have arrived, newest first" })
-  async media(@Args(() => MediaConnectionArgs) args: MediaConnectionArgs, @Ctx() ctx: SocialContext) {
+  async media(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: SocialContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.media.list(ctx.signedIn().userId, window), window);
   }
 
   @Query(() => MediaFilePage, { description: 'The same list as numbered pages' })
-  async mediaPage(@Args(() => MediaPageArgs) args: MediaPageArgs, @Ctx() ctx: SocialContext) {
+  async mediaPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: SocialContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.media.list(ctx.signedIn().userId, window), window);
   }
