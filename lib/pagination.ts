@@ -55,7 +55,8 @@ function decodeCursor(cursor: string): number {
   return Number(match[1]);
 }
 
-function checkSize(field: string, size: number | undefined | null): number {
+/** A page size as asked (default when absent), or BAD_USER_INPUT naming `field`; also for lists keyed by something else than offsets. */
+export function checkSize(field: string, size: number | undefined | null): number {
   if (size === undefined || size === null) return DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
     throw AppError.badInput(field, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '../../lib/database.js';
 import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../lib/pagination.js';
+import { checkSize } from '../../lib/pagination.js';
 import { ContentEvent, type ContentEventType, type Actor } from './content-event.entity.js';
 import { snapshotOf, type Post } from './post.entity.js';
 import { reachFilter, type Reach } from './scopes.js';
@@ -62,8 +62,7 @@ export class ContentEventService {
 
   /** Newest first, keyset-paginated on the log's sequence, so pages never skip or repeat. */
   async list(filter: EventFilter, limit: number | undefined | null, cursor: string | undefined | null): Promise<EventSlice> {
-    const size = limit ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw AppError.badInput('limit', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    const size = checkSize('limit', limit);
     if (filter.contentId !== undefined && filter.contentId !== null && !isUuid(filter.contentId)) {
       return { items: [], nextCursor: null, total: 0 };
     }
