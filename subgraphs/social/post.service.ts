@@ -137,10 +137,7 @@ export class PostService {
         post.brandId = (await this.brands.brandForNewPost(tx, input.brandId)).id;
         if (input.campaignId === undefined) post.campaignId = null;
       }
-      if (input.content !== undefined) post.content = requireContent(input.content);
-      if (input.platforms !== undefined) post.platforms = normalizePlatforms(input.platforms);
-      if (input.mediaIds !== undefined) post.mediaIds = normalizeMediaIds(input.mediaIds);
-      if (scheduledAt !== undefined) post.scheduledAt = scheduledAt;
+      applyEdit(post, input, scheduledAt);
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
       if (input.status !== undefined && input.status !== null && input.status !== post.status) {
         if (!CREATE_STATUSES.includes(input.status)) throw AppError.badInput('status', 'can be set to draft, suggested or queued');
@@ -166,12 +163,7 @@ export class PostService {
   /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
   async edit(id: string, input: ContentEditInput): Promise<Post> {
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
-    return this.change(id, 'edit', ContentEventType.edited, async (post) => {
-      if (input.content !== undefined) post.content = requireContent(input.content);
-      if (input.platforms !== undefined) post.platforms = normalizePlatforms(input.platforms);
-      if (input.mediaIds !== undefined) post.mediaIds = normalizeMediaIds(input.mediaIds);
-      if (scheduledAt !== undefined) post.scheduledAt = scheduledAt;
-    });
+    return this.change(id, 'edit', ContentEventType.edited, async (post) => applyEdit(post, input, scheduledAt));
   }
 
   async approve(id: string): Promise<Post> {
@@ -282,6 +274,14 @@ export class PostService {
     if (campaign.brandId !== brandId) throw AppError.badInput('campaignId', 'belongs to another brand');
     return campaign.id;
   }
+}
+
+/** The fields an edit and an update share; omitted ones stay as they are. */
+function applyEdit(post: Post, input: ContentEditInput, scheduledAt: Date | null | undefined): void {
+  if (input.content !== undefined) post.content = requireContent(input.content);
+  if (input.platforms !== undefined) post.platforms = normalizePlatforms(input.platforms);
+  if (input.mediaIds !== undefined) post.mediaIds = normalizeMediaIds(input.mediaIds);
+  if (scheduledAt !== undefined) post.scheduledAt = scheduledAt;
 }
 
 function requireContent(content: string | null | undefined): string {
