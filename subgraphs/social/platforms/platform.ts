@@ -138,6 +138,21 @@ function describeError(body: unknown): string {
   return typeof body === 'string' && body ? body.slice(0, 200) : 'no details';
 }
 
+/** The authorization-code request with PKCE (S256), as RFC 6749 and RFC 7636 spell it. */
+export function authorizationCodeUrl(endpoint: string, clientId: string, scope: string, request: AuthorizeRequest): string {
+  const url = new URL(endpoint);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: request.redirectUri,
+    scope,
+    state: request.state,
+    code_challenge: request.codeChallenge,
+    code_challenge_method: 'S256',
+  }).toString();
+  return url.toString();
+}
+
 /** OAuth token endpoints answer `invalid_grant` / `invalid_client` (400 or 401) for a definite refusal. */
 export function isOAuthRefusal(status: number, body: unknown): boolean {
   const error = body && typeof body === 'object' ? (body as Record<string, unknown>).error : undefined;

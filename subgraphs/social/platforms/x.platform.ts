@@ -1,5 +1,6 @@
 import type { PlatformCredentials } from '../../../lib/config.js';
 import {
+  authorizationCodeUrl,
   callPlatform,
   isOAuthRefusal,
   PlatformError,
@@ -38,17 +39,7 @@ export class XPlatform implements PlatformAdapter {
   }
 
   authorizeUrl(request: AuthorizeRequest): string {
-    const url = new URL(`${this.authorizeBase}/i/oauth2/authorize`);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: this.credentials.clientId,
-      redirect_uri: request.redirectUri,
-      scope: SCOPES,
-      state: request.state,
-      code_challenge: request.codeChallenge,
-      code_challenge_method: 'S256',
-    }).toString();
-    return url.toString();
+    return authorizationCodeUrl(`${this.authorizeBase}/i/oauth2/authorize`, this.credentials.clientId, SCOPES, request);
   }
 
   exchangeCode(request: { code: string; codeVerifier: string; redirectUri: string }): Promise<TokenSet> {
