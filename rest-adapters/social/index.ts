@@ -1,9 +1,9 @@
 import path from 'node:path';
-import express, { type Request, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createRestApp, loadOperations, runOperation, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
@@ -19,7 +19,7 @@ const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'opera
 /** What a route module of the social REST adapter is built from. */
 export interface SocialRouteContext {
   /** Runs one named operation of operations/*.graphql as the caller; its errors become problems. */
-  run<Data>(operation: string, variables: Record<string, unknown>, req: Request): Promise<Data>;
+  run: RunOperation;
 }
 
 /** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
@@ -34,13 +34,7 @@ function apiKeyOnlyOnContentOps(): Router {
 
 /** Every route of the social publishing REST contract, in matching order. */
 function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
-  const context: SocialRouteContext = {
-    run: (name, variables, req) => {
-      const operation = operations[name];
-      if (!operation) throw new Error(`no operation ${name} in ${OPERATIONS_DIR}`);
-      return runOperation(client, operation, variables, req);
-    },
-  };
+  const context: SocialRouteContext = { run: operationRunner(client, OPERATIONS_DIR, operations) };
   const routes: RestRoute[] = [
     // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
