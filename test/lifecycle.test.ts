@@ -1,20 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../lib/paths.js';
-import { createTestDatabase, rest, startTestPlatform } from './support/platform.js';
-
-/** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { rest, startTestPlatform } from './support/platform.js';
+import { freePort } from './support/ports.js';
 
 interface Started {
   child: ChildProcessWithoutNullStreams;
@@ -99,8 +90,6 @@ describe('platform lifecycle', () => {
   });
 
   it('answers 500 with a problem body and no internals when the database fails, and recovers', async () => {
-    const database = await createTestDatabase();
-    await database.drop();
     const platform = await startTestPlatform();
     try {
       const base = platform.urls.contactsRest;
