@@ -4,6 +4,7 @@ import { DataloaderType, type Constructor, type EntityClass, type LoggerNamespac
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
+import pg from 'pg';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 
@@ -71,10 +72,37 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
     orm = (await MikroORM.init({ ...common, dbName: dataDir })) as unknown as Orm;
   }
 
-  await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
-  await orm.migrator.up();
+  await withMigrationLock(config.env.DATABASE_URL, service, async () => {
+    await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
+    await orm.migrator.up();
+  });
   log.info({ migrations: options.migrations.length }, 'database ready');
   return orm;
+}
+
+/** The name of the advisory lock that one service's migrations run under (hashed to PostgreSQL's 64-bit key). */
+export function migrationLockName(service: DatabaseOptions['service']): string {
+  return `platform.migrations.${service}`;
+}
+
+/**
+ * Runs `migrate` holding a PostgreSQL advisory lock of the service's own, so parts that start
+ * together (replicas, the worker, the migrate Job) never race: the first migrates, the others wait
+ * and then find nothing left to do. The lock lives on a connection of its own, apart from the ORM's
+ * pool, and PostgreSQL drops it with that session if the process dies mid-way. Embedded PGlite
+ * belongs to a single process: nothing to serialise there.
+ */
+export async function withMigrationLock(databaseUrl: string | undefined, service: DatabaseOptions['service'], migrate: () => Promise<void>): Promise<void> {
+  if (!databaseUrl) return migrate();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [migrationLockName(service)]);
+    await migrate();
+  } finally {
+    // Ending the session releases the lock.
+    await client.end();
+  }
 }
 
 /** True when the database answers a trivial query; used by readiness probes. */

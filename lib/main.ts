@@ -2,18 +2,12 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 
 /**
- * The life of a command-line entry point (`npm start`, `npm run worker`, one part of the platform):
+ * The life of a long-running entry point (`npm start`, `npm run worker`, one part of the platform):
  * configuration validated first (a bad value: every problem named, exit 1), then `start`, then a
  * clean stop on SIGINT or SIGTERM (exit 0) or a failed one (exit 1).
  */
 export async function runMain(name: string, start: (config: Config, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    console.error(error instanceof ConfigError ? error.message : error);
-    process.exit(1);
-  }
+  const config = configOrExit();
   const logger = createLogger(config);
   let running: { close(): Promise<void> };
   try {
@@ -40,4 +34,31 @@ export async function runMain(name: string, start: (config: Config, logger: Logg
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * A command that does one job and ends (`npm run migrate`): exit 0 when `task` is done, 1 when the
+ * configuration is bad or the task fails.
+ */
+export async function runTask(name: string, task: (config: Config, logger: Logger) => Promise<void>): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger(config);
+  try {
+    await task(config, logger);
+  } catch (error) {
+    logger.error({ err: error }, `${name} failed`);
+    console.error(`${name} failed:`, error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+  logger.flush();
+  process.exit(0);
+}
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    console.error(error instanceof ConfigError ? error.message : error);
+    process.exit(1);
+  }
 }

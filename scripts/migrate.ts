@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { openDatabase, type DatabaseOptions } from '../lib/database.js';
+import { runTask } from '../lib/main.js';
+import { contactsMigrations } from '../subgraphs/contacts/migrations/index.js';
+import { socialMigrations } from '../subgraphs/social/migrations/index.js';
+import { surveysMigrations } from '../subgraphs/surveys/migrations/index.js';
+
+/** Every service's database with its migrations; the migrations are SQL of their own, so no entity is needed to run them. */
+const SERVICE_MIGRATIONS: Array<Pick<DatabaseOptions, 'service' | 'migrations'>> = [
+  { service: 'social', migrations: socialMigrations },
+  { service: 'surveys', migrations: surveysMigrations },
+  { service: 'contacts', migrations: contactsMigrations },
+];
+
+/**
+ * `npm run migrate` (`node dist/scripts/migrate.js`): brings every service's database up to date and
+ * exits, as the Kubernetes Job and the compose `migrate` service run it before the parts. The parts
+ * migrate on start too; the advisory lock in openDatabase makes whoever comes second wait and find
+ * nothing left to do.
+ */
+void runTask('Migrations', async (config, logger) => {
+  for (const { service, migrations } of SERVICE_MIGRATIONS) {
+    const orm = await openDatabase(config, logger, { service, migrations, entities: [] });
+    await orm.close();
+  }
+  logger.info('every database is up to date');
+});
