@@ -1,17 +1,8 @@
 import 'reflect-metadata';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { auditServer } from 'graphql-http';
+import { LogCollector } from '../support/logs.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-
-/** Collects the platform's JSON log lines so a test can follow one request id through every part. */
-class LogCollector extends Writable {
-  readonly lines: Array<Record<string, any>> = [];
-  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line));
-    callback();
-  }
-}
 
 describe('gateway', () => {
   let platform: TestPlatform;

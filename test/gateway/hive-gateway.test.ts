@@ -1,0 +1,182 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { FORWARDED_HEADERS } from '../../lib/graphql-client.js';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+import { LogCollector } from '../support/logs.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { freePort } from '../support/ports.js';
+import { linkIn, MailCatcher } from '../surveys/support.js';
+
+const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
+const MAGIC_LINK_BASE = 'http://localhost:5173/auth/magic';
+
+interface HiveGateway {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Hive Gateway as an operator runs it: its own CLI, from the project root (where it finds
+ * gateway.config.ts), on the checked-in supergraph, pointed at the running subgraphs by the same
+ * `*_SUBGRAPH_URL` settings the Node gateway reads.
+ */
+async function startHiveGateway(platform: TestPlatform): Promise<HiveGateway> {
+  const port = await freePort();
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [HIVE_CLI, 'supergraph', 'schema/supergraph.graphql'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      GATEWAY_PORT: String(port),
+      SOCIAL_SUBGRAPH_URL: platform.subgraphs.social.url,
+      SURVEYS_SUBGRAPH_URL: platform.subgraphs.surveys.url,
+      CONTACTS_SUBGRAPH_URL: platform.subgraphs.contacts.url,
+    },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  // Bounded by count, not by a clock: Hive Gateway answers /readyz once it has loaded the supergraph.
+  for (let attempt = 0; ; attempt += 1) {
+    if (exited) throw new Error(`Hive Gateway exited before it was ready:\n${output}`);
+    if (attempt === 600) {
+      child.kill('SIGKILL');
+      throw new Error(`Hive Gateway not ready after 600 tries:\n${output}`);
+    }
+    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
+    if (ready) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url: `${base}/graphql`,
+    stop: async () => {
+      if (!exited) child.kill('SIGTERM');
+      await exit;
+    },
+  };
+}
+
+describe('Hive Gateway on the same supergraph', () => {
+  let platform: TestPlatform;
+  let hive: HiveGateway;
+  const logs = new LogCollector();
+  const mail = new MailCatcher();
+  /** Every caller credential at once: a bearer JWT (contacts, social), a survey session cookie. */
+  let signedIn: Record<string, string>;
+  let apiKey: Record<string, string>;
+  let contactId: string;
+  let surveyId: string;
+  let postId: string;
+
+  beforeAll(async () => {
+    await mail.start();
+    platform = await startTestPlatform(
+      { LOG_LEVEL: 'info', CONTACTS_AUTH: 'required', SMTP_URL: `smtp://127.0.0.1:${mail.port}`, MAGIC_LINK_BASE_URL: MAGIC_LINK_BASE },
+      { logStream: logs },
+    );
+    hive = await startHiveGateway(platform);
+
+    const bearer = { authorization: `Bearer ${await platform.token('hive-user', undefined, 'hive@venues.example')}` };
+    const contact = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Hana', lastName: 'Hive', email: 'hana@venues.example' }, bearer);
+    expect(contact.status).toBe(201);
+    contactId = contact.body.id;
+
+    expect((await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'hive@venues.example' })).status).toBe(202);
+    const token = linkIn(await mail.waitFor('hive@venues.example'), `${MAGIC_LINK_BASE}?`)!.searchParams.get('token');
+    const session = await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/verify`, { token });
+    expect(session.status).toBe(200);
+    const cookie = session.headers.get('set-cookie')!.split(';')[0];
+    const survey = await rest('POST', `${platform.urls.surveysRest}/api/surveys`, { venueName: 'Hive Hall', contactId }, { cookie });
+    expect(survey.status).toBe(201);
+    surveyId = survey.body.id;
+    signedIn = { ...bearer, cookie };
+
+    const node = platform.urls.gateway;
+    await graphql(node, 'mutation { createBrand(input: { name: "Hive brand" }) { id } }', {}, bearer);
+    const made = await graphql<any>(node, 'mutation { createApiKey(input: { name: "hive", scopes: ["posts.read", "posts.write"] }) { key } }', {}, bearer);
+    apiKey = { 'x-api-key': made.body.data.createApiKey.key };
+    const post = await graphql<any>(node, 'mutation { createPost(input: { content: "through either gateway" }) { id } }', {}, apiKey);
+    postId = post.body.data.createPost.id;
+  });
+  afterAll(async () => {
+    await hive?.stop();
+    await platform?.stop();
+    await mail.stop();
+  });
+
+  /** Runs one operation through both gateways and answers both bodies. */
+  const throughBoth = async (query: string, variables: Record<string, unknown>, headers: Record<string, string>) => {
+    const [node, other] = await Promise.all([graphql(platform.urls.gateway, query, variables, headers), graphql(hive.url, query, variables, headers)]);
+    return { node: node.body, hive: other.body, status: other.status };
+  };
+
+  it('forwards the headers lib/graphql-client.ts forwards', () => {
+    const config = readFileSync(path.join(PROJECT_ROOT, 'gateway.config.ts'), 'utf8');
+    for (const header of FORWARDED_HEADERS) expect(config).toContain(`'${header}'`);
+  });
+
+  it('resolves Contact.surveys across subgraphs with the answer of the Node gateway', async () => {
+    const query = 'query ($id: ID!) { contact(id: $id) { id firstName lastName surveys { id venueName status } } }';
+    const answers = await throughBoth(query, { id: contactId }, signedIn);
+    expect(answers.hive).toEqual(answers.node);
+    expect(answers.hive.errors).toBeUndefined();
+    expect(answers.hive.data).toEqual({
+      contact: { id: contactId, firstName: 'Hana', lastName: 'Hive', surveys: [{ id: surveyId, venueName: 'Hive Hall', status: expect.any(String) }] },
+    });
+  });
+
+  it('resolves Survey.contact across subgraphs with the answer of the Node gateway', async () => {
+    const query = 'query ($id: ID!) { survey(id: $id) { id venueName contact { id firstName email } } }';
+    const answers = await throughBoth(query, { id: surveyId }, signedIn);
+    expect(answers.hive).toEqual(answers.node);
+    expect(answers.hive.data).toEqual({ survey: { id: surveyId, venueName: 'Hive Hall', contact: { id: contactId, firstName: 'Hana', email: 'hana@venues.example' } } });
+  });
+
+  it('answers one query of each service as the Node gateway does, each with the credential it reads', async () => {
+    const social = await throughBoth('{ posts(first: 5) { totalCount nodes { id content status } } viewer { userId via } }', {}, apiKey);
+    expect(social.hive).toEqual(social.node);
+    expect(social.hive.data).toEqual({
+      posts: { totalCount: 1, nodes: [{ id: postId, content: 'through either gateway', status: 'draft' }] },
+      viewer: { userId: 'hive-user', via: 'api-key' },
+    });
+
+    const surveys = await throughBoth('{ surveys(first: 5) { totalCount nodes { id venueName } } }', {}, { cookie: signedIn.cookie });
+    expect(surveys.hive).toEqual(surveys.node);
+    expect(surveys.hive.data).toEqual({ surveys: { totalCount: 1, nodes: [{ id: surveyId, venueName: 'Hive Hall' }] } });
+
+    const contacts = await throughBoth('{ contacts(first: 5) { totalCount nodes { id email } } }', {}, { authorization: signedIn.authorization });
+    expect(contacts.hive).toEqual(contacts.node);
+    expect(contacts.hive.data).toEqual({ contacts: { totalCount: 1, nodes: [{ id: contactId, email: 'hana@venues.example' }] } });
+  });
+
+  it('forwards no credential the caller did not send: anonymous is refused as by the Node gateway', async () => {
+    const answers = await throughBoth('{ contacts(first: 1) { totalCount } }', {}, {});
+    expect(answers.hive.data ?? null).toBeNull();
+    expect(answers.hive.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    expect(answers.node.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('passes the caller’s X-Request-Id on to the subgraph', async () => {
+    const requestId = `hive-${Date.now()}`;
+    const response = await fetch(hive.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': requestId, authorization: signedIn.authorization },
+      body: JSON.stringify({ query: '{ contacts(first: 1) { totalCount } }' }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe(requestId);
+    const seenBy = logs.lines.filter((line) => line.req?.id === requestId).map((line) => line.component);
+    expect(seenBy).toEqual(['contacts-subgraph']);
+  });
+});
