@@ -1,4 +1,4 @@
-# One image for every part; docker-compose.yml picks the part with the command.
+# One image for every part; docker-compose.yml and deploy/kubernetes pick the part with the command.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -10,5 +10,7 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app /app
+# DATA_DIR of the deployments: a volume mounted here starts owned by the user the parts run as.
+RUN mkdir -p /data && chown node:node /data
 USER node
 CMD ["node", "dist/scripts/start.js"]

@@ -125,20 +125,27 @@ export class ConfigError extends Error {
 }
 
 const KNOWN_PLATFORMS = ['mastodon', 'x'] as const;
+const PLATFORM_SETTINGS = ['CLIENT_ID', 'CLIENT_SECRET', 'BASE_URL'] as const;
+const platformSetting = (platform: string, setting: (typeof PLATFORM_SETTINGS)[number]) => `${platform.toUpperCase()}_${setting}`;
 
 function readPlatforms(env: Record<string, string | undefined>): Record<string, PlatformCredentials> {
   const platforms: Record<string, PlatformCredentials> = {};
   for (const platform of KNOWN_PLATFORMS) {
-    const prefix = platform.toUpperCase();
-    const clientId = env[`${prefix}_CLIENT_ID`]?.trim();
+    const clientId = env[platformSetting(platform, 'CLIENT_ID')]?.trim();
     if (!clientId) continue;
     platforms[platform] = {
       clientId,
-      clientSecret: env[`${prefix}_CLIENT_SECRET`]?.trim() || undefined,
-      baseUrl: env[`${prefix}_BASE_URL`]?.trim() || undefined,
+      clientSecret: env[platformSetting(platform, 'CLIENT_SECRET')]?.trim() || undefined,
+      baseUrl: env[platformSetting(platform, 'BASE_URL')]?.trim() || undefined,
     };
   }
   return platforms;
+}
+
+/** Every environment variable the platform reads; deployment files (compose, Kubernetes) are checked against it. */
+export function settingNames(): string[] {
+  const platformNames = KNOWN_PLATFORMS.flatMap((platform) => PLATFORM_SETTINGS.map((setting) => platformSetting(platform, setting)));
+  return [...Object.keys(EnvSchema.shape), ...platformNames];
 }
 
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
