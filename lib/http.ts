@@ -12,7 +12,7 @@ export interface RunningServer {
 }
 
 /** How long open requests may take to finish after SIGTERM before their sockets are cut. */
-const DRAIN_TIMEOUT_MS = 10_000;
+export const DRAIN_TIMEOUT_MS = 10_000;
 
 /** Starts `app` on `port` (0: any free port) and returns a handle that drains on close. */
 export function listen(app: Express | http.RequestListener, port: number, host = '0.0.0.0', path = ''): Promise<RunningServer> {

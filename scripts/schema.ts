@@ -5,14 +5,18 @@ import { composeSupergraph } from '../gateway/supergraph.js';
 import { loadConfig } from '../lib/config.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 
-/** `npm run schema`: writes schema/<subgraph>.graphql and the composed schema/supergraph.graphql. */
+const KUBERNETES_SUPERGRAPH = 'deploy/kubernetes/base/supergraph.graphql';
+
+/** `npm run schema`: writes schema/<subgraph>.graphql and the composed schema/supergraph.graphql (and its copy for Kubernetes). */
 async function main(): Promise<void> {
   // Default ports: the supergraph names the standard URLs; deployments override them by name.
   const { subgraphs, supergraphSdl } = await composeSupergraph(loadConfig({}));
   const dir = path.join(PROJECT_ROOT, 'schema');
   for (const { name, sdl } of subgraphs) writeFileSync(path.join(dir, `${name}.graphql`), sdl);
   writeFileSync(path.join(dir, 'supergraph.graphql'), supergraphSdl);
-  console.log(`wrote ${subgraphs.map(({ name }) => `schema/${name}.graphql`).join(', ')} and schema/supergraph.graphql`);
+  // Kustomize reads files only below its own folder: the supergraph ConfigMap is made from this copy.
+  writeFileSync(path.join(PROJECT_ROOT, KUBERNETES_SUPERGRAPH), supergraphSdl);
+  console.log(`wrote ${subgraphs.map(({ name }) => `schema/${name}.graphql`).join(', ')}, schema/supergraph.graphql and ${KUBERNETES_SUPERGRAPH}`);
 }
 
 main().catch((error: unknown) => {
