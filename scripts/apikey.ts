@@ -5,7 +5,7 @@ import { openDatabase } from '../lib/database.js';
 import { AppError } from '../lib/errors.js';
 import { Identity } from '../lib/identity.js';
 import { createLogger } from '../lib/logger.js';
-import { ApiKeyService } from '../subgraphs/social/api-key.service.js';
+import { ApiKeyService } from '../subgraphs/social/access/api-key.service.js';
 import { socialMigrations } from '../subgraphs/social/migrations/index.js';
 import { socialEntities } from '../subgraphs/social/social.entities.js';
 

@@ -2,7 +2,7 @@ import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
 import type { RateLimiter } from '../../lib/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { SESSION_COOKIE } from '../../subgraphs/surveys/session-cookie.js';
+import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 
 interface SignInData {
   verifyMagicLink: { token: string; user: { email: string; isAdmin: boolean }; expiresAt: string };

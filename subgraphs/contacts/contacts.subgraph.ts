@@ -3,7 +3,7 @@ import type { SubgraphDefinition } from '../../lib/subgraph.js';
 import { AttachmentResolver } from './attachment.resolver.js';
 import { ContactImportResolver } from './contact-import.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
-import { resolveContactReference } from './contact.reference.js';
+import { resolveContactReference } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
 import { NoteResolver } from './note.resolver.js';
 import { PipelineResolver, StageResolver } from './pipeline.resolver.js';

@@ -6,7 +6,7 @@ import { socialMigrations } from './migrations/index.js';
 import { createSocialContext, resolveSocialPrincipal, type SocialContext, type SocialRuntime } from './social.context.js';
 import { socialEntities } from './social.entities.js';
 import { socialSubgraph } from './social.subgraph.js';
-import { Outreach, startOutreach } from './outreach.js';
+import { Outreach, startOutreach } from './social.runtime.js';
 
 export interface SocialSubgraphOptions {
   port: number;

@@ -6,22 +6,22 @@ import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/
 import type { Deps } from '../../lib/service.js';
 import type { AuthContext } from '../../lib/shield.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { ApiKeyService } from './api-key.service.js';
-import type { Brand } from './brand.entity.js';
-import { BrandService } from './brand.service.js';
-import { CampaignService } from './campaign.service.js';
-import type { ContentEvent } from './content-event.entity.js';
-import { ContentEventService } from './content-event.service.js';
-import type { Post } from './post.entity.js';
-import { PostService } from './post.service.js';
-import { PublishAttemptService } from './publish-attempt.service.js';
-import type { PublishAttempt } from './publish-attempt.entity.js';
-import { reachOf } from './scopes.js';
-import type { HealthCheck } from './social.health.js';
-import type { AiImageService } from './ai-image.service.js';
-import type { IntegrationService } from './integration.service.js';
-import type { MediaService } from './media.service.js';
-import type { Outreach } from './outreach.js';
+import { ApiKeyService } from './access/api-key.service.js';
+import type { Brand } from './access/brand.entity.js';
+import { BrandService } from './access/brand.service.js';
+import { CampaignService } from './content/campaign.service.js';
+import type { ContentEvent } from './content/content-event.entity.js';
+import { ContentEventService } from './content/content-event.service.js';
+import type { Post } from './content/post.entity.js';
+import { PostService } from './content/post.service.js';
+import { PublishAttemptService } from './publishing/publish-attempt.service.js';
+import type { PublishAttempt } from './publishing/publish-attempt.entity.js';
+import { reachOf } from './access/scopes.js';
+import type { HealthCheck } from './health/health-checks.js';
+import type { AiImageService } from './media/ai-image.service.js';
+import type { IntegrationService } from './integrations/integration.service.js';
+import type { MediaService } from './media/media.service.js';
+import type { Outreach } from './social.runtime.js';
 
 /**
  * What the social subgraph is started with, beyond the platform's deps. Parts that run beside

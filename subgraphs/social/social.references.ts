@@ -1,7 +1,7 @@
 import { hasScope } from '../../lib/identity.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import type { Brand } from './brand.entity.js';
-import type { Post } from './post.entity.js';
+import type { Brand } from './access/brand.entity.js';
+import type { Post } from './content/post.entity.js';
 import type { SocialContext } from './social.context.js';
 
 /**

@@ -1,6 +1,6 @@
 import { allow, isAuthenticated, requireScope, type RuleTree, type ShieldRule } from '../../lib/shield.js';
-import { integrationRules } from './integration.rules.js';
-import { mediaRules } from './media.rules.js';
+import { integrationRules } from './integrations/integrations.rules.js';
+import { mediaRules } from './media/media.rules.js';
 
 /**
  * DESIGN.md's scope table on the social schema. Only root fields carry rules (deny by default for

@@ -8,7 +8,7 @@ import { AuthService, type ActiveSession } from './auth.service.js';
 import { ExportService } from './export.service.js';
 import type { SurveyAsset } from './survey-asset.entity.js';
 import type { Survey } from './survey.entity.js';
-import { SESSION_COOKIE } from './session-cookie.js';
+import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 import { SurveyService } from './survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 

@@ -2,7 +2,7 @@ import type { SubgraphDefinition } from '../../lib/subgraph.js';
 import { SurveyAssetResolver } from './asset.resolver.js';
 import { SurveyAuthResolver } from './auth.resolver.js';
 import { SurveyExportResolver } from './export.resolver.js';
-import { ContactSurveysResolver, resolveContactReference, resolveSurveyReference } from './survey-contact.js';
+import { ContactSurveysResolver, resolveContactReference, resolveSurveyReference } from './contact.resolver.js';
 import { SurveyResolver } from './survey.resolver.js';
 import { surveysRules } from './surveys.rules.js';
 

@@ -17,7 +17,7 @@ import {
   getIntrospectionQuery,
 } from 'graphql';
 import { coreRules, socialRules } from '../../subgraphs/social/social.rules.js';
-import { SOCIAL_SCOPES } from '../../subgraphs/social/scopes.js';
+import { SOCIAL_SCOPES } from '../../subgraphs/social/access/scopes.js';
 import { graphql, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /** DESIGN.md's scope table for the operations of the social core: the test fails when a rule drifts from it. */

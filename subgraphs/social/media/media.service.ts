@@ -1,0 +1,167 @@
+import { Readable } from 'node:stream';
+import type { EntityManager } from '../../../lib/database.js';
+import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { isUuid } from '../../../lib/ids.js';
+import type { Slice, Window } from '../../../lib/pagination.js';
+import type { ObjectStorage } from '../../../lib/storage.js';
+import { Brand } from '../access/brand.entity.js';
+import { MediaFile, MediaSource, MediaStatus } from './media.entity.js';
+
+/** What a media file may be: the images and videos the supported platforms accept. */
+export const MEDIA_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4', 'video/quicktime', 'video/webm'] as const;
+export const UPLOAD_URL_TTL_SECONDS = 900;
+const DOWNLOAD_URL_TTL_SECONDS = 3600;
+const FILENAME_MAX = 255;
+
+export interface MediaSettings {
+  storage: ObjectStorage;
+  maxBytes: number;
+  publicBaseUrl: string;
+}
+
+export interface UploadRequest {
+  filename: string;
+  contentType: string;
+  size: number;
+  brandId?: string | null;
+}
+
+export interface UploadGrant {
+  id: string;
+  uploadUrl: string;
+  method: 'PUT';
+  headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+/** The rules of media files: declared uploads through signed URLs, and generated images. */
+export class MediaService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly settings: MediaSettings,
+  ) {}
+
+  /**
+   * Registers a file the client will upload itself and hands out where to send it. Type and size
+   * are declared here and enforced by the upload URL; the file is listed once its bytes arrive.
+   */
+  async requestUpload(ownerId: string, request: UploadRequest): Promise<UploadGrant> {
+    const filename = cleanFilename(request.filename);
+    const contentType = String(request.contentType ?? '').trim().toLowerCase();
+    if (!(MEDIA_CONTENT_TYPES as readonly string[]).includes(contentType)) {
+      throw AppError.badInput('contentType', `must be one of ${MEDIA_CONTENT_TYPES.join(', ')}`);
+    }
+    if (!Number.isInteger(request.size) || request.size < 1) throw AppError.badInput('size', 'must be a whole number of bytes, at least 1');
+    if (request.size > this.settings.maxBytes) {
+      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `size: a media file may have at most ${this.settings.maxBytes} bytes`, {
+        fields: [{ field: 'size', message: `must be at most ${this.settings.maxBytes} bytes` }],
+      });
+    }
+    const brandId = await this.checkBrand(ownerId, request.brandId);
+
+    const file = new MediaFile();
+    file.ownerId = ownerId;
+    file.brandId = brandId;
+    file.filename = filename;
+    file.contentType = contentType;
+    file.size = request.size;
+    file.storageKey = `media/${file.id}`;
+    file.source = MediaSource.upload;
+    const grant = await this.settings.storage.presignPut(file.storageKey, {
+      contentType,
+      size: request.size,
+      expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
+      baseUrl: this.settings.publicBaseUrl,
+    });
+    file.uploadExpiresAt = grant.expiresAt;
+    await this.em.persist(file).flush();
+    return { id: file.id, uploadUrl: grant.url, method: grant.method, headers: grant.headers, expiresAt: grant.expiresAt };
+  }
+
+  /** The owner's files whose bytes have arrived, newest first. */
+  async list(ownerId: string, window: Window): Promise<Slice<MediaFile>> {
+    await this.settleUploads(ownerId);
+    const [items, total] = await this.em.findAndCount(
+      MediaFile,
+      { ownerId, status: MediaStatus.ready },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: window.limit, offset: window.offset },
+    );
+    return { items, total };
+  }
+
+  /**
+   * Marks uploads whose bytes arrived (exactly the declared size) as ready. Only uploads whose URL
+   * could still be in use or was used are looked at; storage is asked, never the client.
+   */
+  private async settleUploads(ownerId: string): Promise<void> {
+    const pending = await this.em.find(
+      MediaFile,
+      { ownerId, status: MediaStatus.pending, uploadExpiresAt: { $gt: new Date(Date.now() - 86_400_000) } },
+      { orderBy: { createdAt: 'desc' }, limit: 100 },
+    );
+    if (!pending.length) return;
+    const sizes = await Promise.all(pending.map((file) => this.settings.storage.size(file.storageKey)));
+    const arrived = pending.filter((file, index) => sizes[index] === file.size).map((file) => file.id);
+    if (arrived.length) {
+      await this.em.nativeUpdate(MediaFile, { id: { $in: arrived }, status: MediaStatus.pending }, { status: MediaStatus.ready, readyAt: new Date() });
+      for (const file of pending) if (arrived.includes(file.id)) this.em.getUnitOfWork().unsetIdentity(file);
+    }
+  }
+
+  /** A file of the owner that is ready, or null. */
+  async find(ownerId: string, id: string): Promise<MediaFile | null> {
+    if (!isUuid(id)) return null;
+    await this.settleUploads(ownerId);
+    return this.em.findOne(MediaFile, { id, ownerId, status: MediaStatus.ready });
+  }
+
+  /** Stores bytes made by the platform itself (a generated image) as a ready media file. */
+  async storeGenerated(ownerId: string, image: { bytes: Buffer; contentType: string; prompt: string; brandId: string | null; filename: string }): Promise<MediaFile> {
+    const file = new MediaFile();
+    file.ownerId = ownerId;
+    file.brandId = image.brandId;
+    file.filename = image.filename;
+    file.contentType = image.contentType;
+    file.size = image.bytes.length;
+    file.storageKey = `media/${file.id}`;
+    file.source = MediaSource.ai;
+    file.prompt = image.prompt;
+    file.status = MediaStatus.ready;
+    file.readyAt = new Date();
+    await this.settings.storage.put(file.storageKey, Readable.from([image.bytes]), { contentType: image.contentType, maxBytes: this.settings.maxBytes });
+    try {
+      await this.em.persist(file).flush();
+    } catch (error) {
+      // Bytes without a record would be unreachable; keep neither.
+      await this.settings.storage.delete(file.storageKey).catch(() => undefined);
+      throw error;
+    }
+    return file;
+  }
+
+  async checkBrand(ownerId: string, brandId: string | null | undefined): Promise<string | null> {
+    if (brandId === undefined || brandId === null || brandId === '') return null;
+    const brand = isUuid(brandId) ? await this.em.findOne(Brand, { id: brandId, ownerId }, { fields: ['id'] }) : null;
+    if (!brand) throw AppError.notFound('Brand');
+    return brand.id;
+  }
+
+  /** A URL to fetch the file's bytes: presigned on S3, signed and served by the social REST service otherwise. */
+  urlOf(file: MediaFile): Promise<string> {
+    return this.settings.storage.presignGet(file.storageKey, {
+      expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+      baseUrl: this.settings.publicBaseUrl,
+      contentType: file.contentType,
+      filename: file.filename,
+    });
+  }
+}
+
+function cleanFilename(value: unknown): string {
+  const text = typeof value === 'string' ? value : '';
+  // Only the last path segment is a name; control characters have no place in one.
+  const name = text.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  if (!name) throw AppError.badInput('filename', 'is required');
+  if (name.length > FILENAME_MAX) throw AppError.badInput('filename', `must be at most ${FILENAME_MAX} characters`);
+  return name;
+}
