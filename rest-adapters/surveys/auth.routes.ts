@@ -10,8 +10,7 @@ interface SignInData {
 
 /** The cookie's attributes: never readable by script, not sent on cross-site requests, HTTPS-only where served over HTTPS. */
 function cookieOptions(config: Config): CookieOptions {
-  const secure = config.isProduction || (config.env.SURVEYS_PUBLIC_URL ?? '').startsWith('https:');
-  return { httpOnly: true, sameSite: 'lax', secure, path: '/' };
+  return { httpOnly: true, sameSite: 'lax', secure: config.surveysCookieSecure, path: '/' };
 }
 
 /**

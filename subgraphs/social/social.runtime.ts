@@ -10,7 +10,7 @@ import { IntegrationService, type IntegrationSettings } from './integrations/int
 import { TokenCipher } from './integrations/token-cipher.js';
 import type { SocialRuntime } from './social.context.js';
 import { MediaService } from './media/media.service.js';
-import { Platforms, trimSlash } from './integrations/platforms/index.js';
+import { Platforms } from './integrations/platforms/index.js';
 import { PublishDeferred, PublisherService } from './publishing/publisher.service.js';
 import { PUBLISH_QUEUE, PublishQueue, REFRESH_QUEUE, type PublishJob } from './publishing/publish-queue.js';
 
@@ -35,7 +35,7 @@ export class Outreach {
   ) {
     this.platforms = new Platforms(config);
     this.cipher = TokenCipher.fromConfig(config);
-    this.publicBaseUrl = trimSlash(config.env.SOCIAL_PUBLIC_URL ?? `http://localhost:${config.ports.socialRest}`);
+    this.publicBaseUrl = config.publicUrls.social;
     this.rateLimits = new RateLimits(config);
     this.imageLimiter = this.rateLimits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60);
     this.imageProvider = imageProviderOf(config);

@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
 import type { EntityManager, Orm } from '../../lib/database.js';
 import { bearerToken } from '../../lib/identity.js';
+import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
 import { ExportService } from './export.service.js';
 import type { SurveyAsset } from './survey-asset.entity.js';
 import type { Survey } from './survey.entity.js';
-import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 import { SurveyService } from './survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
@@ -26,20 +26,6 @@ export interface SurveysContext extends AuthContext {
   committedAssetsBySurvey: DataLoader<string, SurveyAsset[]>;
 }
 
-function cookieValue(header: string | string[] | undefined, name: string): string | undefined {
-  const text = Array.isArray(header) ? header.join('; ') : header;
-  for (const part of (text ?? '').split(';')) {
-    const index = part.indexOf('=');
-    if (index <= 0 || part.slice(0, index).trim() !== name) continue;
-    try {
-      return decodeURIComponent(part.slice(index + 1).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
 /**
  * The session token of a request: a bearer token that is not a JWT (JWTs belong to the other
  * services and pass through here untouched), else the session cookie.
@@ -47,7 +33,7 @@ function cookieValue(header: string | string[] | undefined, name: string): strin
 function sessionTokenOf(req: IncomingMessage): string | undefined {
   const bearer = bearerToken(req.headers.authorization);
   if (bearer && bearer.split('.').length !== 3) return bearer;
-  return cookieValue(req.headers.cookie, SESSION_COOKIE);
+  return sessionCookieOf(req.headers.cookie);
 }
 
 export async function createSurveysContext(orm: Orm, runtime: SurveysRuntime, req: IncomingMessage): Promise<SurveysContext> {

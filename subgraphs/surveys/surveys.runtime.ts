@@ -20,10 +20,6 @@ export interface SurveysRuntime {
   close(): Promise<void>;
 }
 
-function surveysPublicUrl(config: Config): string {
-  return (config.env.SURVEYS_PUBLIC_URL ?? `http://localhost:${config.ports.surveysRest}`).replace(/\/+$/, '');
-}
-
 export function createSurveysRuntime(config: Config, logger: Logger): SurveysRuntime {
   const limits = new RateLimits(config);
   const mailer = createMailer(config, logger);
@@ -36,7 +32,7 @@ export function createSurveysRuntime(config: Config, logger: Logger): SurveysRun
     storage: createStorage(config),
     mailer,
     signInPerAddress: limits.limiter('surveys-sign-in-address', SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS),
-    publicUrl: surveysPublicUrl(config),
+    publicUrl: config.publicUrls.surveys,
     close: async () => {
       mailer.close();
       await limits.close();
