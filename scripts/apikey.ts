@@ -6,6 +6,7 @@ import { AppError } from '../lib/errors.js';
 import { Identity } from '../lib/identity.js';
 import { createLogger } from '../lib/logger.js';
 import { ApiKeyService } from '../subgraphs/social/access/api-key.service.js';
+import { Reach } from '../subgraphs/social/access/reach.js';
 import { socialMigrations } from '../subgraphs/social/migrations/index.js';
 import { socialEntities } from '../subgraphs/social/social.entities.js';
 
@@ -69,15 +70,14 @@ async function directly(config: Config, sub: string, command: Command): Promise<
   const logger = createLogger({ env: { ...config.env, LOG_LEVEL: 'warn' } }, process.stderr);
   const orm = await openDatabase(config, logger, { service: 'social', entities: socialEntities, migrations: socialMigrations });
   try {
-    const keys = new ApiKeyService(orm.em.fork());
     // The operator acts as the user with a full-scope bearer credential, as `npm run token` would give.
-    const principal = { userId: sub, scopes: null, via: 'bearer' as const };
+    const keys = new ApiKeyService(orm.em.fork(), Reach.of({ userId: sub, scopes: null, via: 'bearer' }));
     if (command.command === 'create') {
-      const { key, apiKey } = await keys.create(principal, { name: command.name, scopes: command.scopes, brandIds: command.brandIds });
+      const { key, apiKey } = await keys.create({ name: command.name, scopes: command.scopes, brandIds: command.brandIds });
       return { key, keys: [apiKey] };
     }
-    if (command.command === 'list') return { keys: await keys.list(principal) };
-    return { keys: [await keys.revoke(principal, command.id)] };
+    if (command.command === 'list') return { keys: await keys.list() };
+    return { keys: [await keys.revoke(command.id)] };
   } finally {
     await orm.close();
   }

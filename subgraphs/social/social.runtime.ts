@@ -1,109 +1,70 @@
-import type { JobWithMetadata } from 'pg-boss';
 import type { Config } from '../../lib/config.js';
-import type { EntityManager, Orm } from '../../lib/database.js';
+import { databaseAnswers, type Orm } from '../../lib/database.js';
+import type { Identity } from '../../lib/identity.js';
 import type { Logger } from '../../lib/logger.js';
-import { RateLimits } from '../../lib/rate-limit.js';
-import type { ObjectStorage } from '../../lib/storage.js';
-import { imageProviderOf } from './media/ai-image.provider.js';
-import { AiImageService } from './media/ai-image.service.js';
-import { IntegrationService, type IntegrationSettings } from './integrations/integration.service.js';
-import { TokenCipher } from './integrations/token-cipher.js';
-import type { SocialRuntime } from './social.context.js';
-import { MediaService } from './media/media.service.js';
+import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
+import type { Deps } from '../../lib/service.js';
+import { createStorage } from '../../lib/storage.js';
+import type { HealthCheck } from './health/health-checks.js';
+import type { IntegrationSettings } from './integrations/integration.service.js';
 import { Platforms } from './integrations/platforms/index.js';
-import { PublishDeferred, PublisherService } from './publishing/publisher.service.js';
-import { PUBLISH_QUEUE, PublishQueue, REFRESH_QUEUE, type PublishJob } from './publishing/publish-queue.js';
+import { TokenCipher } from './integrations/token-cipher.js';
+import { imageProviderOf, type ImageProvider } from './media/ai-image.provider.js';
+import type { MediaSettings } from './media/media.service.js';
+import { PublishQueue } from './publishing/publish-queue.js';
+import type { PublisherTools } from './publishing/publisher.service.js';
+import { startPublisherWorkers } from './publishing/publisher.worker.js';
 
-/**
- * The long-lived parts of the social service that reach outside it: platform adapters and the
- * token cipher, storage, the image provider and its rate limit, and the publisher's job queue
- * and workers. Made once per process; each request gets services bound to its own entity manager.
- */
-export class Outreach {
-  readonly platforms: Platforms;
-  readonly cipher: TokenCipher;
-  readonly publicBaseUrl: string;
-  private readonly rateLimits: RateLimits;
-  private readonly imageLimiter;
-  private readonly imageProvider;
-  private queue?: PublishQueue;
-
-  constructor(
-    readonly config: Config,
-    readonly logger: Logger,
-    readonly storage: ObjectStorage,
-  ) {
-    this.platforms = new Platforms(config);
-    this.cipher = TokenCipher.fromConfig(config);
-    this.publicBaseUrl = config.publicUrls.social;
-    this.rateLimits = new RateLimits(config);
-    this.imageLimiter = this.rateLimits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60);
-    this.imageProvider = imageProviderOf(config);
-  }
-
-  get integrationSettings(): IntegrationSettings {
-    return { platforms: this.platforms, cipher: this.cipher, publicBaseUrl: this.publicBaseUrl, webUrl: this.config.env.WEB_URL, logger: this.logger };
-  }
-
-  integrations(em: EntityManager): IntegrationService {
-    return new IntegrationService(em, this.integrationSettings);
-  }
-
-  media(em: EntityManager): MediaService {
-    return new MediaService(em, { storage: this.storage, maxBytes: this.config.env.MEDIA_MAX_BYTES, publicBaseUrl: this.publicBaseUrl });
-  }
-
-  aiImages(em: EntityManager): AiImageService {
-    return new AiImageService(this.media(em), this.imageProvider, this.imageLimiter, this.logger);
-  }
-
-  /** True when the job queue is started and its tables answer (for /health). */
-  async jobsAnswer(): Promise<boolean> {
-    if (!this.queue) return false;
-    try {
-      return (await this.queue.boss.getQueue(PUBLISH_QUEUE)) !== null;
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * Starts the job queue over the service's database and, unless `work` is false, the workers:
-   * the publisher and the token renewal that runs every minute.
-   */
-  async start(orm: Orm, options: { work: boolean }): Promise<{ close(): Promise<void> }> {
-    const queue = await PublishQueue.start(this.config, orm, this.logger);
-    this.queue = queue;
-    if (options.work) {
-      const log = this.logger.child({ component: 'publisher' });
-      await queue.boss.work<PublishJob>(PUBLISH_QUEUE, { pollingIntervalSeconds: 1, batchSize: 1, includeMetadata: true }, async ([job]) => {
-        const publisher = new PublisherService(orm.em.fork(), { ...this.integrationSettings, storage: this.storage }, log);
-        try {
-          const { retryCount, retryLimit } = job as JobWithMetadata<PublishJob>;
-          const outcome = await publisher.run(job.data, { lastChance: retryCount >= retryLimit });
-          log.info({ postId: job.data.postId, outcome }, 'publish job done');
-          return { outcome };
-        } catch (error) {
-          if (error instanceof PublishDeferred) log.warn({ postId: job.data.postId, reason: error.message }, 'publish deferred');
-          throw error;
-        }
-      });
-      await queue.boss.work(REFRESH_QUEUE, { pollingIntervalSeconds: 5 }, async () => this.integrations(orm.em.fork()).refreshDue());
-      await queue.boss.schedule(REFRESH_QUEUE, '* * * * *');
-    }
-    return {
-      close: async () => {
-        await queue.stop();
-        this.queue = undefined;
-        await this.rateLimits.close();
-      },
-    };
-  }
+/** What the social subgraph keeps for its whole life; each request's context is built on it. */
+export interface SocialRuntime {
+  identity: Identity;
+  logger: Logger;
+  /** Platform accounts: the adapters on offer, the token cipher, where OAuth calls back and where it sends the browser. */
+  integrations: IntegrationSettings;
+  media: MediaSettings;
+  images: { provider: ImageProvider | null; limiter: RateLimiter };
+  /** The publisher's job queue, which every change of a post's state or time follows. */
+  queue: PublishQueue;
+  /** What `/health` checks: the database, storage and the job queue. */
+  healthChecks: HealthCheck[];
+  close(): Promise<void>;
 }
 
-/** The social subgraph's start hook: the job queue, and the workers unless PUBLISH_WORKER=off. */
-export async function startOutreach(runtime: SocialRuntime, orm: Orm) {
-  const started = await runtime.outreach.start(orm, { work: runtime.outreach.config.env.PUBLISH_WORKER === 'on' });
-  runtime.healthChecks.push({ name: 'jobs', check: () => runtime.outreach.jobsAnswer() });
-  return started;
+/** What the publisher works with, the same in the API's process and in `npm run worker` processes. */
+export function publisherToolsOf(config: Config): PublisherTools {
+  return { platforms: new Platforms(config), cipher: TokenCipher.fromConfig(config), storage: createStorage(config) };
+}
+
+/**
+ * Made once the database is open: the job queue lives in it, starts after it and stops before it.
+ * This process also works on the queue unless `PUBLISH_WORKER=off` leaves that to workers apart.
+ */
+export async function createSocialRuntime({ config, logger, identity }: Deps, orm: Orm): Promise<SocialRuntime> {
+  const tools = publisherToolsOf(config);
+  const limits = new RateLimits(config);
+  const queue = await PublishQueue.start(config, orm, logger);
+  const close = async () => {
+    await queue.stop();
+    await limits.close();
+  };
+  try {
+    if (config.env.PUBLISH_WORKER === 'on') await startPublisherWorkers(queue, orm, tools, logger);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    identity,
+    logger,
+    integrations: { platforms: tools.platforms, cipher: tools.cipher, publicUrl: config.publicUrls.social, webUrl: config.env.WEB_URL.replace(/\/+$/, ''), logger },
+    media: { storage: tools.storage, maxBytes: config.env.MEDIA_MAX_BYTES, publicUrl: config.publicUrls.social },
+    images: { provider: imageProviderOf(config), limiter: limits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60) },
+    queue,
+    healthChecks: [
+      { name: 'database', check: () => databaseAnswers(orm) },
+      { name: 'storage', check: () => tools.storage.check() },
+      { name: 'jobs', check: () => queue.answers() },
+    ],
+    close,
+  };
 }

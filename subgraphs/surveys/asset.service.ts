@@ -27,7 +27,7 @@ export class AssetService {
   ) {}
 
   private get maxBytes(): number {
-    return Math.min(this.runtime.config.env.ASSET_MAX_BYTES, SIZE_COLUMN_MAX);
+    return Math.min(this.runtime.assetMaxBytes, SIZE_COLUMN_MAX);
   }
 
   async presign(surveyId: string, input: SurveyAssetPresignInput): Promise<SurveyAssetUpload> {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
-import type { EntityManager, Orm } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/database.js';
 import { bearerToken } from '../../lib/identity.js';
 import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
@@ -36,9 +36,9 @@ function sessionTokenOf(req: IncomingMessage): string | undefined {
   return sessionCookieOf(req.headers.cookie);
 }
 
-export async function createSurveysContext(orm: Orm, runtime: SurveysRuntime, req: IncomingMessage): Promise<SurveysContext> {
-  const em = orm.em.fork();
-  const auth = new AuthService(em, runtime);
+/** One request's context on `em`, the request's own fork: the caller (a session, if any), the services, the loaders. */
+export async function createSurveysContext(runtime: SurveysRuntime, em: EntityManager, req: IncomingMessage): Promise<SurveysContext> {
+  const auth = new AuthService(em, runtime.signIn);
   const session = await auth.sessionOf(sessionTokenOf(req));
   // Without a session nobody is shown anything; the empty user never matches an owner.
   const surveys = new SurveyService(em, session?.user ?? { email: '', isAdmin: false });

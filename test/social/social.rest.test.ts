@@ -4,7 +4,6 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { loadOperations } from '../../lib/rest.js';
 import { readiness } from '../../rest-adapters/social/health.routes.js';
-import type { RunningSocialSubgraph } from '../../subgraphs/social/index.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /**
@@ -63,7 +62,7 @@ describe('social publishing REST', () => {
     });
 
     it('answers 503 naming the failing part', async () => {
-      const runtime = (platform.subgraphs.social as RunningSocialSubgraph).runtime;
+      const runtime = platform.subgraphs.social.runtime;
       const failing = { name: 'job queue', check: async () => { throw new Error('connection refused'); } };
       runtime.healthChecks.push(failing);
       try {

@@ -6,6 +6,7 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../../lib/secrets.
 import { ApiKey } from './api-key.entity.js';
 import type { CreateApiKeyInput } from './api-key.input.js';
 import { Brand } from './brand.entity.js';
+import type { Reach } from './reach.js';
 import { isSocialScope } from './scopes.js';
 
 const KEY_PREFIX = 'sk_';
@@ -13,14 +14,24 @@ const KEY_PREFIX = 'sk_';
 const LAST_USED_PRECISION_MS = 60_000;
 
 /**
- * API keys: made by a signed-in user (bearer only), shown once, stored as SHA-256, each with a
- * subset of the scopes and a brand reach. `authenticate` turns a presented key into a principal.
+ * API keys of the caller: made with a bearer token only (never with another key), shown once,
+ * stored as SHA-256, each with a subset of the scopes and a brand reach.
  */
 export class ApiKeyService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reach: Reach,
+  ) {}
 
-  async create(principal: Principal, input: CreateApiKeyInput): Promise<{ key: string; apiKey: ApiKey }> {
-    if (principal.via !== 'bearer') throw new AppError(ErrorCode.FORBIDDEN, 'API keys are made with a bearer token, not with another key');
+  /** The caller, who must have signed in with a bearer token to manage keys. */
+  private bearer(refusal: string): Principal {
+    const principal = this.reach.caller;
+    if (principal.via !== 'bearer') throw new AppError(ErrorCode.FORBIDDEN, refusal);
+    return principal;
+  }
+
+  async create(input: CreateApiKeyInput): Promise<{ key: string; apiKey: ApiKey }> {
+    const principal = this.bearer('API keys are made with a bearer token, not with another key');
     const name = input.name?.trim();
     if (!name) throw AppError.badInput('name', 'is required');
     const scopes = new Set<string>();
@@ -53,13 +64,13 @@ export class ApiKeyService {
     return { key, apiKey };
   }
 
-  async list(principal: Principal): Promise<ApiKey[]> {
-    if (principal.via !== 'bearer') throw new AppError(ErrorCode.FORBIDDEN, 'API keys are listed with a bearer token');
+  async list(): Promise<ApiKey[]> {
+    const principal = this.bearer('API keys are listed with a bearer token');
     return this.em.find(ApiKey, { ownerId: principal.userId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
   }
 
-  async revoke(principal: Principal, id: string): Promise<ApiKey> {
-    if (principal.via !== 'bearer') throw new AppError(ErrorCode.FORBIDDEN, 'API keys are revoked with a bearer token');
+  async revoke(id: string): Promise<ApiKey> {
+    const principal = this.bearer('API keys are revoked with a bearer token');
     const apiKey = isUuid(id) ? await this.em.findOne(ApiKey, { id, ownerId: principal.userId }) : null;
     if (!apiKey) throw AppError.notFound('API key');
     if (!apiKey.revokedAt) {
@@ -68,24 +79,24 @@ export class ApiKeyService {
     }
     return apiKey;
   }
+}
 
-  /** The principal a presented key stands for, or null when it is unknown or revoked. */
-  async authenticate(presented: string): Promise<Principal | null> {
-    if (!presented.startsWith(KEY_PREFIX) || presented.length > 128) return null;
-    const hash = sha256Hex(presented);
-    const apiKey = await this.em.findOne(ApiKey, { keyHash: hash, revokedAt: null });
-    // The lookup is by hash; comparing again in constant time costs nothing and leaves no timing hint.
-    if (!apiKey || !constantTimeEqual(apiKey.keyHash, hash)) return null;
-    const now = Date.now();
-    if (!apiKey.lastUsedAt || now - apiKey.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
-      await this.em.nativeUpdate(ApiKey, { id: apiKey.id }, { lastUsedAt: new Date(now) });
-    }
-    return {
-      userId: apiKey.ownerId,
-      scopes: new Set(apiKey.scopes),
-      via: 'api-key',
-      apiKeyId: apiKey.id,
-      brandIds: apiKey.brandIds ? new Set(apiKey.brandIds) : null,
-    };
+/** The principal a presented key stands for, or null when it is unknown or revoked. */
+export async function authenticateApiKey(em: EntityManager, presented: string): Promise<Principal | null> {
+  if (!presented.startsWith(KEY_PREFIX) || presented.length > 128) return null;
+  const hash = sha256Hex(presented);
+  const apiKey = await em.findOne(ApiKey, { keyHash: hash, revokedAt: null });
+  // The lookup is by hash; comparing again in constant time costs nothing and leaves no timing hint.
+  if (!apiKey || !constantTimeEqual(apiKey.keyHash, hash)) return null;
+  const now = Date.now();
+  if (!apiKey.lastUsedAt || now - apiKey.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
+    await em.nativeUpdate(ApiKey, { id: apiKey.id }, { lastUsedAt: new Date(now) });
   }
+  return {
+    userId: apiKey.ownerId,
+    scopes: new Set(apiKey.scopes),
+    via: 'api-key',
+    apiKeyId: apiKey.id,
+    brandIds: apiKey.brandIds ? new Set(apiKey.brandIds) : null,
+  };
 }

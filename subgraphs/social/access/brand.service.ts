@@ -2,14 +2,14 @@ import type { EntityManager } from '../../../lib/database.js';
 import { AppError } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
+import { checkTimezone } from '../../../lib/time.js';
 import { Brand } from './brand.entity.js';
 import type { BrandInput, BrandSettings, BrandSettingsInput } from './brand.input.js';
-import { reaches, type Reach } from './scopes.js';
-import { checkTimezone } from '../../../lib/time.js';
+import type { Reach } from './reach.js';
 
 export const DEFAULT_BRAND_NAME = 'My brand';
 
-/** Brands of the calling user, and what a post needs to know about them. */
+/** Brands in the caller's reach, and what a post needs to know about them. */
 export class BrandService {
   constructor(
     private readonly em: EntityManager,
@@ -17,7 +17,8 @@ export class BrandService {
   ) {}
 
   private where(): Record<string, unknown> {
-    return this.reach.brandIds === null ? { ownerId: this.reach.ownerId } : { ownerId: this.reach.ownerId, id: { $in: [...this.reach.brandIds] } };
+    const brandIds = this.reach.brandIds;
+    return brandIds === null ? { ownerId: this.reach.ownerId } : { ownerId: this.reach.ownerId, id: { $in: [...brandIds] } };
   }
 
   async list(window: Window): Promise<Slice<Brand>> {
@@ -30,7 +31,7 @@ export class BrandService {
   }
 
   async find(id: string): Promise<Brand | null> {
-    if (!isUuid(id) || !reaches(this.reach, id)) return null;
+    if (!isUuid(id) || !this.reach.covers(id)) return null;
     return this.em.findOne(Brand, { id, ownerId: this.reach.ownerId });
   }
 
@@ -41,7 +42,7 @@ export class BrandService {
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Brand>> {
-    const valid = ids.filter((id) => isUuid(id) && reaches(this.reach, id));
+    const valid = ids.filter((id) => isUuid(id) && this.reach.covers(id));
     const found = valid.length ? await this.em.find(Brand, { id: { $in: valid }, ownerId: this.reach.ownerId }) : [];
     return new Map(found.map((brand) => [brand.id, brand]));
   }
@@ -62,19 +63,19 @@ export class BrandService {
    */
   async brandForNewPost(tx: EntityManager, brandId: string | null | undefined): Promise<Brand> {
     if (brandId !== undefined && brandId !== null) {
-      const brand = isUuid(brandId) && reaches(this.reach, brandId) ? await tx.findOne(Brand, { id: brandId, ownerId: this.reach.ownerId }) : null;
+      const brand = isUuid(brandId) && this.reach.covers(brandId) ? await tx.findOne(Brand, { id: brandId, ownerId: this.reach.ownerId }) : null;
       if (!brand) throw AppError.badInput('brandId', 'is not one of your brands');
       return brand;
     }
     const find = () => tx.find(Brand, this.where(), { limit: 2, orderBy: { createdAt: 'asc', id: 'asc' } });
     let brands = await find();
-    if (!brands.length && this.reach.brandIds === null) {
+    if (!brands.length && this.reach.everyBrand) {
       // Two first posts at once must not make two default brands: the first takes the owner's lock, the second then sees its brand.
       await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`social.brand:${this.reach.ownerId}`], 'all', tx.getTransactionContext());
       brands = await find();
     }
     if (brands.length === 1) return brands[0];
-    if (brands.length > 1 || this.reach.brandIds !== null) throw AppError.badInput('brandId', 'is required: you have several brands');
+    if (brands.length > 1 || !this.reach.everyBrand) throw AppError.badInput('brandId', 'is required: you have several brands');
     const brand = this.build(DEFAULT_BRAND_NAME);
     // Ids are plain columns, not ORM relations, so the brand row must exist before the post's.
     await tx.persist(brand).flush();

@@ -1,34 +1,29 @@
 import type { EntityManager } from '../../../lib/database.js';
 import { AppError } from '../../../lib/errors.js';
-import type { Principal } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
 import type { BrandService } from '../access/brand.service.js';
+import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';
 import { ContentEventType } from './content-event.entity.js';
-import { ContentEventService } from './content-event.service.js';
+import { actorOf, ContentEventService } from './content-event.service.js';
 import type { CampaignInput } from './campaign.input.js';
 import { Post, snapshotOf } from './post.entity.js';
 import { assertCanApply } from './post.state.js';
-import { actorOf, reaches, reachFilter, reachOf, type Reach } from '../access/scopes.js';
 
 /** Campaigns: named groups of one brand's posts. Moving a post in or out is a post change, audited. */
 export class CampaignService {
-  private readonly reach: Reach;
-
   constructor(
     private readonly em: EntityManager,
-    private readonly principal: Principal,
+    private readonly reach: Reach,
     private readonly brands: BrandService,
-  ) {
-    this.reach = reachOf(principal);
-  }
+  ) {}
 
   async list(window: Window, brandId?: string | null): Promise<Slice<Campaign>> {
-    const where: Record<string, unknown> = { ...reachFilter(this.reach) };
+    const where: Record<string, unknown> = { ...this.reach.filter() };
     if (brandId) {
-      // Naming a brand replaces reachFilter's brand list, so the brand itself must be in reach.
-      if (!isUuid(brandId) || !reaches(this.reach, brandId)) return { items: [], total: 0 };
+      // Naming a brand replaces the reach filter's brand list, so the brand itself must be in reach.
+      if (!isUuid(brandId) || !this.reach.covers(brandId)) return { items: [], total: 0 };
       where.brandId = brandId;
     }
     const [items, total] = await this.em.findAndCount(Campaign, where, {
@@ -41,7 +36,7 @@ export class CampaignService {
 
   async find(id: string): Promise<Campaign | null> {
     if (!isUuid(id)) return null;
-    return this.em.findOne(Campaign, { id, ...reachFilter(this.reach) });
+    return this.em.findOne(Campaign, { id, ...this.reach.filter() });
   }
 
   async get(id: string): Promise<Campaign> {
@@ -86,15 +81,18 @@ export class CampaignService {
     return campaign;
   }
 
-  /** Puts a post into a campaign of its brand, or takes it out (`campaignId` null). */
+  /**
+   * Puts a post into a campaign of its brand, or takes it out (`campaignId` null). Neither the
+   * post's state nor its time changes, so its publish job stays where it is.
+   */
   async setPostCampaign(postId: string, campaignId: string | null): Promise<Post> {
     return this.em.transactional(async (tx) => {
-      const post = isUuid(postId) ? await tx.findOne(Post, { id: postId, ...reachFilter(this.reach) }) : null;
+      const post = isUuid(postId) ? await tx.findOne(Post, { id: postId, ...this.reach.filter() }) : null;
       if (!post) throw AppError.notFound('Post');
       assertCanApply('update', post);
       let target: string | null = null;
       if (campaignId !== null) {
-        const campaign = isUuid(campaignId) ? await tx.findOne(Campaign, { id: campaignId, ...reachFilter(this.reach) }) : null;
+        const campaign = isUuid(campaignId) ? await tx.findOne(Campaign, { id: campaignId, ...this.reach.filter() }) : null;
         if (!campaign) throw AppError.notFound('Campaign');
         if (campaign.brandId !== post.brandId) throw AppError.badInput('campaignId', 'belongs to another brand than the post');
         target = campaign.id;
@@ -103,7 +101,7 @@ export class CampaignService {
       const before = snapshotOf(post);
       post.campaignId = target;
       post.updatedAt = new Date();
-      ContentEventService.record(tx, { post, type: ContentEventType.updated, actor: actorOf(this.principal), before });
+      ContentEventService.record(tx, { post, type: ContentEventType.updated, actor: actorOf(this.reach.caller), before });
       return post;
     });
   }
@@ -112,7 +110,7 @@ export class CampaignService {
     const byCampaign = new Map<string, Post[]>(campaignIds.map((id) => [id, []]));
     const valid = campaignIds.filter(isUuid);
     if (!valid.length) return byCampaign;
-    const posts = await this.em.find(Post, { campaignId: { $in: valid }, ...reachFilter(this.reach) }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+    const posts = await this.em.find(Post, { campaignId: { $in: valid }, ...this.reach.filter() }, { orderBy: { createdAt: 'desc', id: 'desc' } });
     for (const post of posts) byCampaign.get(post.campaignId!)?.push(post);
     return byCampaign;
   }

@@ -1,10 +1,11 @@
 import type { EntityManager } from '../../../lib/database.js';
 import { AppError } from '../../../lib/errors.js';
+import type { Principal } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
 import { checkSize } from '../../../lib/pagination.js';
-import { ContentEvent, type ContentEventType, type Actor } from './content-event.entity.js';
+import type { Reach } from '../access/reach.js';
+import { ActorType, ContentEvent, type Actor, type ContentEventType } from './content-event.entity.js';
 import { snapshotOf, type Post } from './post.entity.js';
-import { reachFilter, type Reach } from '../access/scopes.js';
 
 export interface ContentChange {
   post: Post;
@@ -66,7 +67,7 @@ export class ContentEventService {
     if (filter.contentId !== undefined && filter.contentId !== null && !isUuid(filter.contentId)) {
       return { items: [], nextCursor: null, total: 0 };
     }
-    const where: Record<string, unknown> = { ...reachFilter(this.reach) };
+    const where: Record<string, unknown> = { ...this.reach.filter() };
     if (filter.contentId) where.contentId = filter.contentId;
     if (filter.type) where.type = filter.type;
     const total = await this.em.count(ContentEvent, where);
@@ -89,4 +90,11 @@ export class ContentEventService {
 
 export function cursorOfEvent(event: ContentEvent): string {
   return encodeCursor(event.seq ?? '0');
+}
+
+/** Who an event names as having made a change: the API key when one was used, else the user. */
+export function actorOf(principal: Principal): Actor {
+  return principal.via === 'api-key' && principal.apiKeyId
+    ? { type: ActorType.api_key, id: principal.apiKeyId }
+    : { type: ActorType.user, id: principal.userId };
 }

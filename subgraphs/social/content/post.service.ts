@@ -1,67 +1,55 @@
 import { LockMode, QueryOrder } from '@mikro-orm/core';
 import type { EntityManager } from '../../../lib/database.js';
 import { AppError } from '../../../lib/errors.js';
-import type { Principal } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
+import { parseInstant } from '../../../lib/time.js';
 import type { BrandService } from '../access/brand.service.js';
+import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';
 import { ContentEventType } from './content-event.entity.js';
-import { ContentEventService } from './content-event.service.js';
-import { POST_STATUSES, Post, PostStatus, snapshotOf } from './post.entity.js';
+import { actorOf, ContentEventService } from './content-event.service.js';
+import { Post, PostStatus, snapshotOf } from './post.entity.js';
 import type { ContentEditInput, PostInput } from './post.input.js';
 import { approvedStatus, assertCanApply, type PostAction } from './post.state.js';
-import { actorOf, reachFilter, reachOf, type Reach } from '../access/scopes.js';
-import { checkCalendarDate, checkTimezone, datesBetween, localDateOf, parseInstant } from '../../../lib/time.js';
+import type { PublishSchedule } from './publish-schedule.js';
 
 const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const QUEUE_STATUSES = [PostStatus.queued, PostStatus.publishing, PostStatus.failed];
 const CREATE_STATUSES = [PostStatus.draft, PostStatus.suggested, PostStatus.queued];
-const MAX_ROLLUP_DAYS = 366;
 
 export interface PostFilter {
   brandId?: string | null;
   statuses?: readonly PostStatus[] | null;
 }
 
-export interface DayRollup {
-  date: string;
-  total: number;
-  byStatus: Record<string, number>;
-  byPlatform: Record<string, number>;
-}
-
-export interface DailyRollups {
-  timezone: string;
-  from: string;
-  to: string;
-  days: DayRollup[];
+/** The posts of `filter` inside the reach, as a query; null when the filter names a brand out of reach (nothing matches). */
+export function postsWhere(reach: Reach, filter: PostFilter = {}): Record<string, unknown> | null {
+  const where: Record<string, unknown> = { ...reach.filter() };
+  if (filter.brandId !== undefined && filter.brandId !== null) {
+    if (!isUuid(filter.brandId) || !reach.covers(filter.brandId)) return null;
+    where.brandId = filter.brandId;
+  }
+  if (filter.statuses?.length) where.status = { $in: [...filter.statuses] };
+  return where;
 }
 
 /**
  * The rules of posts and of the content operations done on them. Every change runs in one
- * transaction with its audit event (`ContentEventService.record`), and every query is limited to
- * the caller's reach (their own posts; an API key's brands).
+ * transaction with its audit event (`ContentEventService.record`) and with the move of the
+ * post's publish job (`PublishSchedule.follow`), and every query is limited to the caller's reach
+ * (their own posts; an API key's brands).
  */
 export class PostService {
-  private readonly reach: Reach;
-
   constructor(
     private readonly em: EntityManager,
-    private readonly principal: Principal,
+    private readonly reach: Reach,
     private readonly brands: BrandService,
-  ) {
-    this.reach = reachOf(principal);
-  }
+    private readonly schedule: PublishSchedule,
+  ) {}
 
   private where(filter: PostFilter = {}): Record<string, unknown> | null {
-    const where: Record<string, unknown> = { ...reachFilter(this.reach) };
-    if (filter.brandId !== undefined && filter.brandId !== null) {
-      if (!isUuid(filter.brandId) || (this.reach.brandIds && !this.reach.brandIds.has(filter.brandId))) return null;
-      where.brandId = filter.brandId;
-    }
-    if (filter.statuses?.length) where.status = { $in: [...filter.statuses] };
-    return where;
+    return postsWhere(this.reach, filter);
   }
 
   /** Posts newest first. */
@@ -90,12 +78,12 @@ export class PostService {
 
   async find(id: string): Promise<Post | null> {
     if (!isUuid(id)) return null;
-    return this.em.findOne(Post, { id, ...reachFilter(this.reach) });
+    return this.em.findOne(Post, { id, ...this.reach.filter() });
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Post>> {
     const valid = ids.filter(isUuid);
-    const found = valid.length ? await this.em.find(Post, { id: { $in: valid }, ...reachFilter(this.reach) }) : [];
+    const found = valid.length ? await this.em.find(Post, { id: { $in: valid }, ...this.reach.filter() }) : [];
     return new Map(found.map((post) => [post.id, post]));
   }
 
@@ -123,7 +111,8 @@ export class PostService {
       post.status = status;
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
       tx.persist(post);
-      ContentEventService.record(tx, { post, type: ContentEventType.created, actor: actorOf(this.principal), before: null });
+      ContentEventService.record(tx, { post, type: ContentEventType.created, actor: actorOf(this.reach.caller), before: null });
+      await this.schedule.follow(tx, post);
       return post;
     });
   }
@@ -154,8 +143,9 @@ export class PostService {
       const post = await this.lockedPost(tx, id);
       assertCanApply('delete', post);
       const before = snapshotOf(post);
-      ContentEventService.record(tx, { post, type: ContentEventType.deleted, actor: actorOf(this.principal), before, after: null });
+      ContentEventService.record(tx, { post, type: ContentEventType.deleted, actor: actorOf(this.reach.caller), before, after: null });
       tx.remove(post);
+      await this.schedule.follow(tx, post, { removed: true });
       return post;
     });
   }
@@ -195,56 +185,6 @@ export class PostService {
     });
   }
 
-  /**
-   * One rollup per calendar day of `timezone` from `from` to `to` (both included), each day present
-   * even when empty. A post counts on the day it is scheduled for, or was created when it has no
-   * time. Keys are sorted and every status is listed, so the same data gives the same JSON bytes.
-   */
-  async daily(args: { from?: string | null; to?: string | null; timezone?: string | null; brandId?: string | null }): Promise<DailyRollups> {
-    const timezone = checkTimezone(args.timezone ?? 'UTC');
-    const today = localDateOf(new Date(), timezone);
-    const to = args.to ? checkCalendarDate(args.to, 'to') : today;
-    const from = args.from ? checkCalendarDate(args.from, 'from') : shiftDate(to, -6);
-    if (from > to) throw AppError.badInput('from', 'must not be after to');
-    const dates = datesBetween(from, to);
-    if (dates.length > MAX_ROLLUP_DAYS) throw AppError.badInput('to', `the range may span at most ${MAX_ROLLUP_DAYS} days`);
-
-    const days = new Map(dates.map((date) => [date, { total: 0, byStatus: new Map<string, number>(), byPlatform: new Map<string, number>() }]));
-    const where = this.where({ brandId: args.brandId });
-    if (where) {
-      // Every zone is within a day of UTC, so a day either side catches every local day of the range.
-      const lo = new Date(`${shiftDate(from, -1)}T00:00:00Z`);
-      const hi = new Date(`${shiftDate(to, 2)}T00:00:00Z`);
-      const rows = await this.em.find(
-        Post,
-        { ...where, $or: [{ scheduledAt: { $gte: lo, $lt: hi } }, { scheduledAt: null, createdAt: { $gte: lo, $lt: hi } }] },
-        { fields: ['id', 'status', 'platforms', 'scheduledAt', 'createdAt'], orderBy: { id: QueryOrder.ASC } },
-      );
-      for (const row of rows) {
-        const day = days.get(localDateOf(row.scheduledAt ?? row.createdAt, timezone));
-        if (!day) continue;
-        day.total += 1;
-        day.byStatus.set(row.status, (day.byStatus.get(row.status) ?? 0) + 1);
-        for (const platform of row.platforms) day.byPlatform.set(platform, (day.byPlatform.get(platform) ?? 0) + 1);
-      }
-    }
-    const platforms = [...new Set([...days.values()].flatMap((day) => [...day.byPlatform.keys()]))].sort();
-    return {
-      timezone,
-      from,
-      to,
-      days: dates.map((date) => {
-        const day = days.get(date)!;
-        return {
-          date,
-          total: day.total,
-          byStatus: Object.fromEntries([...POST_STATUSES].sort().map((status) => [status, day.byStatus.get(status) ?? 0])),
-          byPlatform: Object.fromEntries(platforms.map((platform) => [platform, day.byPlatform.get(platform) ?? 0])),
-        };
-      }),
-    };
-  }
-
   /** Loads the post in `tx`, applies one action to it and writes its event, all in one transaction. */
   private change(id: string, action: PostAction, type: ContentEventType, apply: (post: Post, tx: EntityManager) => Promise<void>): Promise<Post> {
     return this.em.transactional(async (tx) => {
@@ -255,14 +195,15 @@ export class PostService {
       // An edit that changes nothing is not a change: no event, and the post keeps its updatedAt.
       if (JSON.stringify(snapshotOf(post)) === JSON.stringify(before)) return post;
       post.updatedAt = new Date();
-      ContentEventService.record(tx, { post, type, actor: actorOf(this.principal), before });
+      ContentEventService.record(tx, { post, type, actor: actorOf(this.reach.caller), before });
+      await this.schedule.follow(tx, post);
       return post;
     });
   }
 
   /** The post, row-locked for the rest of the transaction so two actions cannot both pass the state check. */
   private async lockedPost(tx: EntityManager, id: string): Promise<Post> {
-    const post = isUuid(id) ? await tx.findOne(Post, { id, ...reachFilter(this.reach) }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    const post = isUuid(id) ? await tx.findOne(Post, { id, ...this.reach.filter() }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!post) throw AppError.notFound('Content item');
     return post;
   }
@@ -301,10 +242,4 @@ function normalizeMediaIds(mediaIds: string[] | null | undefined): string[] {
   const ids = [...new Set((mediaIds ?? []).map((id) => id.trim().toLowerCase()))];
   if (ids.some((id) => !isUuid(id))) throw AppError.badInput('mediaIds', 'must be media ids (UUIDs)');
   return ids;
-}
-
-function shiftDate(date: string, days: number): string {
-  const day = new Date(`${date}T00:00:00Z`);
-  day.setUTCDate(day.getUTCDate() + days);
-  return day.toISOString().slice(0, 10);
 }

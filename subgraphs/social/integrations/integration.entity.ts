@@ -12,7 +12,7 @@ registerEnumType(IntegrationStatus, { name: 'IntegrationStatus' });
 
 /**
  * A user's connected account on one social platform. Tokens are stored sealed (see
- * integration.tokens.ts) and are never exposed as GraphQL fields.
+ * token-cipher.ts) and are never exposed as GraphQL fields.
  */
 @Entity({ tableName: 'integration' })
 @ObjectType({ description: 'A connected social platform account of the calling user (never its tokens)' })

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Field, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { Integration } from './integration.entity.js';
-import type { SocialContext } from '../social.context.js';
+import type { IntegrationsContext } from './integrations.context.js';
 
 @ObjectType({ description: 'Where to send the browser to authorize the platform, and until when that link works' })
 export class IntegrationConnectStart {
@@ -20,18 +20,18 @@ export class IntegrationConnectOutcome {
 @Resolver(() => Integration)
 export class IntegrationResolver {
   @Query(() => [Integration], { description: "The calling user's connected platforms (never their tokens)" })
-  integrations(@Ctx() ctx: SocialContext) {
-    return ctx.integrations.list(ctx.signedIn().userId);
+  integrations(@Ctx() ctx: IntegrationsContext) {
+    return ctx.integrations.list();
   }
 
   @Query(() => [String], { description: 'Platforms this service is configured to connect' })
-  integrationPlatforms(@Ctx() ctx: SocialContext) {
+  integrationPlatforms(@Ctx() ctx: IntegrationsContext) {
     return ctx.integrations.available();
   }
 
   @Mutation(() => IntegrationConnectStart, { description: 'Starts the OAuth authorization-code flow (PKCE) for a platform' })
-  startIntegrationConnect(@Arg('platform', () => String) platform: string, @Ctx() ctx: SocialContext) {
-    return ctx.integrations.startConnect(ctx.signedIn().userId, platform);
+  startIntegrationConnect(@Arg('platform', () => String) platform: string, @Ctx() ctx: IntegrationsContext) {
+    return ctx.integrations.startConnect(platform);
   }
 
   @Mutation(() => IntegrationConnectOutcome, {
@@ -42,7 +42,7 @@ export class IntegrationResolver {
     @Arg('state', () => String, { nullable: true }) state: string | null,
     @Arg('code', () => String, { nullable: true }) code: string | null,
     @Arg('error', () => String, { nullable: true }) error: string | null,
-    @Ctx() ctx: SocialContext,
+    @Ctx() ctx: IntegrationsContext,
   ) {
     return ctx.integrations.completeConnect(platform, { state, code, error });
   }

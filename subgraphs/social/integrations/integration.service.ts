@@ -3,22 +3,19 @@ import type { EntityManager } from '../../../lib/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import type { Logger } from '../../../lib/logger.js';
 import { randomToken, sha256Hex } from '../../../lib/secrets.js';
-import { OAuthState } from './pending-connect.entity.js';
+import type { Reach } from '../access/reach.js';
 import { Integration, IntegrationStatus } from './integration.entity.js';
-import type { TokenCipher } from './token-cipher.js';
-import { PlatformError, trimSlash, type PlatformAdapter, type TokenSet } from './platforms/index.js';
-import type { Platforms } from './platforms/index.js';
+import { PendingConnect } from './pending-connect.entity.js';
+import { PlatformTokenService, type PlatformClients } from './platform-token.service.js';
+import { PlatformError, type PlatformAdapter, type TokenSet } from './platforms/index.js';
 
 /** A connect left unfinished this long is refused; the user simply starts again. */
 export const OAUTH_STATE_TTL_SECONDS = 600;
-/** Access tokens are renewed this long before they expire, so a publish never meets an expired one. */
-export const REFRESH_MARGIN_SECONDS = 300;
 
-export interface IntegrationSettings {
-  platforms: Platforms;
-  cipher: TokenCipher;
+export interface IntegrationSettings extends PlatformClients {
   /** Public base address of the social REST service; the OAuth callback lives under it. */
-  publicBaseUrl: string;
+  publicUrl: string;
+  /** The web app (no trailing slash), where the browser goes back to once a connect ends. */
   webUrl: string;
   logger: Logger;
 }
@@ -34,21 +31,15 @@ export interface ConnectOutcome {
   redirectUrl: string;
 }
 
-/** Thrown when a platform could not be reached for a token renewal; nothing was changed for good. */
-export class TokenRefreshDeferred extends Error {
-  constructor(
-    readonly integrationId: string,
-    readonly reason: string,
-  ) {
-    super(reason);
-    this.name = 'TokenRefreshDeferred';
-  }
-}
-
-/** The rules of platform integrations: connecting over OAuth, listing, and keeping tokens fresh. */
+/**
+ * The caller's platform accounts: listing them and connecting one over OAuth. An account serves
+ * every brand of its owner, so an API key limited to some brands may list the accounts but not
+ * connect one in their place.
+ */
 export class IntegrationService {
   constructor(
     private readonly em: EntityManager,
+    private readonly reach: Reach,
     private readonly settings: IntegrationSettings,
   ) {}
 
@@ -56,8 +47,8 @@ export class IntegrationService {
     return this.settings.platforms.configured();
   }
 
-  list(ownerId: string): Promise<Integration[]> {
-    return this.em.find(Integration, { ownerId }, { orderBy: { platform: 'asc' } });
+  list(): Promise<Integration[]> {
+    return this.em.find(Integration, { ownerId: this.reach.ownerId }, { orderBy: { platform: 'asc' } });
   }
 
   private adapterOf(platform: string): PlatformAdapter {
@@ -67,17 +58,21 @@ export class IntegrationService {
   }
 
   callbackUrlOf(platform: string): string {
-    return `${trimSlash(this.settings.publicBaseUrl)}/api/integrations/${encodeURIComponent(platform)}/callback`;
+    return `${this.settings.publicUrl}/api/integrations/${encodeURIComponent(platform)}/callback`;
   }
 
-  /** Starts the authorization-code flow with PKCE: a single-use state bound to the user, kept here. */
-  async startConnect(ownerId: string, platform: string): Promise<ConnectStart> {
+  /** Starts the authorization-code flow with PKCE: a single-use state bound to the caller, kept here. */
+  async startConnect(platform: string): Promise<ConnectStart> {
+    const ownerId = this.reach.ownerId;
+    if (!this.reach.everyBrand) {
+      throw new AppError(ErrorCode.FORBIDDEN, 'A platform account serves every brand of its owner; this API key reaches only some of them');
+    }
     const adapter = this.adapterOf(platform);
     const state = randomToken(32);
     const codeVerifier = randomToken(48);
     const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
     const stateHash = sha256Hex(state);
-    const pending = new OAuthState();
+    const pending = new PendingConnect();
     pending.stateHash = stateHash;
     pending.ownerId = ownerId;
     pending.platform = platform;
@@ -85,7 +80,7 @@ export class IntegrationService {
     pending.redirectUri = this.callbackUrlOf(platform);
     pending.expiresAt = new Date(Date.now() + OAUTH_STATE_TTL_SECONDS * 1000);
     // Abandoned connects of long ago are of no use to anyone; sweep them as new ones arrive.
-    await this.em.nativeDelete(OAuthState, { expiresAt: { $lt: new Date(Date.now() - 86_400_000) } });
+    await this.em.nativeDelete(PendingConnect, { expiresAt: { $lt: new Date(Date.now() - 86_400_000) } });
     await this.em.persist(pending).flush();
     return {
       authorizeUrl: adapter.authorizeUrl({ state, codeChallenge, redirectUri: pending.redirectUri }),
@@ -96,7 +91,8 @@ export class IntegrationService {
   /**
    * The platform's redirect back: claims the state (once, atomically), exchanges the code with
    * the PKCE verifier, stores the tokens sealed, and tells where to send the browser. A state
-   * that is forged, expired or used is refused before anything else happens.
+   * that is forged, expired or used is refused before anything else happens. The redirect carries
+   * no credential: the state is bound to the user who started the connect, and names the owner.
    */
   async completeConnect(platform: string, input: { state?: string | null; code?: string | null; error?: string | null }): Promise<ConnectOutcome> {
     const adapter = this.adapterOf(platform);
@@ -108,11 +104,11 @@ export class IntegrationService {
     const stateHash = sha256Hex(state);
     const now = new Date();
     const claimed = await this.em.nativeUpdate(
-      OAuthState,
+      PendingConnect,
       { stateHash, platform, usedAt: null, expiresAt: { $gt: now } },
       { usedAt: now },
     );
-    const pending = await this.em.findOne(OAuthState, { stateHash, platform });
+    const pending = await this.em.findOne(PendingConnect, { stateHash, platform });
     if (!claimed || !pending) {
       if (!pending) throw AppError.badInput('state', 'is not a state this service issued for this platform');
       if (pending.usedAt) throw AppError.badInput('state', 'has already been used');
@@ -146,134 +142,16 @@ export class IntegrationService {
     integration.status = IntegrationStatus.connected;
     integration.connectedAt = new Date();
     integration.lastError = null;
-    this.storeTokens(integration, tokens, null);
+    new PlatformTokenService(this.em, this.settings).store(integration, tokens, null);
     await this.em.flush();
     return { integration, redirectUrl: this.webRedirect(platform, 'connected') };
   }
 
   private webRedirect(platform: string, status: string, error?: string): string {
-    const url = new URL(`${trimSlash(this.settings.webUrl)}/integrations`);
+    const url = new URL(`${this.settings.webUrl}/integrations`);
     url.searchParams.set('platform', platform);
     url.searchParams.set('status', status);
     if (error) url.searchParams.set('error', error);
     return url.toString();
-  }
-
-  private storeTokens(integration: Integration, tokens: TokenSet, previousRefreshToken: string | null): void {
-    const { cipher } = this.settings;
-    integration.accessTokenSealed = cipher.seal(tokens.accessToken, `integration:${integration.id}:access`);
-    // A platform that does not send a new refresh token expects the old one to be used again.
-    const refreshToken = tokens.refreshToken ?? previousRefreshToken;
-    integration.refreshTokenSealed = refreshToken ? cipher.seal(refreshToken, `integration:${integration.id}:refresh`) : null;
-    integration.tokenExpiresAt = tokens.expiresAt ?? null;
-    integration.scope = tokens.scope ?? integration.scope;
-    integration.updatedAt = new Date();
-  }
-
-  private refreshTokenOf(integration: Integration): string | null {
-    return integration.refreshTokenSealed
-      ? this.settings.cipher.open(integration.refreshTokenSealed, `integration:${integration.id}:refresh`)
-      : null;
-  }
-
-  private accessTokenOf(integration: Integration): string {
-    return this.settings.cipher.open(integration.accessTokenSealed, `integration:${integration.id}:access`);
-  }
-
-  /** The user's integration for a platform, or null. */
-  find(ownerId: string, platform: string): Promise<Integration | null> {
-    return this.em.findOne(Integration, { ownerId, platform });
-  }
-
-  /**
-   * A usable access token, renewed first when it expires within the margin. Throws
-   * `TokenRefreshDeferred` when the platform could not be reached and the old token is no longer
-   * good enough, and PlatformError `rejected` when the account must be reconnected.
-   */
-  async accessToken(integration: Integration): Promise<string> {
-    if (integration.status !== IntegrationStatus.connected) {
-      throw new PlatformError('rejected', `the ${integration.platform} account needs to be reconnected`);
-    }
-    if (this.isDue(integration)) {
-      try {
-        await this.refresh(integration);
-      } catch (error) {
-        // Still valid for a while: use it now and renew on a later run.
-        if (error instanceof TokenRefreshDeferred && integration.tokenExpiresAt && integration.tokenExpiresAt.getTime() > Date.now() + 30_000) {
-          return this.accessTokenOf(integration);
-        }
-        throw error;
-      }
-    }
-    return this.accessTokenOf(integration);
-  }
-
-  private isDue(integration: Integration): boolean {
-    return integration.tokenExpiresAt !== null && integration.tokenExpiresAt.getTime() <= Date.now() + REFRESH_MARGIN_SECONDS * 1000;
-  }
-
-  /**
-   * Renews the access token. A definite refusal marks the integration `needs_reconnect`; a network
-   * problem, 5xx or 429 leaves it connected (with the reason noted) and throws TokenRefreshDeferred.
-   */
-  async refresh(integration: Integration): Promise<void> {
-    const adapter = this.settings.platforms.get(integration.platform);
-    const refreshToken = this.refreshTokenOf(integration);
-    if (!adapter || !refreshToken) {
-      if (integration.tokenExpiresAt && integration.tokenExpiresAt.getTime() <= Date.now()) {
-        await this.markNeedsReconnect(integration, adapter ? 'the access token expired and the platform gave no refresh token' : 'the platform is no longer configured');
-      }
-      return;
-    }
-    const sealedBefore = integration.refreshTokenSealed;
-    try {
-      const tokens = await adapter.refresh(refreshToken);
-      this.storeTokens(integration, tokens, refreshToken);
-      integration.lastRefreshedAt = new Date();
-      integration.lastError = null;
-      await this.em.flush();
-    } catch (error) {
-      if (!(error instanceof PlatformError)) throw error;
-      if (error.kind === 'rejected') {
-        // Another worker may have renewed it a moment ago (platforms rotate refresh tokens): then
-        // the refusal was of the old token, and the account is fine.
-        await this.em.refresh(integration);
-        if (integration.refreshTokenSealed !== sealedBefore) return;
-        await this.markNeedsReconnect(integration, error.message);
-        throw error;
-      }
-      integration.lastError = `token renewal will be retried: ${error.message}`;
-      integration.updatedAt = new Date();
-      await this.em.flush();
-      throw new TokenRefreshDeferred(integration.id, error.message);
-    }
-  }
-
-  private async markNeedsReconnect(integration: Integration, reason: string): Promise<void> {
-    integration.status = IntegrationStatus.needs_reconnect;
-    integration.lastError = reason;
-    integration.updatedAt = new Date();
-    await this.em.flush();
-  }
-
-  /** Renews every connected token that expires within the margin (the worker runs this each minute). */
-  async refreshDue(): Promise<{ refreshed: number; deferred: number; rejected: number }> {
-    const due = await this.em.find(Integration, {
-      status: IntegrationStatus.connected,
-      refreshTokenSealed: { $ne: null },
-      tokenExpiresAt: { $lte: new Date(Date.now() + REFRESH_MARGIN_SECONDS * 1000) },
-    });
-    const outcome = { refreshed: 0, deferred: 0, rejected: 0 };
-    for (const integration of due) {
-      try {
-        await this.refresh(integration);
-        outcome.refreshed += 1;
-      } catch (error) {
-        if (error instanceof TokenRefreshDeferred) outcome.deferred += 1;
-        else if (error instanceof PlatformError) outcome.rejected += 1;
-        else throw error;
-      }
-    }
-    return outcome;
   }
 }

@@ -1,6 +1,6 @@
 import { allow, requireScope, type RuleTree } from '../../../lib/shield.js';
 
-export const integrationRules: RuleTree = {
+export const integrationsRules: RuleTree = {
   Query: {
     integrations: requireScope('integrations.read'),
     integrationPlatforms: requireScope('integrations.read'),

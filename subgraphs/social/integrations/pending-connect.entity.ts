@@ -7,7 +7,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
  * this row is what ties it back to the user. It is claimed once, atomically, and expires quickly.
  */
 @Entity({ tableName: 'oauth_state' })
-export class OAuthState {
+export class PendingConnect {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 

@@ -1,5 +1,4 @@
 import type { Config } from '../../../lib/config.js';
-import { trimSlash } from '../integrations/platforms/index.js';
 
 /** An image the provider made: its bytes and what they are. */
 export interface GeneratedImage {
@@ -35,7 +34,7 @@ export class OpenAIImageProvider implements ImageProvider {
   async generate(request: { prompt: string; size: string }): Promise<GeneratedImage> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const answer = await this.call(`${trimSlash(this.options.baseUrl)}/images/generations`, {
+    const answer = await this.call(`${this.options.baseUrl.replace(/\/+$/, '')}/images/generations`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ model: this.options.model, prompt: request.prompt, size: request.size, n: 1 }),

@@ -1,53 +1,44 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Args, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
 import { MediaFile } from './media.entity.js';
+import type { MediaContext } from './media.context.js';
 import { GenerateImageInput, MediaUploadInput } from './media.input.js';
-import type { SocialContext } from '../social.context.js';
+import { MediaUploadGrant } from './media.types.js';
 
 export const MediaFileConnection = ConnectionType(MediaFile, 'MediaFile');
 export const MediaFilePage = PageType(MediaFile, 'MediaFile');
 
-@ObjectType({ description: 'Where and how to upload the bytes of a declared media file' })
-export class MediaUploadGrant {
-  @Field(() => ID) id!: string;
-  @Field(() => String) uploadUrl!: string;
-  @Field(() => String) method!: string;
-  @Field(() => GraphQLJSONObject, { description: 'Headers the upload must carry' }) headers!: Record<string, string>;
-  @Field(() => Date) expiresAt!: Date;
-}
-
 @Resolver(() => MediaFile)
 export class MediaResolver {
   @Query(() => MediaFileConnection, { description: "The caller's media files whose bytes have arrived, newest first" })
-  async media(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: SocialContext) {
+  async media(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: MediaContext) {
     const window = windowOfConnection(args);
-    return toConnection(await ctx.media.list(ctx.signedIn().userId, window), window);
+    return toConnection(await ctx.media.list(window), window);
   }
 
   @Query(() => MediaFilePage, { description: 'The same list as numbered pages' })
-  async mediaPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: SocialContext) {
+  async mediaPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: MediaContext) {
     const window = windowOfPage(args);
-    return toPage(await ctx.media.list(ctx.signedIn().userId, window), window);
+    return toPage(await ctx.media.list(window), window);
   }
 
   @Query(() => MediaFile, { nullable: true })
-  mediaFile(@Arg('id', () => ID) id: string, @Ctx() ctx: SocialContext) {
-    return ctx.media.find(ctx.signedIn().userId, id);
+  mediaFile(@Arg('id', () => ID) id: string, @Ctx() ctx: MediaContext) {
+    return ctx.media.find(id);
   }
 
   @Mutation(() => MediaUploadGrant, { description: 'Declares a file and answers a signed upload URL for its bytes' })
-  requestMediaUpload(@Arg('input', () => MediaUploadInput) input: MediaUploadInput, @Ctx() ctx: SocialContext) {
-    return ctx.media.requestUpload(ctx.signedIn().userId, input);
+  requestMediaUpload(@Arg('input', () => MediaUploadInput) input: MediaUploadInput, @Ctx() ctx: MediaContext) {
+    return ctx.media.requestUpload(input);
   }
 
   @Mutation(() => MediaFile, { description: 'Generates an image with the configured AI provider and keeps it as a media file' })
-  generateImage(@Arg('input', () => GenerateImageInput) input: GenerateImageInput, @Ctx() ctx: SocialContext) {
-    return ctx.aiImages.generate(ctx.signedIn().userId, input);
+  generateImage(@Arg('input', () => GenerateImageInput) input: GenerateImageInput, @Ctx() ctx: MediaContext) {
+    return ctx.aiImages.generate(input);
   }
 
   @FieldResolver(() => String, { description: 'A short-lived URL to fetch the bytes' })
-  url(@Root() file: MediaFile, @Ctx() ctx: SocialContext) {
+  url(@Root() file: MediaFile, @Ctx() ctx: MediaContext) {
     return ctx.media.urlOf(file);
   }
 }

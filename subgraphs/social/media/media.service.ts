@@ -5,7 +5,9 @@ import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
 import type { ObjectStorage } from '../../../lib/storage.js';
 import { Brand } from '../access/brand.entity.js';
+import type { Reach } from '../access/reach.js';
 import { MediaFile, MediaSource, MediaStatus } from './media.entity.js';
+import type { MediaUploadGrant } from './media.types.js';
 
 /** What a media file may be: the images and videos the supported platforms accept. */
 export const MEDIA_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4', 'video/quicktime', 'video/webm'] as const;
@@ -16,7 +18,8 @@ const FILENAME_MAX = 255;
 export interface MediaSettings {
   storage: ObjectStorage;
   maxBytes: number;
-  publicBaseUrl: string;
+  /** Base of the social REST service, which serves the local store's signed URLs. */
+  publicUrl: string;
 }
 
 export interface UploadRequest {
@@ -26,18 +29,15 @@ export interface UploadRequest {
   brandId?: string | null;
 }
 
-export interface UploadGrant {
-  id: string;
-  uploadUrl: string;
-  method: 'PUT';
-  headers: Record<string, string>;
-  expiresAt: Date;
-}
-
-/** The rules of media files: declared uploads through signed URLs, and generated images. */
+/**
+ * The rules of media files: declared uploads through signed URLs, and generated images, all
+ * inside the caller's reach. A file may belong to one brand or to the owner as a whole; an API
+ * key limited to some brands sees and makes only files of those brands.
+ */
 export class MediaService {
   constructor(
     private readonly em: EntityManager,
+    private readonly reach: Reach,
     private readonly settings: MediaSettings,
   ) {}
 
@@ -45,7 +45,7 @@ export class MediaService {
    * Registers a file the client will upload itself and hands out where to send it. Type and size
    * are declared here and enforced by the upload URL; the file is listed once its bytes arrive.
    */
-  async requestUpload(ownerId: string, request: UploadRequest): Promise<UploadGrant> {
+  async requestUpload(request: UploadRequest): Promise<MediaUploadGrant> {
     const filename = cleanFilename(request.filename);
     const contentType = String(request.contentType ?? '').trim().toLowerCase();
     if (!(MEDIA_CONTENT_TYPES as readonly string[]).includes(contentType)) {
@@ -57,33 +57,33 @@ export class MediaService {
         fields: [{ field: 'size', message: `must be at most ${this.settings.maxBytes} bytes` }],
       });
     }
-    const brandId = await this.checkBrand(ownerId, request.brandId);
+    const brandId = await this.brandFor(request.brandId);
 
     const file = new MediaFile();
-    file.ownerId = ownerId;
+    file.ownerId = this.reach.ownerId;
     file.brandId = brandId;
     file.filename = filename;
     file.contentType = contentType;
     file.size = request.size;
     file.storageKey = `media/${file.id}`;
     file.source = MediaSource.upload;
-    const grant = await this.settings.storage.presignPut(file.storageKey, {
+    const upload = await this.settings.storage.presignPut(file.storageKey, {
       contentType,
       size: request.size,
       expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
-      baseUrl: this.settings.publicBaseUrl,
+      baseUrl: this.settings.publicUrl,
     });
-    file.uploadExpiresAt = grant.expiresAt;
+    file.uploadExpiresAt = upload.expiresAt;
     await this.em.persist(file).flush();
-    return { id: file.id, uploadUrl: grant.url, method: grant.method, headers: grant.headers, expiresAt: grant.expiresAt };
+    return { id: file.id, uploadUrl: upload.url, method: upload.method, headers: upload.headers, expiresAt: upload.expiresAt };
   }
 
-  /** The owner's files whose bytes have arrived, newest first. */
-  async list(ownerId: string, window: Window): Promise<Slice<MediaFile>> {
-    await this.settleUploads(ownerId);
+  /** Files in reach whose bytes have arrived, newest first. */
+  async list(window: Window): Promise<Slice<MediaFile>> {
+    await this.settleUploads();
     const [items, total] = await this.em.findAndCount(
       MediaFile,
-      { ownerId, status: MediaStatus.ready },
+      { ...this.reach.filter(), status: MediaStatus.ready },
       { orderBy: { createdAt: 'desc', id: 'desc' }, limit: window.limit, offset: window.offset },
     );
     return { items, total };
@@ -93,10 +93,10 @@ export class MediaService {
    * Marks uploads whose bytes arrived (exactly the declared size) as ready. Only uploads whose URL
    * could still be in use or was used are looked at; storage is asked, never the client.
    */
-  private async settleUploads(ownerId: string): Promise<void> {
+  private async settleUploads(): Promise<void> {
     const pending = await this.em.find(
       MediaFile,
-      { ownerId, status: MediaStatus.pending, uploadExpiresAt: { $gt: new Date(Date.now() - 86_400_000) } },
+      { ...this.reach.filter(), status: MediaStatus.pending, uploadExpiresAt: { $gt: new Date(Date.now() - 86_400_000) } },
       { orderBy: { createdAt: 'desc' }, limit: 100 },
     );
     if (!pending.length) return;
@@ -108,17 +108,17 @@ export class MediaService {
     }
   }
 
-  /** A file of the owner that is ready, or null. */
-  async find(ownerId: string, id: string): Promise<MediaFile | null> {
+  /** A file in reach that is ready, or null. */
+  async find(id: string): Promise<MediaFile | null> {
     if (!isUuid(id)) return null;
-    await this.settleUploads(ownerId);
-    return this.em.findOne(MediaFile, { id, ownerId, status: MediaStatus.ready });
+    await this.settleUploads();
+    return this.em.findOne(MediaFile, { id, ...this.reach.filter(), status: MediaStatus.ready });
   }
 
   /** Stores bytes made by the platform itself (a generated image) as a ready media file. */
-  async storeGenerated(ownerId: string, image: { bytes: Buffer; contentType: string; prompt: string; brandId: string | null; filename: string }): Promise<MediaFile> {
+  async storeGenerated(image: { bytes: Buffer; contentType: string; prompt: string; brandId: string | null; filename: string }): Promise<MediaFile> {
     const file = new MediaFile();
-    file.ownerId = ownerId;
+    file.ownerId = this.reach.ownerId;
     file.brandId = image.brandId;
     file.filename = image.filename;
     file.contentType = image.contentType;
@@ -139,9 +139,17 @@ export class MediaService {
     return file;
   }
 
-  async checkBrand(ownerId: string, brandId: string | null | undefined): Promise<string | null> {
-    if (brandId === undefined || brandId === null || brandId === '') return null;
-    const brand = isUuid(brandId) ? await this.em.findOne(Brand, { id: brandId, ownerId }, { fields: ['id'] }) : null;
+  /**
+   * The brand a new file goes to: the one named, which must be in reach; none (the owner's file)
+   * when none is named, which only a caller reaching every brand may make.
+   */
+  async brandFor(brandId: string | null | undefined): Promise<string | null> {
+    if (brandId === undefined || brandId === null || brandId === '') {
+      if (!this.reach.everyBrand) throw AppError.badInput('brandId', 'is required: this API key reaches only some brands');
+      return null;
+    }
+    const brand =
+      isUuid(brandId) && this.reach.covers(brandId) ? await this.em.findOne(Brand, { id: brandId, ownerId: this.reach.ownerId }, { fields: ['id'] }) : null;
     if (!brand) throw AppError.notFound('Brand');
     return brand.id;
   }
@@ -150,7 +158,7 @@ export class MediaService {
   urlOf(file: MediaFile): Promise<string> {
     return this.settings.storage.presignGet(file.storageKey, {
       expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
-      baseUrl: this.settings.publicBaseUrl,
+      baseUrl: this.settings.publicUrl,
       contentType: file.contentType,
       filename: file.filename,
     });

@@ -2,7 +2,10 @@ import type { EntityManager } from '../../../lib/database.js';
 import { isUuid } from '../../../lib/ids.js';
 import { PublishAttempt } from './publish-attempt.entity.js';
 
-/** Reads publish attempts for item detail; the publisher writes them. */
+/**
+ * Reads publish attempts for item detail (the publisher writes them). Asked only for posts the
+ * caller already reached (`Post.publishAttempts`), so the posts' reach is theirs.
+ */
 export class PublishAttemptService {
   constructor(private readonly em: EntityManager) {}
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { EventArgs, EventSubscriber } from '@mikro-orm/core';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { PgBoss, fromPglite } from 'pg-boss';
 import type { Db as IDatabase, PGliteLike } from 'pg-boss';
 import type { Config } from '../../../lib/config.js';
 import type { EntityManager, Orm } from '../../../lib/database.js';
 import type { Logger } from '../../../lib/logger.js';
-import { Post, PostStatus } from '../content/post.entity.js';
+import { PostStatus, type Post } from '../content/post.entity.js';
+import type { PublishSchedule } from '../content/publish-schedule.js';
 
 export const PUBLISH_QUEUE = 'social-publish-post';
 export const REFRESH_QUEUE = 'social-refresh-tokens';
@@ -48,12 +48,12 @@ async function embeddedDb(orm: Orm): Promise<IDatabase> {
 }
 
 /**
- * The publisher's job queue (pg-boss, in the service's own database, schema `social_jobs`). Every
- * change of a post keeps its one pending job in step, inside the transaction of the change (a
- * MikroORM subscriber): a queued post has a job at its scheduled time; rescheduling replaces it,
+ * The publisher's job queue (pg-boss, in the service's own database, schema `social_jobs`), and
+ * the schedule posts follow: PostService and the publisher call `follow` in the transaction of
+ * each change, so a queued post has its one job at its scheduled time, a reschedule moves it,
  * and leaving the queue or deleting the post cancels it.
  */
-export class PublishQueue implements EventSubscriber<Post> {
+export class PublishQueue implements PublishSchedule {
   private constructor(
     readonly boss: PgBoss,
     private readonly logger: Logger,
@@ -78,33 +78,13 @@ export class PublishQueue implements EventSubscriber<Post> {
       // Fill pg-boss's queue cache now: a cache miss later would query outside the caller's transaction.
       await boss.getJobById(name, randomUUID());
     }
-    const queue = new PublishQueue(boss, log);
-    orm.em.getEventManager().registerSubscriber(queue);
-    return queue;
+    return new PublishQueue(boss, log);
   }
 
-  getSubscribedEntities() {
-    return [Post];
-  }
-
-  async afterCreate(args: EventArgs<Post>): Promise<void> {
-    await this.sync(args.em as EntityManager, args.entity, false);
-  }
-
-  async afterUpdate(args: EventArgs<Post>): Promise<void> {
-    await this.sync(args.em as EntityManager, args.entity, false);
-  }
-
-  async afterDelete(args: EventArgs<Post>): Promise<void> {
-    await this.sync(args.em as EntityManager, args.entity, true);
-  }
-
-  /** Plans, moves or cancels the post's job so it matches the post as it now is. */
-  private async sync(em: EntityManager, post: Post, deleted: boolean): Promise<void> {
-    const ctx = em.getTransactionContext<AnyKysely>();
-    const executor: AnyKysely = ctx ?? (em.getConnection().getClient() as AnyKysely);
+  async follow(tx: EntityManager, post: Post, change: { removed: boolean } = { removed: false }): Promise<void> {
+    const executor = tx.getTransactionContext<AnyKysely>() ?? (tx.getConnection().getClient() as AnyKysely);
     const db = kyselyDb(executor);
-    const wanted = !deleted && post.status === PostStatus.queued && post.scheduledAt ? post.scheduledAt : null;
+    const wanted = !change.removed && post.status === PostStatus.queued && post.scheduledAt ? post.scheduledAt : null;
     const { rows } = await db.executeSql('select job_id, run_at from social.publish_job where post_id = $1', [post.id]);
     const existing = rows[0] as { job_id: string; run_at: Date | string } | undefined;
     if (existing && wanted && new Date(existing.run_at).getTime() === wanted.getTime()) return;
@@ -121,6 +101,15 @@ export class PublishQueue implements EventSubscriber<Post> {
     if (!jobId) throw new Error('the publish job was not created');
     await db.executeSql('insert into social.publish_job (post_id, job_id, run_at) values ($1, $2, $3)', [post.id, jobId, wanted.toISOString()]);
     this.logger.debug({ postId: post.id, jobId, runAt: job.scheduledAt }, 'publish job planned');
+  }
+
+  /** True when the queue's tables answer (the `jobs` check of /health). */
+  async answers(): Promise<boolean> {
+    try {
+      return (await this.boss.getQueue(PUBLISH_QUEUE)) !== null;
+    } catch {
+      return false;
+    }
   }
 
   async stop(): Promise<void> {

@@ -6,15 +6,21 @@ import type { ObjectStorage } from '../../../lib/storage.js';
 import { ActorType, ContentEventType } from '../content/content-event.entity.js';
 import { ContentEventService } from '../content/content-event.service.js';
 import { Integration, IntegrationStatus } from '../integrations/integration.entity.js';
-import { IntegrationService, TokenRefreshDeferred, type IntegrationSettings } from '../integrations/integration.service.js';
+import { PlatformTokenService, TokenRefreshDeferred, type PlatformClients } from '../integrations/platform-token.service.js';
 import { MediaFile, MediaStatus } from '../media/media.entity.js';
 import { PlatformError, type MediaToAttach } from '../integrations/platforms/index.js';
 import { Post, PostStatus, snapshotOf } from '../content/post.entity.js';
 import { assertCanApply } from '../content/post.state.js';
+import type { PublishSchedule } from '../content/publish-schedule.js';
 import { PublishAttempt, PublishAttemptStatus } from './publish-attempt.entity.js';
 import type { PublishJob } from './publish-queue.js';
 
 const PUBLISHER = { type: ActorType.system, id: 'publisher' };
+
+/** What publishing a post takes besides its database: the platforms, their tokens' cipher, the media bytes. */
+export interface PublisherTools extends PlatformClients {
+  storage: ObjectStorage;
+}
 
 /** The job should run again later: nothing was attempted, nothing changed for good. */
 export class PublishDeferred extends Error {
@@ -47,7 +53,8 @@ interface PlannedCall {
 export class PublisherService {
   constructor(
     private readonly em: EntityManager,
-    private readonly settings: IntegrationSettings & { storage: ObjectStorage },
+    private readonly tools: PublisherTools,
+    private readonly schedule: PublishSchedule,
     private readonly logger: Logger,
   ) {}
 
@@ -56,30 +63,30 @@ export class PublisherService {
    * fails the platform's attempt (without calling it) instead of deferring once more.
    */
   async run(job: PublishJob, options: { lastChance?: boolean } = {}): Promise<'published' | 'failed' | 'skipped'> {
-    const integrations = new IntegrationService(this.em, this.settings);
+    const tokens = new PlatformTokenService(this.em, this.tools);
     const post = await this.em.findOne(Post, { id: job.postId });
     if (!post) return 'skipped';
     if (post.status === PostStatus.publishing) return this.recoverInterrupted(post);
     if (!this.isDue(post, job)) return 'skipped';
 
     // 1. Usable tokens before anything is recorded.
-    const tokens = new Map<string, { integration: Integration | null; accessToken: string | null; problem: string | null }>();
+    const usable = new Map<string, { integration: Integration | null; accessToken: string | null; problem: string | null }>();
     for (const platform of post.platforms) {
-      const integration = await integrations.find(post.ownerId, platform);
+      const integration = await tokens.find(post.ownerId, platform);
       if (!integration) {
-        tokens.set(platform, { integration: null, accessToken: null, problem: `no ${platform} account is connected` });
+        usable.set(platform, { integration: null, accessToken: null, problem: `no ${platform} account is connected` });
         continue;
       }
       try {
-        tokens.set(platform, { integration, accessToken: await integrations.accessToken(integration), problem: null });
+        usable.set(platform, { integration, accessToken: await tokens.accessToken(integration), problem: null });
       } catch (error) {
         if (error instanceof TokenRefreshDeferred) {
           if (!options.lastChance) throw new PublishDeferred(`the ${platform} token could not be renewed yet: ${error.reason}`);
-          tokens.set(platform, { integration, accessToken: null, problem: `the ${platform} token could not be renewed: ${error.reason}` });
+          usable.set(platform, { integration, accessToken: null, problem: `the ${platform} token could not be renewed: ${error.reason}` });
           continue;
         }
         if (error instanceof PlatformError) {
-          tokens.set(platform, { integration, accessToken: null, problem: `the ${platform} account needs to be reconnected (${error.message})` });
+          usable.set(platform, { integration, accessToken: null, problem: `the ${platform} account needs to be reconnected (${error.message})` });
           continue;
         }
         throw error;
@@ -103,10 +110,11 @@ export class PublisherService {
         attempt.postId = locked.id;
         attempt.platform = platform;
         tx.persist(attempt);
-        const planned = tokens.get(platform) ?? { integration: null, accessToken: null, problem: `no ${platform} account is connected` };
+        const planned = usable.get(platform) ?? { integration: null, accessToken: null, problem: `no ${platform} account is connected` };
         calls.push({ attempt, ...planned });
       }
       ContentEventService.record(tx, { post: locked, type: ContentEventType.publishing, actor: PUBLISHER, before });
+      await this.schedule.follow(tx, locked);
       return { post: locked, calls };
     }).catch((error) => {
       // Another worker recorded an attempt for this post first; it owns the publish.
@@ -132,7 +140,7 @@ export class PublisherService {
 
   private async call(post: Post, call: PlannedCall, media: MediaToAttach[]): Promise<{ platformPostId?: string; url?: string; error?: string }> {
     if (!call.accessToken || !call.integration) return { error: call.problem ?? 'the account is not connected' };
-    const adapter = this.settings.platforms.get(call.attempt.platform);
+    const adapter = this.tools.platforms.get(call.attempt.platform);
     if (!adapter) return { error: `${call.attempt.platform} is not configured on this service` };
     try {
       const published = await adapter.publish(
@@ -204,6 +212,7 @@ export class PublisherService {
             : { error: status === 'failed' ? 'the post names no platform to publish to' : null }),
         },
       });
+      if (last) await this.schedule.follow(tx, locked);
       return status;
     });
   }
@@ -226,7 +235,7 @@ export class PublisherService {
     const files = await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.ready });
     const attached: MediaToAttach[] = [];
     for (const file of files) {
-      const { stream } = await this.settings.storage.open(file.storageKey);
+      const { stream } = await this.tools.storage.open(file.storageKey);
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);
       attached.push({ bytes: Buffer.concat(chunks), contentType: file.contentType, filename: file.filename });

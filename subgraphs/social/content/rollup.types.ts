@@ -1,7 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Int, ObjectType } from 'type-graphql';
-import { ConnectionType } from '../../../lib/pagination.js';
-import { ContentEvent } from './content-event.entity.js';
 
 @ObjectType({ description: 'Counts of one calendar day' })
 export class DayRollup {
@@ -18,5 +16,3 @@ export class DailyRollups {
   @Field(() => String) to!: string;
   @Field(() => [DayRollup]) days!: DayRollup[];
 }
-
-export const ContentEventConnection = ConnectionType(ContentEvent, 'ContentEvent');
