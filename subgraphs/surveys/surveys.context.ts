@@ -42,7 +42,7 @@ export async function createSurveysContext(runtime: SurveysRuntime, em: EntityMa
   const session = await auth.sessionOf(sessionTokenOf(req));
   // Without a session nobody is shown anything; the empty user never matches an owner.
   const surveys = new SurveyService(em, session?.user ?? { email: '', isAdmin: false });
-  const assets = new AssetService(em, surveys, runtime);
+  const assets = new AssetService(em, surveys, runtime.assets);
   return {
     principal: session ? { userId: session.user.email, email: session.user.email, scopes: null, via: 'session' } : null,
     em,

@@ -1,8 +1,8 @@
-import type { Logger } from '../../lib/logger.js';
 import { createMailer } from '../../lib/mail.js';
 import { RateLimits } from '../../lib/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
-import { createStorage, type ObjectStorage } from '../../lib/storage.js';
+import { createStorage } from '../../lib/storage.js';
+import type { AssetSettings } from './asset.service.js';
 import type { SignInSettings } from './auth.service.js';
 
 /** Sign-in requests per e-mail address per window: 5 per address per 15 minutes. */
@@ -11,12 +11,7 @@ const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** What the surveys subgraph keeps for its whole life; each request's context is built on it. */
 export interface SurveysRuntime {
-  logger: Logger;
-  storage: ObjectStorage;
-  /** Base of the surveys REST service, which serves the local store's signed URLs. */
-  publicUrl: string;
-  /** Largest survey asset (`ASSET_MAX_BYTES`). */
-  assetMaxBytes: number;
+  assets: AssetSettings;
   signIn: SignInSettings;
   close(): Promise<void>;
 }
@@ -29,10 +24,7 @@ export function createSurveysRuntime({ config, logger }: Deps): Promise<SurveysR
     log.warn('ALLOWED_EMAIL_DOMAINS is unset: any e-mail address may sign in to the survey service');
   }
   return Promise.resolve({
-    logger: log,
-    storage: createStorage(config),
-    publicUrl: config.publicUrls.surveys,
-    assetMaxBytes: config.env.ASSET_MAX_BYTES,
+    assets: { storage: createStorage(config), publicUrl: config.publicUrls.surveys, maxBytes: config.env.ASSET_MAX_BYTES },
     signIn: {
       adminEmails: config.env.ADMIN_EMAILS,
       allowedDomains: config.env.ALLOWED_EMAIL_DOMAINS,
