@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/database.js';
 import { optionalBearerPrincipal } from '../../lib/identity.js';
+import { batchLoader } from '../../lib/loaders.js';
 import type { AuthContext } from '../../lib/shield.js';
 import { AttachmentService } from './attachment.service.js';
 import { ContactImportService } from './contact-import.service.js';
@@ -45,18 +46,9 @@ export async function createContactsContext(runtime: ContactsRuntime, em: Entity
     attachments: new AttachmentService(em, contacts, runtime.attachments),
     pipelines,
     imports: new ContactImportService(em, contacts, runtime.storage),
-    contactById: new DataLoader(async (ids) => {
-      const found = await contacts.findMany(ids);
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    stagesOfPipeline: new DataLoader(async (pipelineIds) => {
-      const stages = await pipelines.stagesOf(pipelineIds);
-      return pipelineIds.map((id) => stages.get(id) ?? []);
-    }),
-    stageContactCount: new DataLoader(async (stageIds) => {
-      const counts = await pipelines.countsOf(stageIds);
-      return stageIds.map((id) => counts.get(id) ?? 0);
-    }),
+    contactById: batchLoader((ids) => contacts.findMany(ids), () => null),
+    stagesOfPipeline: batchLoader((pipelineIds) => pipelines.stagesOf(pipelineIds), () => []),
+    stageContactCount: batchLoader((stageIds) => pipelines.countsOf(stageIds), () => 0),
     // A board asks every stage for the same window, so one query per distinct window serves them all.
     stageContacts: new DataLoader(
       async (keys) => {

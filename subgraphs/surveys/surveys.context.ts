@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/database.js';
 import { bearerToken } from '../../lib/identity.js';
+import { batchLoader } from '../../lib/loaders.js';
 import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
 import { AssetService } from './asset.service.js';
@@ -51,17 +52,8 @@ export async function createSurveysContext(runtime: SurveysRuntime, em: EntityMa
     surveys,
     assets,
     exports: new ExportService(surveys, assets),
-    surveyById: new DataLoader(async (ids) => {
-      const found = await surveys.findMany(ids);
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    surveysByContact: new DataLoader(async (contactIds) => {
-      const found = await surveys.byContacts(contactIds);
-      return contactIds.map((id) => found.get(id) ?? []);
-    }),
-    committedAssetsBySurvey: new DataLoader(async (surveyIds) => {
-      const found = await assets.committedOf(surveyIds);
-      return surveyIds.map((id) => found.get(id) ?? []);
-    }),
+    surveyById: batchLoader((ids) => surveys.findMany(ids), () => null),
+    surveysByContact: batchLoader((contactIds) => surveys.byContacts(contactIds), () => []),
+    committedAssetsBySurvey: batchLoader((surveyIds) => assets.committedOf(surveyIds), () => []),
   };
 }
