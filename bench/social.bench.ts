@@ -106,7 +106,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function run(options: autocannon.Options, latencies: number[]): Promise<void> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(options, (error, finished) => (error ? reject(error) : resolve(finished)));
+    const instance = autocannon(options, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
   if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);

@@ -11,7 +11,7 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { gql } from 'graphql-tag';
-import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
+import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
@@ -26,10 +26,8 @@ const FEDERATION_LINK = `
 `;
 
 export interface SubgraphDefinition {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  resolvers: NonEmptyArray<Function>;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  orphanedTypes?: Function[];
+  resolvers: NonEmptyArray<ClassType>;
+  orphanedTypes?: ClassType[];
   /** `__resolveReference` per entity type (`<service>.references.ts`), as in type-graphql's federation example. */
   references?: EntityReferences<never>;
   rules: RuleTree;

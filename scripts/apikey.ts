@@ -31,6 +31,13 @@ interface ApiKeyView {
   revokedAt: string | Date | null;
 }
 
+/** What the three operations below answer, each under its own field. */
+interface ApiKeyAnswers {
+  createApiKey: { key: string; apiKey: ApiKeyView };
+  apiKeys: ApiKeyView[];
+  revokeApiKey: ApiKeyView;
+}
+
 type Command = { command: 'create'; name: string; scopes: string[]; brandIds: string[] } | { command: 'list' } | { command: 'revoke'; id: string };
 
 /**
@@ -58,7 +65,7 @@ async function throughGateway(config: Config, sub: string, command: Command): Pr
   } catch {
     return null;
   }
-  const body = (await response.json()) as { data?: Record<string, any>; errors?: { message: string }[] };
+  const body = (await response.json()) as { data?: ApiKeyAnswers; errors?: { message: string }[] };
   if (body.errors?.length) throw new Error(body.errors.map((error) => error.message).join('; '));
   const data = body.data!;
   if (command.command === 'create') return { key: data.createApiKey.key, keys: [data.createApiKey.apiKey] };
@@ -109,7 +116,7 @@ async function main(): Promise<void> {
     if (!values.id) throw AppError.badInput('id', 'is required');
     request = { command: 'revoke', id: values.id };
   }
-  const result = (await throughGateway(config, values.sub!, request)) ?? (await directly(config, values.sub!, request));
+  const result = (await throughGateway(config, values.sub, request)) ?? (await directly(config, values.sub, request));
   const brands = (apiKey: ApiKeyView) => apiKey.brandIds?.join(',') ?? 'brand:*';
   if (request.command === 'create') {
     const apiKey = result.keys[0];

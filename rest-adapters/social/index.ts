@@ -53,7 +53,7 @@ export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, opt
     routes: socialRestRoutes(options.client, operations),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
     routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config))],
-    isReady: ready.check,
+    isReady: () => ready.check(),
   });
   const server = await listen(app, options.port, deps.config.env.HOST);
   return {

@@ -123,8 +123,7 @@ export class AttachmentService {
 /** The name as shown to people: no folders, no control characters, bounded length. */
 function safeFilename(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, FILENAME_MAX);
+  const cleaned = base.replace(/\p{Cc}/gu, '').trim().slice(0, FILENAME_MAX);
   if (!cleaned || cleaned === '.' || cleaned === '..') throw AppError.badInput('filename', 'must be a file name');
   return cleaned;
 }

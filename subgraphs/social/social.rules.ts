@@ -27,5 +27,5 @@ export function socialRules(parts: RuleTree[] = [accessRules, contentRules, inte
       }
     }
   }
-  return merged as RuleTree;
+  return merged;
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { createLogger } from '../../lib/logger.js';
@@ -309,7 +310,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
         statements.length = 0;
         const response = await rest('GET', `${base}/api/media?limit=50`, undefined, frank);
         expect(response.status).toBe(200);
-        return statements.map((s) => s.replace(/\u001b\[\d+m/g, '')).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
+        return statements.map((s) => stripVTControlCharacters(s)).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
       };
       for (let i = 0; i < 2; i++) {
         const grant = await upload({ filename: `f${i}.png`, contentType: 'image/png', size: TINY_PNG.length }, frank);

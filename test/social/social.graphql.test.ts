@@ -125,7 +125,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     for (const [key, scope] of operations) {
       const { query, variables } = operationFor(schema, key);
       for (const candidate of SOCIAL_SCOPES) {
-        const { body } = await graphql(gateway, query, variables, tokens.get(candidate)!);
+        const { body } = await graphql(gateway, query, variables, tokens.get(candidate));
         const code = codeOf(body);
         const denied = code === 'FORBIDDEN' || code === 'UNAUTHENTICATED';
         if (candidate === scope && denied) failures.push(`${key} refused its own scope ${scope}: ${code}`);

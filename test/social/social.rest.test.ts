@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/paths.js';
@@ -28,7 +29,7 @@ describe('social publishing REST', () => {
     statements.length = 0;
     await run();
     // MikroORM colours its log lines; strip the escapes before looking at the statement.
-    return statements.map((s) => s.replace(/\u001b\[\d+m/g, '')).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
+    return statements.map((s) => stripVTControlCharacters(s)).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
   };
 
   beforeAll(async () => {

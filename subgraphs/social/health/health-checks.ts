@@ -3,7 +3,7 @@ import { Field, ObjectType } from 'type-graphql';
 /** One named part `/health` checks; `check` resolves when the part works and rejects (or answers false) when not. */
 export interface HealthCheck {
   name: string;
-  check(): Promise<boolean | void>;
+  check: () => Promise<boolean | void>;
 }
 
 @ObjectType({ description: 'Result of one health check' })

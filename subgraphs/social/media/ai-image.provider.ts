@@ -41,7 +41,7 @@ export class OpenAIImageProvider implements ImageProvider {
     });
     let body: { data?: Array<{ b64_json?: string; url?: string }> };
     try {
-      body = JSON.parse(answer.toString('utf8'));
+      body = JSON.parse(answer.toString('utf8')) as typeof body;
     } catch {
       throw new ImageProviderError('the image provider answered something that is not JSON');
     }
@@ -67,7 +67,8 @@ export class OpenAIImageProvider implements ImageProvider {
       const text = await response.text().catch(() => '');
       let reason = '';
       try {
-        reason = String(JSON.parse(text)?.error?.message ?? '');
+        const problem = JSON.parse(text) as { error?: { message?: unknown } } | null;
+        reason = typeof problem?.error?.message === 'string' ? problem.error.message : '';
       } catch {
         // not JSON
       }

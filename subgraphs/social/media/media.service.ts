@@ -168,7 +168,7 @@ export class MediaService {
 function cleanFilename(value: unknown): string {
   const text = typeof value === 'string' ? value : '';
   // Only the last path segment is a name; control characters have no place in one.
-  const name = text.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const name = text.split(/[\\/]/).pop()!.replace(/\p{Cc}/gu, '').trim();
   if (!name) throw AppError.badInput('filename', 'is required');
   if (name.length > FILENAME_MAX) throw AppError.badInput('filename', `must be at most ${FILENAME_MAX} characters`);
   return name;

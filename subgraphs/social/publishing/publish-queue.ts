@@ -18,15 +18,14 @@ export interface PublishJob {
   scheduledAt: string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyKysely = Kysely<any> | Transaction<any>;
+type AnyKysely = Kysely<unknown> | Transaction<unknown>;
 
 /** pg-boss statements run on a Kysely connection or transaction, as they are ($1 placeholders). */
 function kyselyDb(executor: AnyKysely): IDatabase {
   return {
     async executeSql(text: string, values?: unknown[]) {
       const result = await executor.executeQuery(CompiledQuery.raw(text, values ?? []));
-      return { rows: result.rows as unknown[] };
+      return { rows: result.rows };
     },
   };
 }
@@ -39,7 +38,7 @@ function kyselyDb(executor: AnyKysely): IDatabase {
  */
 async function embeddedDb(orm: Orm): Promise<IDatabase> {
   const connection = orm.em.getConnection();
-  const kysely = connection.getClient() as Kysely<unknown>;
+  const kysely = connection.getClient<Kysely<unknown>>();
   const pglite = await (connection as unknown as { getNativeClient(): Promise<PGliteLike> }).getNativeClient();
   const direct = fromPglite(pglite);
   return {
@@ -82,7 +81,7 @@ export class PublishQueue implements PublishSchedule {
   }
 
   async follow(tx: EntityManager, post: Post, change: { removed: boolean } = { removed: false }): Promise<void> {
-    const executor = tx.getTransactionContext<AnyKysely>() ?? (tx.getConnection().getClient() as AnyKysely);
+    const executor = tx.getTransactionContext<AnyKysely>() ?? tx.getConnection().getClient();
     const db = kyselyDb(executor);
     const wanted = !change.removed && post.status === PostStatus.queued && post.scheduledAt ? post.scheduledAt : null;
     const { rows } = await db.executeSql('select job_id, run_at from social.publish_job where post_id = $1', [post.id]);
