@@ -101,11 +101,24 @@ async function servePlatform(): Promise<void> {
  * The floor: the search of `GET /api/contacts` written by hand with Express and pg, issuing the
  * same two statements the contacts service issues (the page and its total).
  */
+interface ContactRow {
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  company: string | null;
+  tags: string[];
+  deleted: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
 async function serveFloor(): Promise<void> {
   const pool = new pg.Pool({ connectionString: process.env.BENCH_PLATFORM_DATABASE_URL, max: 10 });
   const app = express();
   app.get('/api/contacts', async (req, res) => {
-    const words = String(req.query.search ?? '')
+    const words = (typeof req.query.search === 'string' ? req.query.search : '')
       .toLowerCase()
       .split(/[^\p{L}\p{N}]+/u)
       .filter(Boolean);
@@ -113,14 +126,14 @@ async function serveFloor(): Promise<void> {
     const limit = 20;
     const page = 1;
     const [rows, count] = await Promise.all([
-      pool.query(
+      pool.query<ContactRow>(
         `select c0.id, c0.first_name, c0.last_name, c0.email, c0.phone, c0.company, c0.tags, c0.deleted, c0.deleted_at, c0.created_at, c0.updated_at
          from contacts.contact as c0
          where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)
          order by c0.created_at desc, c0.id desc limit $2 offset $3`,
         [query, limit, (page - 1) * limit],
       ),
-      pool.query(`select count(*) as count from contacts.contact as c0 where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)`, [query]),
+      pool.query<{ count: string }>(`select count(*) as count from contacts.contact as c0 where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)`, [query]),
     ]);
     res.json({
       data: rows.rows.map((row) => ({
@@ -265,7 +278,7 @@ function graphqlTarget(name: string, url: string, operation: string): Target {
 
 async function run(options: autocannon.Options, onResponseTime?: (ms: number) => void): Promise<autocannon.Result> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(options, (error, finished) => (error ? reject(error) : resolve(finished)));
+    const instance = autocannon(options, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
     if (onResponseTime) instance.on('response', (_client, _status, _bytes, responseTime) => onResponseTime(responseTime));
   });
   if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
@@ -373,8 +386,8 @@ async function main(): Promise<void> {
     db = new pg.Client({ connectionString: databaseUrl });
     db.on('error', () => undefined);
     await db.connect();
-    let started = performance.now();
-    await seed(db!);
+    const started = performance.now();
+    await seed(db);
     console.log(`seeded ${SEED_ROWS} contacts in ${fmt((performance.now() - started) / 1000, 1)} s`);
 
     const operation = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations')).ContactPage;
@@ -445,12 +458,12 @@ async function main(): Promise<void> {
     const pid = files.process.pid!;
     const restUrl = files.urls.rest;
     console.log(`\nfresh contacts service process for exports and import: RSS ${fmt(rssMb(pid))} MB after start`);
-    const expected = Number((await db!.query('select count(*) from contacts.contact where not deleted')).rows[0].count);
+    const expected = Number((await db.query<{ count: string }>('select count(*) from contacts.contact where not deleted')).rows[0].count);
     const exportAll = await measure(pid, () => exportCount(restUrl, ''));
     if (exportAll.result !== expected) throw new Error(`export wrote ${exportAll.result} rows; ${expected} contacts exist`);
     console.log(`export of ${exportAll.result} contacts: ${fmt(exportAll.seconds, 2)} s, peak RSS ${fmt(exportAll.peakRssMb)} MB (before: ${fmt(exportAll.baseRssMb)} MB) (targets < 10 s, < 300 MB)`);
     // One contact in ten carries this tag, and no generated name begins with it.
-    const expected10k = Number((await db!.query(`select count(*) from contacts.contact where not deleted and tags @> array['press']`)).rows[0].count);
+    const expected10k = Number((await db.query<{ count: string }>(`select count(*) from contacts.contact where not deleted and tags @> array['press']`)).rows[0].count);
     const export10k = await measure(pid, () => exportCount(restUrl, '?search=press'));
     if (export10k.result !== expected10k) throw new Error(`export wrote ${export10k.result} rows; ${expected10k} contacts match`);
     console.log(`export of ${export10k.result} contacts (search=press): ${fmt(export10k.seconds, 2)} s, peak RSS ${fmt(export10k.peakRssMb)} MB (before: ${fmt(export10k.baseRssMb)} MB)`);

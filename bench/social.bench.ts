@@ -26,7 +26,8 @@ import { PROJECT_ROOT } from '../lib/paths.js';
 import { loadOperations } from '../lib/rest.js';
 import { buildFederatedSchema, serveSubgraph } from '../lib/subgraph.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';
-import { socialContextFor, startSocialSubgraph } from '../subgraphs/social/index.js';
+import { startSocialSubgraph } from '../subgraphs/social/index.js';
+import { createSocialContext } from '../subgraphs/social/social.context.js';
 import { socialSubgraph } from '../subgraphs/social/social.subgraph.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -57,7 +58,7 @@ async function servePlatform(): Promise<void> {
     config,
     logger,
     port: 0,
-    context: (req) => socialContextFor(subgraph.runtime, subgraph.orm, req),
+    context: (req) => createSocialContext(subgraph.runtime, subgraph.orm.em.fork(), req),
     isReady: async () => true,
   });
   const gateway = await startGateway(deps, { port: 0, subgraphUrls: { social: subgraph.url } });
@@ -105,7 +106,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function run(options: autocannon.Options, latencies: number[]): Promise<void> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(options, (error, finished) => (error ? reject(error) : resolve(finished)));
+    const instance = autocannon(options, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
   if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);

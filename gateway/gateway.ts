@@ -64,7 +64,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     // Node's own fetch (undici) keeps connections to the subgraphs alive; the default fetcher adds an
     // HTTP cache layer that a GraphQL POST never uses.
     buildService: ({ name, url }) =>
-      new ForwardingDataSource({ url: options.subgraphUrls[name] ?? (url as string), fetcher: globalThis.fetch as never }),
+      new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
     logger: log,
   });
   const armor = new ApolloArmor({
@@ -92,7 +92,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
       ...(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
       (config.isProduction
         ? ApolloServerPluginLandingPageDisabled()
-        : ApolloServerPluginLandingPageLocalDefault({ embed: true })) as ApolloServerPlugin<GatewayContext>,
+        : ApolloServerPluginLandingPageLocalDefault({ embed: true })),
     ],
   });
   await apollo.start();

@@ -114,6 +114,13 @@ export interface Config {
     contactsSubgraph: number;
   };
   storageUrl: string;
+  /**
+   * Public base address (no trailing slash) of the REST services that hand out links to themselves:
+   * signed storage URLs of the local file store, the OAuth callback. Behind a proxy, `*_PUBLIC_URL`.
+   */
+  publicUrls: { social: string; surveys: string };
+  /** Whether the surveys session cookie carries `Secure`: in production, and wherever it is served over HTTPS. */
+  surveysCookieSecure: boolean;
   platforms: Record<string, PlatformCredentials>;
 }
 
@@ -167,6 +174,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = path.resolve(env.DATA_DIR);
+  const publicUrl = (configured: string | undefined, port: number) => (configured ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const publicUrls = { social: publicUrl(env.SOCIAL_PUBLIC_URL, env.SOCIAL_REST_PORT), surveys: publicUrl(env.SURVEYS_PUBLIC_URL, env.SURVEYS_REST_PORT) };
   return {
     env,
     isProduction: env.NODE_ENV === 'production',
@@ -181,6 +190,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       contactsSubgraph: env.CONTACTS_SUBGRAPH_PORT,
     },
     storageUrl: env.STORAGE_URL ?? `file://${path.join(dataDir, 'storage')}`,
+    publicUrls,
+    surveysCookieSecure: env.NODE_ENV === 'production' || publicUrls.surveys.startsWith('https:'),
     platforms: readPlatforms(source),
   };
 }

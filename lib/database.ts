@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { DataloaderType, type Constructor, type EntityClass, type LoggerNamespace } from '@mikro-orm/core';
+import { DataloaderType, type AnyEntity, type Constructor, type EntityClass, type LoggerNamespace } from '@mikro-orm/core';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
@@ -15,8 +15,7 @@ export { Migration };
 export interface DatabaseOptions {
   /** The service's name; also its PostgreSQL schema. */
   service: 'contacts' | 'social' | 'surveys';
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  entities: EntityClass<any>[];
+  entities: EntityClass<AnyEntity>[];
   /** Hand-written migrations, oldest first. The schema is never synced from entities. */
   migrations: Constructor<Migration>[];
   /** Observe every SQL statement (tests count them to pin "no N+1"). */
@@ -69,7 +68,7 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
     const { MikroORM } = await import('@mikro-orm/pglite');
     const dataDir = path.join(config.dataDir, 'pglite', service);
     mkdirSync(dataDir, { recursive: true });
-    orm = (await MikroORM.init({ ...common, dbName: dataDir })) as unknown as Orm;
+    orm = await MikroORM.init({ ...common, dbName: dataDir });
   }
 
   await withMigrationLock(config.env.DATABASE_URL, service, async () => {

@@ -2,7 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { REQUEST_ID_HEADER } from './logger.js';
 
-/** Credentials a caller sent, passed on untouched to every subgraph (DESIGN: auth is forwarded). */
+/** Credentials a caller sent, passed on untouched to every subgraph: each reads the one it uses. */
 export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
 
 /** What the gateway knows of the caller of one operation. */

@@ -100,10 +100,11 @@ export class Identity {
       });
       if (!payload.sub) throw new Error('token has no subject');
       const scope = payload.scope ?? payload.scp;
+      // A claim of another shape than text or a list grants nothing.
       const scopes =
         scope === undefined
           ? null
-          : new Set(Array.isArray(scope) ? scope.map(String) : String(scope).split(/[\s,]+/).filter(Boolean));
+          : new Set(Array.isArray(scope) ? scope.map(String) : typeof scope === 'string' ? scope.split(/[\s,]+/).filter(Boolean) : []);
       return {
         userId: payload.sub,
         email: typeof payload.email === 'string' ? payload.email : undefined,

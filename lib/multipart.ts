@@ -61,7 +61,7 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
       req.unpipe(parser);
       parser.removeAllListeners();
       parser.on('error', () => undefined);
-      const answer = () => reject(error);
+      const answer = () => reject(error instanceof Error ? error : new Error(String(error)));
       if (req.readableEnded) return answer();
       req.on('end', answer);
       req.on('close', answer);

@@ -109,7 +109,7 @@ export function toPage<T>(slice: Slice<T>, window: Window): Page<T> {
   return { items: slice.items, page: window.offset / window.limit + 1, limit: window.limit, total: slice.total };
 }
 
-/** A page as a REST list answers it (DESIGN.md): the items under `data`, then page, limit and total. */
+/** A page as a REST list answers it: the items under `data`, then page, limit and total. */
 export function pageBody<T>(page: Page<T>): { data: T[]; page: number; limit: number; total: number } {
   return { data: page.items, page: page.page, limit: page.limit, total: page.total };
 }

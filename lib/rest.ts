@@ -125,16 +125,26 @@ export function operationRunner(client: GraphQLClient, folder: string, operation
   };
 }
 
+/**
+ * A query parameter as text: Express gives repeated parameters as an array (joined here with
+ * commas) and bracketed ones (`a[b]=1`) as an object (its JSON here), for GraphQL to refuse by name.
+ */
+export function queryText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(queryText).join(',');
+  return JSON.stringify(value) ?? '';
+}
+
 /** Query-string numbers arrive as text; numeric text becomes a number and anything else stays text for GraphQL to reject by name. */
 export function numberParam(value: unknown): number | string | undefined {
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') return String(value);
+  if (typeof value !== 'string') return queryText(value);
   return /^-?\d+$/.test(value) ? Number(value) : value;
 }
 
 export function stringParam(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  return Array.isArray(value) ? String(value[0]) : String(value);
+  return queryText(Array.isArray(value) ? value[0] : value);
 }
 
 /**
@@ -235,7 +245,7 @@ function toProblem(error: unknown, req: Request): { problem: ProblemDetails; hea
   return {
     problem: problemFor(ErrorCode.INTERNAL_SERVER_ERROR, INTERNAL_MESSAGE, {
       instance,
-      requestId: String(req.id ?? requestIdOf(req)),
+      requestId: typeof req.id === 'string' || typeof req.id === 'number' ? String(req.id) : requestIdOf(req),
     }),
     headers: {},
   };

@@ -11,10 +11,10 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { gql } from 'graphql-tag';
-import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
+import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
-import { databaseAnswers, openDatabase, type DatabaseOptions, type Orm } from './database.js';
+import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
 import { httpLogger, type Logger } from './logger.js';
 import type { Deps, RunningPart } from './service.js';
@@ -26,14 +26,15 @@ const FEDERATION_LINK = `
 `;
 
 export interface SubgraphDefinition {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  resolvers: NonEmptyArray<Function>;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  orphanedTypes?: Function[];
-  /** `__resolveReference` per entity type, as in type-graphql's federation example. */
-  references?: GraphQLResolverMap<unknown>;
+  resolvers: NonEmptyArray<ClassType>;
+  orphanedTypes?: ClassType[];
+  /** `__resolveReference` per entity type (`<service>.references.ts`), as in type-graphql's federation example. */
+  references?: EntityReferences<never>;
   rules: RuleTree;
 }
+
+/** How a subgraph finds the entities other subgraphs point at by key, each with the request's context. */
+export type EntityReferences<Context> = Record<string, { __resolveReference(reference: { id: string }, context: Context): unknown }>;
 
 /**
  * Builds a Federation 2 subgraph schema from type-graphql classes: type-graphql makes the schema,
@@ -49,8 +50,8 @@ export async function buildFederatedSchema(definition: SubgraphDefinition): Prom
     emitSchemaFile: false,
   });
   const resolvers = createResolversMap(typeGraphQLSchema) as GraphQLResolverMap<unknown>;
-  for (const [typeName, typeResolvers] of Object.entries(definition.references ?? {})) {
-    resolvers[typeName] = { ...(resolvers[typeName] as object), ...(typeResolvers as object) } as never;
+  for (const [typeName, reference] of Object.entries(definition.references ?? {})) {
+    resolvers[typeName] = { ...(resolvers[typeName] as object), ...reference } as never;
   }
   const schema = buildSubgraphSchema([
     { typeDefs: gql(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`), resolvers },
@@ -114,28 +115,42 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   };
 }
 
-export interface SubgraphServiceOptions<Context extends BaseContext> {
+/** Where a subgraph service listens, and who watches its SQL (tests count statements). */
+export interface SubgraphListenOptions {
+  port: number;
+  onQuery?: (sql: string) => void;
+}
+
+/** What a service keeps for its whole life (`<service>.runtime.ts`): settings derived from Config, and clients. */
+export interface ServiceRuntime {
+  close(): Promise<void>;
+}
+
+/**
+ * The one skeleton of a subgraph service: its database (entities and migrations), its schema
+ * (`<service>.subgraph.ts`), its runtime and how one request's context is made on it.
+ */
+export interface SubgraphServiceOptions<Runtime extends ServiceRuntime, Context extends BaseContext> extends SubgraphListenOptions {
   service: DatabaseOptions['service'];
   entities: DatabaseOptions['entities'];
   migrations: DatabaseOptions['migrations'];
   definition: SubgraphDefinition;
-  port: number;
-  /** Builds one request's context: a fresh entity manager fork and the caller's principal. */
-  context: (orm: Orm, req: IncomingMessage) => Promise<Context>;
-  onQuery?: (sql: string) => void;
-  /** Extra work after the database is up (e.g. a job worker); closed before the database. */
-  afterOpen?: (orm: Orm) => Promise<{ close(): Promise<void> } | void>;
+  /** Made once the database is open (so a failed start leaves no client behind); closed before it. */
+  runtime: (orm: Orm) => Promise<Runtime>;
+  /** One request's context (`<service>.context.ts`): the caller, services bound to it and to `em`, the request's loaders. */
+  context: (runtime: Runtime, em: EntityManager, req: IncomingMessage) => Promise<Context>;
 }
 
-export interface RunningSubgraph extends RunningPart {
+export interface RunningSubgraph<Runtime = ServiceRuntime> extends RunningPart {
   orm: Orm;
+  runtime: Runtime;
 }
 
-/** Opens the service's database (running its migrations), builds its schema and serves it. */
-export async function startSubgraphService<Context extends BaseContext>(
+/** Opens the service's database (running its migrations), makes its runtime, builds its schema and serves it. */
+export async function startSubgraphService<Runtime extends ServiceRuntime, Context extends BaseContext>(
   deps: Deps,
-  options: SubgraphServiceOptions<Context>,
-): Promise<RunningSubgraph> {
+  options: SubgraphServiceOptions<Runtime, Context>,
+): Promise<RunningSubgraph<Runtime>> {
   const { config, logger } = deps;
   const orm = await openDatabase(config, logger, {
     service: options.service,
@@ -148,8 +163,8 @@ export async function startSubgraphService<Context extends BaseContext>(
     for (const close of [...closers].reverse()) await close();
   };
   try {
-    const extra = await options.afterOpen?.(orm);
-    if (extra) closers.push(() => extra.close());
+    const runtime = await options.runtime(orm);
+    closers.push(() => runtime.close());
     const { guarded } = await buildFederatedSchema(options.definition);
     const server = await serveSubgraph({
       name: options.service,
@@ -157,11 +172,11 @@ export async function startSubgraphService<Context extends BaseContext>(
       config,
       logger,
       port: options.port,
-      context: (req) => options.context(orm, req),
+      context: (req) => options.context(runtime, orm.em.fork(), req),
       isReady: () => databaseAnswers(orm),
     });
     closers.push(() => server.close());
-    return { name: `${options.service}-subgraph`, url: server.url, orm, close: closeAll };
+    return { name: `${options.service}-subgraph`, url: server.url, orm, runtime, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

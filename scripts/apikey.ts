@@ -5,7 +5,8 @@ import { openDatabase } from '../lib/database.js';
 import { AppError } from '../lib/errors.js';
 import { Identity } from '../lib/identity.js';
 import { createLogger } from '../lib/logger.js';
-import { ApiKeyService } from '../subgraphs/social/api-key.service.js';
+import { ApiKeyService } from '../subgraphs/social/access/api-key.service.js';
+import { Reach } from '../subgraphs/social/access/reach.js';
 import { socialMigrations } from '../subgraphs/social/migrations/index.js';
 import { socialEntities } from '../subgraphs/social/social.entities.js';
 
@@ -28,6 +29,13 @@ interface ApiKeyView {
   brandIds: string[] | null;
   lastUsedAt: string | Date | null;
   revokedAt: string | Date | null;
+}
+
+/** What the three operations below answer, each under its own field. */
+interface ApiKeyAnswers {
+  createApiKey: { key: string; apiKey: ApiKeyView };
+  apiKeys: ApiKeyView[];
+  revokeApiKey: ApiKeyView;
 }
 
 type Command = { command: 'create'; name: string; scopes: string[]; brandIds: string[] } | { command: 'list' } | { command: 'revoke'; id: string };
@@ -57,7 +65,7 @@ async function throughGateway(config: Config, sub: string, command: Command): Pr
   } catch {
     return null;
   }
-  const body = (await response.json()) as { data?: Record<string, any>; errors?: { message: string }[] };
+  const body = (await response.json()) as { data?: ApiKeyAnswers; errors?: { message: string }[] };
   if (body.errors?.length) throw new Error(body.errors.map((error) => error.message).join('; '));
   const data = body.data!;
   if (command.command === 'create') return { key: data.createApiKey.key, keys: [data.createApiKey.apiKey] };
@@ -69,15 +77,14 @@ async function directly(config: Config, sub: string, command: Command): Promise<
   const logger = createLogger({ env: { ...config.env, LOG_LEVEL: 'warn' } }, process.stderr);
   const orm = await openDatabase(config, logger, { service: 'social', entities: socialEntities, migrations: socialMigrations });
   try {
-    const keys = new ApiKeyService(orm.em.fork());
     // The operator acts as the user with a full-scope bearer credential, as `npm run token` would give.
-    const principal = { userId: sub, scopes: null, via: 'bearer' as const };
+    const keys = new ApiKeyService(orm.em.fork(), Reach.of({ userId: sub, scopes: null, via: 'bearer' }));
     if (command.command === 'create') {
-      const { key, apiKey } = await keys.create(principal, { name: command.name, scopes: command.scopes, brandIds: command.brandIds });
+      const { key, apiKey } = await keys.create({ name: command.name, scopes: command.scopes, brandIds: command.brandIds });
       return { key, keys: [apiKey] };
     }
-    if (command.command === 'list') return { keys: await keys.list(principal) };
-    return { keys: [await keys.revoke(principal, command.id)] };
+    if (command.command === 'list') return { keys: await keys.list() };
+    return { keys: [await keys.revoke(command.id)] };
   } finally {
     await orm.close();
   }
@@ -109,7 +116,7 @@ async function main(): Promise<void> {
     if (!values.id) throw AppError.badInput('id', 'is required');
     request = { command: 'revoke', id: values.id };
   }
-  const result = (await throughGateway(config, values.sub!, request)) ?? (await directly(config, values.sub!, request));
+  const result = (await throughGateway(config, values.sub, request)) ?? (await directly(config, values.sub, request));
   const brands = (apiKey: ApiKeyView) => apiKey.brandIds?.join(',') ?? 'brand:*';
   if (request.command === 'create') {
     const apiKey = result.keys[0];

@@ -9,14 +9,17 @@ import { startGateway, type RunningGateway } from '../gateway/gateway.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';
 import { startSurveysRest } from '../rest-adapters/surveys/index.js';
+import type { ContactsRuntime } from '../subgraphs/contacts/contacts.runtime.js';
 import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
 import { startSocialSubgraph } from '../subgraphs/social/index.js';
+import type { SocialRuntime } from '../subgraphs/social/social.runtime.js';
 import { startSurveysSubgraph } from '../subgraphs/surveys/index.js';
+import type { SurveysRuntime } from '../subgraphs/surveys/surveys.runtime.js';
 
 export interface Platform {
   identity: Identity;
   gateway: RunningGateway;
-  subgraphs: { social: RunningSubgraph; surveys: RunningSubgraph; contacts: RunningSubgraph };
+  subgraphs: { social: RunningSubgraph<SocialRuntime>; surveys: RunningSubgraph<SurveysRuntime>; contacts: RunningSubgraph<ContactsRuntime> };
   rest: { social: RunningPart; surveys: RunningPart; contacts: RunningPart };
   /** Stops everything: REST adapters, then the gateway, then subgraphs (servers, then databases). */
   close(): Promise<void>;

@@ -96,6 +96,6 @@ function toRow(contact: Contact): string[] {
   return EXPORT_COLUMNS.map((column) => {
     if (column === 'tags') return contact.tags.join(';');
     const value = contact[column];
-    return value === null || value === undefined ? '' : String(value);
+    return typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value);
   });
 }

@@ -1,9 +1,8 @@
-import type { RestRoute } from '../../lib/rest.js';
-import type { SocialRouteContext } from './index.js';
+import type { RestRoute, RunOperation } from '../../lib/rest.js';
 import { pickBody } from './rest.helpers.js';
 
 /** `/api/ai`: image generation; the image is kept as a media file and answered as one. */
-export function aiRoutes({ run }: SocialRouteContext): RestRoute[] {
+export function aiRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'post',

@@ -1,12 +1,11 @@
-import { numberParam, type RestRoute } from '../../lib/rest.js';
+import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import type { SocialRouteContext } from './index.js';
 import { pickBody } from './rest.helpers.js';
 
 type Brand = Record<string, unknown>;
 
 /** `/api/brands`: the calling user's brands. */
-export function brandRoutes({ run }: SocialRouteContext): RestRoute[] {
+export function brandRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',

@@ -1,14 +1,13 @@
 import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
-import { jsonBody, numberParam, stringParam, type RestRoute } from '../../lib/rest.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import type { SocialRouteContext } from './index.js';
 import { listParam, pickBody } from './rest.helpers.js';
 
 type Item = Record<string, unknown>;
 
 /** `/api/content-ops/*`: queue, daily rollups, audit events and item actions (bearer or API key). */
-export function contentOpsRoutes({ run }: SocialRouteContext): RestRoute[] {
+export function contentOpsRoutes(run: RunOperation): RestRoute[] {
   const action = (name: string, field: string, summary: string, path: string, variables: (req: Request) => Record<string, unknown> = () => ({})): RestRoute => ({
     method: 'post',
     path,

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, problemFor } from '../../lib/errors.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { sendProblem, type RestRoute } from '../../lib/rest.js';
-import type { SocialRouteContext } from './index.js';
+import { sendProblem, type RestRoute, type RunOperation } from '../../lib/rest.js';
 
 interface HealthData {
   socialHealth: { ok: boolean; checks: { name: string; ok: boolean; detail: string | null }[] };
@@ -12,7 +11,7 @@ interface HealthData {
  * `GET /health`: the subgraph checks its parts (database, storage, job queue...) and the adapter
  * reports them; when the subgraph itself cannot be reached, that is the failing part.
  */
-export function healthRoutes({ run }: SocialRouteContext): RestRoute[] {
+export function healthRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',

@@ -3,7 +3,7 @@ import express, { type Router } from 'express';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
@@ -15,12 +15,6 @@ import { mediaRoutes } from './media.routes.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
-
-/** What a route module of the social REST adapter is built from. */
-export interface SocialRouteContext {
-  /** Runs one named operation of operations/*.graphql as the caller; its errors become problems. */
-  run: RunOperation;
-}
 
 /** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
 function apiKeyOnlyOnContentOps(): Router {
@@ -34,11 +28,17 @@ function apiKeyOnlyOnContentOps(): Router {
 
 /** Every route of the social publishing REST contract, in matching order. */
 function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
-  const context: SocialRouteContext = { run: operationRunner(client, OPERATIONS_DIR, operations) };
+  const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
-    ...[healthRoutes, postRoutes, contentOpsRoutes, brandRoutes, integrationRoutes, mediaRoutes, aiRoutes].flatMap((module) => module(context)),
+    ...healthRoutes(run),
+    ...postRoutes(run),
+    ...contentOpsRoutes(run),
+    ...brandRoutes(run),
+    ...integrationRoutes(run),
+    ...mediaRoutes(run),
+    ...aiRoutes(run),
   ];
   return routes;
 }
@@ -53,7 +53,7 @@ export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, opt
     routes: socialRestRoutes(options.client, operations),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
     routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config))],
-    isReady: ready.check,
+    isReady: () => ready.check(),
   });
   const server = await listen(app, options.port, deps.config.env.HOST);
   return {

@@ -1,5 +1,4 @@
-import { stringParam, type RestRoute } from '../../lib/rest.js';
-import type { SocialRouteContext } from './index.js';
+import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 
 type Integration = Record<string, unknown>;
 
@@ -8,7 +7,7 @@ type Integration = Record<string, unknown>;
  * carries the user's bearer token; the platform's redirect back to the callback does not, which is
  * why the subgraph binds the single-use state to the user when the connect starts.
  */
-export function integrationRoutes({ run }: SocialRouteContext): RestRoute[] {
+export function integrationRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',

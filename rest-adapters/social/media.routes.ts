@@ -1,12 +1,11 @@
-import { numberParam, type RestRoute } from '../../lib/rest.js';
+import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import type { SocialRouteContext } from './index.js';
 import { pickBody } from './rest.helpers.js';
 
 type MediaFile = Record<string, unknown>;
 
 /** `/api/media`: the user's media files, and upload URLs for new ones (bytes go straight to storage). */
-export function mediaRoutes({ run }: SocialRouteContext): RestRoute[] {
+export function mediaRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',

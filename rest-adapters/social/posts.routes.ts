@@ -1,7 +1,6 @@
 import { AppError } from '../../lib/errors.js';
-import { numberParam, stringParam, type RestRoute } from '../../lib/rest.js';
+import { numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import type { SocialRouteContext } from './index.js';
 import { pickBody } from './rest.helpers.js';
 
 type Post = Record<string, unknown>;
@@ -9,7 +8,7 @@ type Post = Record<string, unknown>;
 const POST_BODY_FIELDS = ['brandId', 'campaignId', 'content', 'platforms', 'mediaIds', 'scheduledAt', 'status'] as const;
 
 /** `/api/posts`: each route runs one operation of operations/posts.graphql; the rules live in the subgraph. */
-export function postRoutes({ run }: SocialRouteContext): RestRoute[] {
+export function postRoutes(run: RunOperation): RestRoute[] {
   return [
     {
       method: 'get',

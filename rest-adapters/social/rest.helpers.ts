@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { jsonBody } from '../../lib/rest.js';
+import { jsonBody, queryText } from '../../lib/rest.js';
 
 /**
  * The fields of a JSON body that an operation's input takes. Legacy clients often send a whole
@@ -15,7 +15,7 @@ export function pickBody(req: Request, fields: readonly string[]): Record<string
 /** A comma-separated query parameter as a list (`status=queued,failed`), or undefined when absent. */
 export function listParam(value: unknown): string[] | undefined {
   if (value === undefined || value === '') return undefined;
-  return String(value)
+  return queryText(value)
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);

@@ -2,7 +2,7 @@ import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
 import type { RateLimiter } from '../../lib/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { SESSION_COOKIE } from '../../subgraphs/surveys/session-cookie.js';
+import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 
 interface SignInData {
   verifyMagicLink: { token: string; user: { email: string; isAdmin: boolean }; expiresAt: string };
@@ -10,8 +10,7 @@ interface SignInData {
 
 /** The cookie's attributes: never readable by script, not sent on cross-site requests, HTTPS-only where served over HTTPS. */
 function cookieOptions(config: Config): CookieOptions {
-  const secure = config.isProduction || (config.env.SURVEYS_PUBLIC_URL ?? '').startsWith('https:');
-  return { httpOnly: true, sameSite: 'lax', secure, path: '/' };
+  return { httpOnly: true, sameSite: 'lax', secure: config.surveysCookieSecure, path: '/' };
 }
 
 /**

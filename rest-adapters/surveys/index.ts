@@ -11,7 +11,7 @@ import { surveyRoutes } from './surveys.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
 
-/** Sign-in requests per client address per window (DESIGN: 30 per client address per 15 minutes). */
+/** Sign-in requests per client address per window: 30 per client address per 15 minutes. */
 const SIGN_IN_PER_CLIENT = 30;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 

@@ -12,7 +12,8 @@ const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 const FILENAME_MAX = 255;
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
-interface UploadGrant {
+/** What an upload token carries, signed: contact, storage key, filename, type, expiry (ms). */
+interface UploadTokenClaims {
   c: string;
   k: string;
   f: string;
@@ -65,9 +66,9 @@ export class AttachmentService {
     if (!MEDIA_TYPE.test(type)) throw AppError.badInput('contentType', 'must be a media type such as text/plain');
     const storageKey = `contacts/${contactId}/attachments/${randomUUID()}`;
     const expiresAt = new Date(Date.now() + UPLOAD_WINDOW_MS);
-    const grant: UploadGrant = { c: contactId, k: storageKey, f: name, t: type, e: expiresAt.getTime() };
+    const claims: UploadTokenClaims = { c: contactId, k: storageKey, f: name, t: type, e: expiresAt.getTime() };
     return {
-      uploadToken: signPayload(this.settings.signingKey, grant),
+      uploadToken: signPayload(this.settings.signingKey, claims),
       storageKey,
       maxBytes: this.settings.maxBytes,
       contentType: type,
@@ -77,32 +78,32 @@ export class AttachmentService {
 
   /** Records the stored bytes of a slot; on any refusal the bytes are deleted. */
   async record(uploadToken: string): Promise<Attachment> {
-    const grant = verifyPayload<UploadGrant>(this.settings.signingKey, uploadToken);
-    if (!grant || typeof grant.k !== 'string' || grant.e < Date.now()) {
+    const claims = verifyPayload<UploadTokenClaims>(this.settings.signingKey, uploadToken);
+    if (!claims || typeof claims.k !== 'string' || claims.e < Date.now()) {
       throw AppError.badInput('uploadToken', 'is not a valid, unexpired upload slot');
     }
     const { storage } = this.settings;
-    const size = await storage.size(grant.k);
+    const size = await storage.size(claims.k);
     if (size === null) throw AppError.badInput('file', 'no bytes were stored for this upload');
     try {
       if (size > this.settings.maxBytes) {
         throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The file is larger than ${this.settings.maxBytes} bytes`);
       }
       if (size === 0) throw AppError.badInput('file', 'must not be empty');
-      await this.contacts.get(grant.c);
-      if (await this.em.count(Attachment, { storageKey: grant.k })) {
+      await this.contacts.get(claims.c);
+      if (await this.em.count(Attachment, { storageKey: claims.k })) {
         throw new AppError(ErrorCode.CONFLICT, 'This upload has already been recorded');
       }
       const attachment = new Attachment();
-      attachment.contactId = grant.c;
-      attachment.filename = grant.f;
-      attachment.contentType = grant.t;
+      attachment.contactId = claims.c;
+      attachment.filename = claims.f;
+      attachment.contentType = claims.t;
       attachment.size = size;
-      attachment.storageKey = grant.k;
+      attachment.storageKey = claims.k;
       await this.em.persist(attachment).flush();
       return attachment;
     } catch (error) {
-      if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT)) await storage.delete(grant.k);
+      if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT)) await storage.delete(claims.k);
       throw error;
     }
   }
@@ -122,8 +123,7 @@ export class AttachmentService {
 /** The name as shown to people: no folders, no control characters, bounded length. */
 function safeFilename(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, FILENAME_MAX);
+  const cleaned = base.replace(/\p{Cc}/gu, '').trim().slice(0, FILENAME_MAX);
   if (!cleaned || cleaned === '.' || cleaned === '..') throw AppError.badInput('filename', 'must be a file name');
   return cleaned;
 }

@@ -1,12 +1,15 @@
+import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
-import type { EntityManager, Orm } from '../../lib/database.js';
-import type { Principal } from '../../lib/identity.js';
+import type { EntityManager } from '../../lib/database.js';
+import { optionalBearerPrincipal } from '../../lib/identity.js';
+import { batchLoader } from '../../lib/loaders.js';
 import type { AuthContext } from '../../lib/shield.js';
-import { AttachmentService, type AttachmentSettings } from './attachment.service.js';
+import { AttachmentService } from './attachment.service.js';
 import { ContactImportService } from './contact-import.service.js';
 import type { Contact } from './contact.entity.js';
 import { ContactService } from './contact.service.js';
 import { NoteService } from './note.service.js';
+import type { ContactsRuntime } from './contacts.runtime.js';
 import type { Stage } from './pipeline.entity.js';
 import { PipelineService } from './pipeline.service.js';
 
@@ -30,11 +33,9 @@ interface StageWindow {
   limit: number;
 }
 
-/** What the contacts subgraph is built with besides the database: the storage layer and its limits. */
-export type ContactsSettings = AttachmentSettings;
-
-export function createContactsContext(orm: Orm, principal: Principal | null, settings: ContactsSettings): ContactsContext {
-  const em = orm.em.fork();
+/** One request's context on `em`, the request's own fork: the caller (a bearer token, if any), the services, the loaders. */
+export async function createContactsContext(runtime: ContactsRuntime, em: EntityManager, req: IncomingMessage): Promise<ContactsContext> {
+  const principal = await optionalBearerPrincipal(runtime.identity, req.headers.authorization);
   const contacts = new ContactService(em);
   const pipelines = new PipelineService(em, contacts);
   return {
@@ -42,21 +43,12 @@ export function createContactsContext(orm: Orm, principal: Principal | null, set
     em,
     contacts,
     notes: new NoteService(em, contacts),
-    attachments: new AttachmentService(em, contacts, settings),
+    attachments: new AttachmentService(em, contacts, runtime.attachments),
     pipelines,
-    imports: new ContactImportService(em, contacts, settings.storage),
-    contactById: new DataLoader(async (ids) => {
-      const found = await contacts.findMany(ids);
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    stagesOfPipeline: new DataLoader(async (pipelineIds) => {
-      const stages = await pipelines.stagesOf(pipelineIds);
-      return pipelineIds.map((id) => stages.get(id) ?? []);
-    }),
-    stageContactCount: new DataLoader(async (stageIds) => {
-      const counts = await pipelines.countsOf(stageIds);
-      return stageIds.map((id) => counts.get(id) ?? 0);
-    }),
+    imports: new ContactImportService(em, contacts, runtime.storage),
+    contactById: batchLoader((ids) => contacts.findMany(ids), () => null),
+    stagesOfPipeline: batchLoader((pipelineIds) => pipelines.stagesOf(pipelineIds), () => []),
+    stageContactCount: batchLoader((stageIds) => pipelines.countsOf(stageIds), () => 0),
     // A board asks every stage for the same window, so one query per distinct window serves them all.
     stageContacts: new DataLoader(
       async (keys) => {

@@ -3,7 +3,7 @@ import type { SubgraphDefinition } from '../../lib/subgraph.js';
 import { AttachmentResolver } from './attachment.resolver.js';
 import { ContactImportResolver } from './contact-import.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
-import { resolveContactReference } from './contact.reference.js';
+import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
 import { NoteResolver } from './note.resolver.js';
 import { PipelineResolver, StageResolver } from './pipeline.resolver.js';
@@ -11,7 +11,7 @@ import { PipelineResolver, StageResolver } from './pipeline.resolver.js';
 export function contactsSubgraph(config: Config): SubgraphDefinition {
   return {
     resolvers: [ContactResolver, NoteResolver, AttachmentResolver, PipelineResolver, StageResolver, ContactImportResolver],
-    references: { Contact: { __resolveReference: resolveContactReference } },
+    references: contactsReferences,
     rules: contactsRules(config),
   };
 }

@@ -1,44 +1,53 @@
-import { databaseAnswers, type Orm } from '../../lib/database.js';
+import type { Config } from '../../lib/config.js';
+import { openDatabase } from '../../lib/database.js';
+import type { Logger } from '../../lib/logger.js';
 import type { Deps } from '../../lib/service.js';
-import { createStorage } from '../../lib/storage.js';
-import { startSubgraphService, type RunningSubgraph } from '../../lib/subgraph.js';
+import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '../../lib/subgraph.js';
 import { socialMigrations } from './migrations/index.js';
-import { createSocialContext, resolveSocialPrincipal, type SocialContext, type SocialRuntime } from './social.context.js';
+import { PublishQueue } from './publishing/publish-queue.js';
+import { startPublisherWorkers } from './publishing/publisher.worker.js';
+import { createSocialContext } from './social.context.js';
 import { socialEntities } from './social.entities.js';
+import { createSocialRuntime, publisherToolsOf, type SocialRuntime } from './social.runtime.js';
 import { socialSubgraph } from './social.subgraph.js';
-import { Outreach, startOutreach } from './outreach.js';
 
-export interface SocialSubgraphOptions {
-  port: number;
-  onQuery?: (sql: string) => void;
-}
-
-export interface RunningSocialSubgraph extends RunningSubgraph {
-  runtime: SocialRuntime;
-}
-
-/** One request's context: the caller (bearer or API key, resolved on the request's own fork) and its services. */
-export async function socialContextFor(runtime: SocialRuntime, orm: Orm, req: Parameters<typeof resolveSocialPrincipal>[2]): Promise<SocialContext> {
-  const em = orm.em.fork();
-  return createSocialContext(runtime, em, await resolveSocialPrincipal(runtime.deps, em, req));
-}
-
-export async function startSocialSubgraph(deps: Deps, options: SocialSubgraphOptions): Promise<RunningSocialSubgraph> {
-  const storage = createStorage(deps.config);
-  const runtime: SocialRuntime = { deps, storage, healthChecks: [], outreach: new Outreach(deps.config, deps.logger, storage) };
-  const running = await startSubgraphService<SocialContext>(deps, {
+export function startSocialSubgraph(deps: Deps, options: SubgraphListenOptions): Promise<RunningSubgraph<SocialRuntime>> {
+  return startSubgraphService(deps, {
     service: 'social',
     entities: socialEntities,
     migrations: socialMigrations,
     definition: socialSubgraph(),
-    port: options.port,
-    onQuery: options.onQuery,
-    afterOpen: async (orm) => {
-      runtime.healthChecks.push({ name: 'database', check: () => databaseAnswers(orm) }, { name: 'storage', check: () => runtime.storage.check() });
-      // The job queue lives in the service's database: it starts once that is open and stops before it closes.
-      return startOutreach(runtime, orm);
-    },
-    context: (orm, req) => socialContextFor(runtime, orm, req),
+    runtime: (orm) => createSocialRuntime(deps, orm),
+    context: createSocialContext,
+    ...options,
   });
-  return { ...running, runtime };
+}
+
+/**
+ * A publisher on its own (`npm run worker`): the social database (migrations run as on start),
+ * the job queue and its workers, no API. Several may run beside the API; pg-boss hands each job
+ * to one of them, and the attempt records keep a post from going out twice whatever happens.
+ */
+export async function startPublisherWorker(config: Config, logger: Logger): Promise<{ close(): Promise<void> }> {
+  if (!config.env.DATABASE_URL) {
+    // Embedded PGlite belongs to the one process that opened it; a second process cannot share it.
+    throw new Error('npm run worker needs DATABASE_URL: with embedded PGlite the publisher runs inside npm start');
+  }
+  const orm = await openDatabase(config, logger, { service: 'social', entities: socialEntities, migrations: socialMigrations });
+  let queue: PublishQueue | undefined;
+  try {
+    queue = await PublishQueue.start(config, orm, logger);
+    await startPublisherWorkers(queue, orm, publisherToolsOf(config), logger);
+  } catch (error) {
+    await queue?.stop();
+    await orm.close();
+    throw error;
+  }
+  const started = queue;
+  return {
+    close: async () => {
+      await started.stop();
+      await orm.close();
+    },
+  };
 }

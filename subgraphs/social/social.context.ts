@@ -1,173 +1,74 @@
 import type { IncomingMessage } from 'node:http';
-import DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/database.js';
-import { AppError, ErrorCode } from '../../lib/errors.js';
 import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
-import type { Deps } from '../../lib/service.js';
-import type { AuthContext } from '../../lib/shield.js';
-import type { ObjectStorage } from '../../lib/storage.js';
-import { ApiKeyService } from './api-key.service.js';
-import type { Brand } from './brand.entity.js';
-import { BrandService } from './brand.service.js';
-import { CampaignService } from './campaign.service.js';
-import type { ContentEvent } from './content-event.entity.js';
-import { ContentEventService } from './content-event.service.js';
-import type { Post } from './post.entity.js';
-import { PostService } from './post.service.js';
-import { PublishAttemptService } from './publish-attempt.service.js';
-import type { PublishAttempt } from './publish-attempt.entity.js';
-import { reachOf } from './scopes.js';
-import type { HealthCheck } from './social.health.js';
-import type { AiImageService } from './ai-image.service.js';
-import type { IntegrationService } from './integration.service.js';
-import type { MediaService } from './media.service.js';
-import type { Outreach } from './outreach.js';
+import { batchLoader } from '../../lib/loaders.js';
+import { ApiKeyService, authenticateApiKey } from './access/api-key.service.js';
+import { BrandService } from './access/brand.service.js';
+import { Reach } from './access/reach.js';
+import { CampaignService } from './content/campaign.service.js';
+import type { ContentContext } from './content/content.context.js';
+import { ContentEventService } from './content/content-event.service.js';
+import { PostService } from './content/post.service.js';
+import { RollupService } from './content/rollup.service.js';
+import type { HealthContext } from './health/health.context.js';
+import { IntegrationService } from './integrations/integration.service.js';
+import type { IntegrationsContext } from './integrations/integrations.context.js';
+import { AiImageService } from './media/ai-image.service.js';
+import type { MediaContext } from './media/media.context.js';
+import { MediaService } from './media/media.service.js';
+import { PublishAttemptService } from './publishing/publish-attempt.service.js';
+import type { PublishingContext } from './publishing/publishing.context.js';
+import type { SocialRuntime } from './social.runtime.js';
 
 /**
- * What the social subgraph is started with, beyond the platform's deps. Parts that run beside
- * the API (the publisher's job queue, say) add a named check to `healthChecks`, and `/health`
- * reports it with the database and storage.
+ * Everything a social resolver may use during one request: one entity manager fork, one caller,
+ * services bound to both, and the request's DataLoaders. Each feature folder names the part it
+ * uses (`<feature>.context.ts`); this is all of them at once.
  */
-export interface SocialRuntime {
-  deps: Deps;
-  storage: ObjectStorage;
-  healthChecks: HealthCheck[];
-  /** Platform integrations, media, AI images and the publisher's queue (outreach.ts). */
-  outreach: Outreach;
-}
-
-/**
- * Everything a social resolver may use during one request: one entity manager fork, one
- * principal, services bound to both, and the request's DataLoaders. Services are made on first
- * use and only for a signed-in caller; the shield has already refused anonymous calls by then.
- * New features add their service as another lazy getter here.
- */
-export interface SocialContext extends AuthContext {
+export interface SocialContext extends ContentContext, PublishingContext, IntegrationsContext, MediaContext, HealthContext {
   em: EntityManager;
-  runtime: SocialRuntime;
-  /** The principal, or UNAUTHENTICATED (for services, which never run anonymously). */
-  signedIn(): Principal;
-  readonly brands: BrandService;
-  readonly posts: PostService;
-  readonly campaigns: CampaignService;
-  readonly events: ContentEventService;
-  readonly attempts: PublishAttemptService;
-  readonly apiKeys: ApiKeyService;
-  readonly integrations: IntegrationService;
-  readonly media: MediaService;
-  readonly aiImages: AiImageService;
-  readonly loaders: SocialLoaders;
-}
-
-export interface SocialLoaders {
-  brandById: DataLoader<string, Brand | null>;
-  eventsByContent: DataLoader<string, ContentEvent[]>;
-  attemptsByPost: DataLoader<string, PublishAttempt[]>;
-  postsByCampaign: DataLoader<string, Post[]>;
 }
 
 /**
  * Who is calling: a bearer JWT when one is sent and valid, else an `X-API-Key`. A key that is
  * unknown or revoked leaves the caller anonymous, and the shield answers UNAUTHENTICATED.
  */
-export async function resolveSocialPrincipal(deps: Deps, em: EntityManager, req: IncomingMessage): Promise<Principal | null> {
+async function callerOf(runtime: SocialRuntime, em: EntityManager, req: IncomingMessage): Promise<Principal | null> {
   const authorization = req.headers.authorization;
   if (bearerToken(authorization)) {
-    const principal = await optionalBearerPrincipal(deps.identity, authorization);
+    const principal = await optionalBearerPrincipal(runtime.identity, authorization);
     if (principal) return principal;
   }
   const header = req.headers['x-api-key'];
   const key = Array.isArray(header) ? header[0] : header;
-  if (!key) return null;
-  return new ApiKeyService(em).authenticate(key.trim());
+  return key ? authenticateApiKey(em, key.trim()) : null;
 }
 
-/**
- * One request's context. Services are getters on the prototype, made on first use: Apollo copies
- * the context's own properties per request, which would run (and fail) getters defined on the object.
- */
-class SocialRequestContext implements SocialContext {
-  private readonly made = new Map<string, unknown>();
-
-  constructor(
-    readonly runtime: SocialRuntime,
-    readonly em: EntityManager,
-    readonly principal: Principal | null,
-  ) {}
-
-  signedIn(): Principal {
-    if (!this.principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
-    return this.principal;
-  }
-
-  private once<T>(name: string, make: () => T): T {
-    if (!this.made.has(name)) this.made.set(name, make());
-    return this.made.get(name) as T;
-  }
-
-  get brands(): BrandService {
-    return this.once('brands', () => new BrandService(this.em, reachOf(this.signedIn())));
-  }
-
-  get posts(): PostService {
-    return this.once('posts', () => new PostService(this.em, this.signedIn(), this.brands));
-  }
-
-  get campaigns(): CampaignService {
-    return this.once('campaigns', () => new CampaignService(this.em, this.signedIn(), this.brands));
-  }
-
-  get events(): ContentEventService {
-    return this.once('events', () => new ContentEventService(this.em, reachOf(this.signedIn())));
-  }
-
-  get attempts(): PublishAttemptService {
-    return this.once('attempts', () => new PublishAttemptService(this.em));
-  }
-
-  get apiKeys(): ApiKeyService {
-    return this.once('apiKeys', () => new ApiKeyService(this.em));
-  }
-
-  get integrations(): IntegrationService {
-    return this.once('integrations', () => this.runtime.outreach.integrations(this.em));
-  }
-
-  get media(): MediaService {
-    return this.once('media', () => this.runtime.outreach.media(this.em));
-  }
-
-  get aiImages(): AiImageService {
-    return this.once('aiImages', () => this.runtime.outreach.aiImages(this.em));
-  }
-
-  get loaders(): SocialLoaders {
-    return this.once('loaders', () => createLoaders(this));
-  }
-}
-
-/** A context on `em`, which must be this request's own fork (`orm.em.fork()`). */
-export function createSocialContext(runtime: SocialRuntime, em: EntityManager, principal: Principal | null): SocialContext {
-  return new SocialRequestContext(runtime, em, principal);
-}
-
-function createLoaders(context: SocialContext): SocialLoaders {
+/** One request's context on `em`, the request's own fork: the caller (bearer or API key), the services bound to their reach, the loaders. */
+export async function createSocialContext(runtime: SocialRuntime, em: EntityManager, req: IncomingMessage): Promise<SocialContext> {
+  const principal = await callerOf(runtime, em, req);
+  const reach = Reach.of(principal);
+  const brands = new BrandService(em, reach);
+  const campaigns = new CampaignService(em, reach, brands);
+  const events = new ContentEventService(em, reach);
+  const attempts = new PublishAttemptService(em);
+  const media = new MediaService(em, reach, runtime.media);
   return {
-    brandById: new DataLoader(async (ids) => {
-      const found = await context.brands.findMany(ids);
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    eventsByContent: new DataLoader(async (ids) => {
-      const found = await context.events.forContents(ids);
-      return ids.map((id) => found.get(id) ?? []);
-    }),
-    attemptsByPost: new DataLoader(async (ids) => {
-      const found = await context.attempts.forPosts(ids);
-      return ids.map((id) => found.get(id) ?? []);
-    }),
-    postsByCampaign: new DataLoader(async (ids) => {
-      const found = await context.campaigns.postsOf(ids);
-      return ids.map((id) => found.get(id) ?? []);
-    }),
+    principal,
+    em,
+    brands,
+    apiKeys: new ApiKeyService(em, reach),
+    posts: new PostService(em, reach, brands, runtime.queue),
+    campaigns,
+    events,
+    rollups: new RollupService(em, reach),
+    integrations: new IntegrationService(em, reach, runtime.integrations),
+    media,
+    aiImages: new AiImageService(reach, media, runtime.images.provider, runtime.images.limiter, runtime.logger),
+    healthChecks: runtime.healthChecks,
+    brandById: batchLoader((ids) => brands.findMany(ids), () => null),
+    eventsByContent: batchLoader((ids) => events.forContents(ids), () => []),
+    attemptsByPost: batchLoader((ids) => attempts.forPosts(ids), () => []),
+    postsByCampaign: batchLoader((ids) => campaigns.postsOf(ids), () => []),
   };
 }

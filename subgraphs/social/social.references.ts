@@ -1,7 +1,6 @@
-import { hasScope } from '../../lib/identity.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import type { Brand } from './brand.entity.js';
-import type { Post } from './post.entity.js';
+import { hasScope } from '../../lib/identity.js';
+import type { EntityReferences } from '../../lib/subgraph.js';
 import type { SocialContext } from './social.context.js';
 
 /**
@@ -10,21 +9,21 @@ import type { SocialContext } from './social.context.js';
  * check happens here; reach (owner, API key brands) is applied by the services as always.
  */
 function requireReferenceScope(ctx: SocialContext, scope: string): void {
-  const principal = ctx.signedIn();
-  if (!hasScope(principal, scope)) throw new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`);
+  if (!ctx.principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
+  if (!hasScope(ctx.principal, scope)) throw new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`);
 }
 
-export const socialReferences = {
+export const socialReferences: EntityReferences<SocialContext> = {
   Post: {
-    __resolveReference(reference: Pick<Post, 'id'>, ctx: SocialContext) {
+    __resolveReference(reference, ctx) {
       requireReferenceScope(ctx, 'posts.read');
       return ctx.posts.find(reference.id);
     },
   },
   Brand: {
-    __resolveReference(reference: Pick<Brand, 'id'>, ctx: SocialContext) {
+    __resolveReference(reference, ctx) {
       requireReferenceScope(ctx, 'brands.read');
-      return ctx.loaders.brandById.load(reference.id);
+      return ctx.brandById.load(reference.id);
     },
   },
 };

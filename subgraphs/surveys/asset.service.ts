@@ -2,17 +2,25 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
+import type { ObjectStorage } from '../../lib/storage.js';
 import { ALLOWED_ASSET_TYPES, isAllowedAssetType, looksLike, normalizeContentType, SIGNATURE_BYTES } from './asset.content-type.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
 import type { SurveyService } from './survey.service.js';
-import type { SurveysRuntime } from './surveys.runtime.js';
 
 const UPLOAD_URL_SECONDS = 15 * 60;
 /** `GET /api/assets/{id}` hands out links that are meant to be used right away. */
 export const DOWNLOAD_URL_SECONDS = 10 * 60;
 // The size column is a 32-bit integer; ASSET_MAX_BYTES above that is capped here.
 const SIZE_COLUMN_MAX = 2 ** 31 - 1;
+
+export interface AssetSettings {
+  storage: ObjectStorage;
+  /** Base of the surveys REST service, which serves the local store's signed URLs. */
+  publicUrl: string;
+  /** Largest asset (`ASSET_MAX_BYTES`). */
+  maxBytes: number;
+}
 
 /**
  * Two-step uploads: presign records a pending asset and hands out a URL for the bytes; commit
@@ -23,11 +31,11 @@ export class AssetService {
   constructor(
     private readonly em: EntityManager,
     private readonly surveys: SurveyService,
-    private readonly runtime: SurveysRuntime,
+    private readonly settings: AssetSettings,
   ) {}
 
   private get maxBytes(): number {
-    return Math.min(this.runtime.config.env.ASSET_MAX_BYTES, SIZE_COLUMN_MAX);
+    return Math.min(this.settings.maxBytes, SIZE_COLUMN_MAX);
   }
 
   async presign(surveyId: string, input: SurveyAssetPresignInput): Promise<SurveyAssetUpload> {
@@ -47,11 +55,11 @@ export class AssetService {
     asset.contentType = contentType;
     asset.size = input.size;
     asset.storageKey = `surveys/${survey.id}/${asset.id}`;
-    const upload = await this.runtime.storage.presignPut(asset.storageKey, {
+    const upload = await this.settings.storage.presignPut(asset.storageKey, {
       contentType,
       size: input.size,
       expiresInSeconds: UPLOAD_URL_SECONDS,
-      baseUrl: this.runtime.publicUrl,
+      baseUrl: this.settings.publicUrl,
     });
     asset.uploadExpiresAt = upload.expiresAt;
     await this.em.persist(asset).flush();
@@ -71,7 +79,7 @@ export class AssetService {
     if (asset.status === AssetStatus.committed) {
       throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', { details: { state: asset.status } });
     }
-    const storage = this.runtime.storage;
+    const storage = this.settings.storage;
     const storedSize = await storage.size(asset.storageKey);
     if (storedSize === null) {
       throw new AppError(ErrorCode.CONFLICT, 'The file has not been uploaded yet; PUT it to the upload URL first', {
@@ -120,9 +128,9 @@ export class AssetService {
   /** A signed link to the bytes of a committed asset; null while it is pending. */
   async downloadUrl(asset: SurveyAsset, expiresInSeconds = DOWNLOAD_URL_SECONDS): Promise<string | null> {
     if (asset.status !== AssetStatus.committed) return null;
-    return this.runtime.storage.presignGet(asset.storageKey, {
+    return this.settings.storage.presignGet(asset.storageKey, {
       expiresInSeconds,
-      baseUrl: this.runtime.publicUrl,
+      baseUrl: this.settings.publicUrl,
       contentType: asset.contentType,
       filename: asset.filename,
     });
@@ -134,7 +142,7 @@ export class AssetService {
   }
 
   private async readStored(key: string): Promise<{ sha256: string; head: Buffer }> {
-    const { stream } = await this.runtime.storage.open(key);
+    const { stream } = await this.settings.storage.open(key);
     const hash = createHash('sha256');
     const head: Buffer[] = [];
     let headBytes = 0;

@@ -1,10 +1,12 @@
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Mailer } from '../../lib/mail.js';
+import type { RateLimiter } from '../../lib/rate-limit.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import type { MagicLinkRequested, SurveySignIn, SurveyUser } from './auth.types.js';
 import { escapeHtml } from './export.service.js';
 import { MagicLink, UserSession } from './sign-in.entity.js';
-import type { SurveysRuntime } from './surveys.runtime.js';
 
 const LINK_LIFETIME_MS = 15 * 60 * 1000;
 const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
@@ -16,6 +18,20 @@ const TOKEN_SHAPE = /^[\w-]{20,100}$/;
 
 /** The one answer to every sign-in request, so it tells nobody which addresses have access. */
 const LINK_REQUESTED: MagicLinkRequested = { accepted: true, message: 'If this address may sign in, a sign-in link is on its way to it.' };
+
+/** Who may sign in, and how the link reaches them; derived once from Config (surveys.runtime.ts). */
+export interface SignInSettings {
+  /** Addresses that may always sign in and see every survey, lower case. */
+  adminEmails: readonly string[];
+  /** Domains whose addresses may sign in; empty: any address. */
+  allowedDomains: readonly string[];
+  /** The web page a sign-in link opens; the token rides in its query. */
+  linkBaseUrl: string;
+  fromEmail: string;
+  mailer: Mailer;
+  perAddress: RateLimiter;
+  logger: Logger;
+}
 
 export interface ActiveSession {
   id: string;
@@ -31,18 +47,18 @@ function normalizeEmail(email: string): string {
 export class AuthService {
   constructor(
     private readonly em: EntityManager,
-    private readonly runtime: SurveysRuntime,
+    private readonly settings: SignInSettings,
   ) {}
 
   private isAdmin(email: string): boolean {
-    return this.runtime.config.env.ADMIN_EMAILS.includes(normalizeEmail(email));
+    return this.settings.adminEmails.includes(normalizeEmail(email));
   }
 
   /** Admins always; others when their domain is in ALLOWED_EMAIL_DOMAINS (or that list is unset). */
   private maySignIn(email: string): boolean {
     const address = normalizeEmail(email);
     if (this.isAdmin(address)) return true;
-    const domains = this.runtime.config.env.ALLOWED_EMAIL_DOMAINS;
+    const domains = this.settings.allowedDomains;
     if (!domains.length) return true;
     const domain = address.slice(address.lastIndexOf('@') + 1);
     return domains.includes(domain);
@@ -67,9 +83,9 @@ export class AuthService {
    */
   async requestLink(rawEmail: string): Promise<MagicLinkRequested> {
     const email = normalizeEmail(rawEmail);
-    await this.runtime.signInPerAddress.consume(email, 'Too many sign-in requests for this address; try again later');
+    await this.settings.perAddress.consume(email, 'Too many sign-in requests for this address; try again later');
     if (!this.maySignIn(email)) {
-      this.runtime.logger.info({ email }, 'sign-in link refused: address not allowed');
+      this.settings.logger.info({ email }, 'sign-in link refused: address not allowed');
       return LINK_REQUESTED;
     }
     const token = randomToken(32);
@@ -79,17 +95,17 @@ export class AuthService {
       await tx.nativeDelete(MagicLink, { email, expiresAt: { $lt: new Date(Date.now() - RETAIN_SPENT_MS) } });
       tx.persist(Object.assign(new MagicLink(), { email, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + LINK_LIFETIME_MS) }));
     });
-    const url = new URL(this.runtime.config.env.MAGIC_LINK_BASE_URL);
+    const url = new URL(this.settings.linkBaseUrl);
     url.searchParams.set('token', token);
-    void this.runtime.mailer
+    void this.settings.mailer
       .send({
-        from: this.runtime.config.env.MAGIC_FROM_EMAIL,
+        from: this.settings.fromEmail,
         to: email,
         subject: 'Your sign-in link for venue surveys',
         text: `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.\n`,
         html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeHtml(url.toString())}">Sign in</a></p><p>The link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.</p>`,
       })
-      .catch((error: unknown) => this.runtime.logger.error({ err: error, email }, 'sign-in mail could not be sent'));
+      .catch((error: unknown) => this.settings.logger.error({ err: error, email }, 'sign-in mail could not be sent'));
     return LINK_REQUESTED;
   }
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.js';
 import type { AssetService } from './asset.service.js';
-import type { Survey } from './survey.entity.js';
+import { SurveyStatus, type Survey } from './survey.entity.js';
 import type { SurveyService } from './survey.service.js';
 import { EXPORT_FORMATS, type ExportFormat, type SurveyExport } from './export.types.js';
 
@@ -51,7 +51,7 @@ interface Row {
 
 function rowsOf(survey: Survey): Row[] {
   const rows: Row[] = [
-    { label: 'Status', value: survey.status === 'submitted' && survey.submittedAt ? `submitted ${survey.submittedAt.toISOString()}` : survey.status },
+    { label: 'Status', value: survey.status === SurveyStatus.submitted && survey.submittedAt ? `submitted ${survey.submittedAt.toISOString()}` : survey.status },
     { label: 'Address', value: survey.address ?? '' },
     { label: 'Contact', value: survey.contactName ?? '' },
     { label: 'Phone', value: survey.contactPhone ?? '' },

@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionType, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
 import { SurveyAsset } from './survey-asset.entity.js';
-import { SurveyContact } from './survey-contact.js';
+import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
 import { SurveyConnectionArgs, SurveyInput, SurveyPageArgs } from './survey.input.js';
 import type { SurveysContext } from './surveys.context.js';

@@ -1,14 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import DataLoader from 'dataloader';
-import type { EntityManager, Orm } from '../../lib/database.js';
+import type DataLoader from 'dataloader';
+import type { EntityManager } from '../../lib/database.js';
 import { bearerToken } from '../../lib/identity.js';
+import { batchLoader } from '../../lib/loaders.js';
+import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
 import { ExportService } from './export.service.js';
 import type { SurveyAsset } from './survey-asset.entity.js';
 import type { Survey } from './survey.entity.js';
-import { SESSION_COOKIE } from './session-cookie.js';
 import { SurveyService } from './survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
@@ -26,20 +27,6 @@ export interface SurveysContext extends AuthContext {
   committedAssetsBySurvey: DataLoader<string, SurveyAsset[]>;
 }
 
-function cookieValue(header: string | string[] | undefined, name: string): string | undefined {
-  const text = Array.isArray(header) ? header.join('; ') : header;
-  for (const part of (text ?? '').split(';')) {
-    const index = part.indexOf('=');
-    if (index <= 0 || part.slice(0, index).trim() !== name) continue;
-    try {
-      return decodeURIComponent(part.slice(index + 1).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
 /**
  * The session token of a request: a bearer token that is not a JWT (JWTs belong to the other
  * services and pass through here untouched), else the session cookie.
@@ -47,16 +34,16 @@ function cookieValue(header: string | string[] | undefined, name: string): strin
 function sessionTokenOf(req: IncomingMessage): string | undefined {
   const bearer = bearerToken(req.headers.authorization);
   if (bearer && bearer.split('.').length !== 3) return bearer;
-  return cookieValue(req.headers.cookie, SESSION_COOKIE);
+  return sessionCookieOf(req.headers.cookie);
 }
 
-export async function createSurveysContext(orm: Orm, runtime: SurveysRuntime, req: IncomingMessage): Promise<SurveysContext> {
-  const em = orm.em.fork();
-  const auth = new AuthService(em, runtime);
+/** One request's context on `em`, the request's own fork: the caller (a session, if any), the services, the loaders. */
+export async function createSurveysContext(runtime: SurveysRuntime, em: EntityManager, req: IncomingMessage): Promise<SurveysContext> {
+  const auth = new AuthService(em, runtime.signIn);
   const session = await auth.sessionOf(sessionTokenOf(req));
   // Without a session nobody is shown anything; the empty user never matches an owner.
   const surveys = new SurveyService(em, session?.user ?? { email: '', isAdmin: false });
-  const assets = new AssetService(em, surveys, runtime);
+  const assets = new AssetService(em, surveys, runtime.assets);
   return {
     principal: session ? { userId: session.user.email, email: session.user.email, scopes: null, via: 'session' } : null,
     em,
@@ -65,17 +52,8 @@ export async function createSurveysContext(orm: Orm, runtime: SurveysRuntime, re
     surveys,
     assets,
     exports: new ExportService(surveys, assets),
-    surveyById: new DataLoader(async (ids) => {
-      const found = await surveys.findMany(ids);
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    surveysByContact: new DataLoader(async (contactIds) => {
-      const found = await surveys.byContacts(contactIds);
-      return contactIds.map((id) => found.get(id) ?? []);
-    }),
-    committedAssetsBySurvey: new DataLoader(async (surveyIds) => {
-      const found = await assets.committedOf(surveyIds);
-      return surveyIds.map((id) => found.get(id) ?? []);
-    }),
+    surveyById: batchLoader((ids) => surveys.findMany(ids), () => null),
+    surveysByContact: batchLoader((contactIds) => surveys.byContacts(contactIds), () => []),
+    committedAssetsBySurvey: batchLoader((surveyIds) => assets.committedOf(surveyIds), () => []),
   };
 }

@@ -1,45 +1,42 @@
-import type { Config } from '../../lib/config.js';
-import type { Logger } from '../../lib/logger.js';
-import { createMailer, type Mailer } from '../../lib/mail.js';
-import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
-import { createStorage, type ObjectStorage } from '../../lib/storage.js';
+import { createMailer } from '../../lib/mail.js';
+import { RateLimits } from '../../lib/rate-limit.js';
+import type { Deps } from '../../lib/service.js';
+import { createStorage } from '../../lib/storage.js';
+import type { AssetSettings } from './asset.service.js';
+import type { SignInSettings } from './auth.service.js';
 
-/** Sign-in requests per e-mail address per window (DESIGN: 5 per address per 15 minutes). */
+/** Sign-in requests per e-mail address per window: 5 per address per 15 minutes. */
 const SIGN_IN_PER_ADDRESS = 5;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** What the surveys subgraph keeps for its whole life; each request's context is built on it. */
 export interface SurveysRuntime {
-  config: Config;
-  logger: Logger;
-  storage: ObjectStorage;
-  mailer: Mailer;
-  signInPerAddress: RateLimiter;
-  /** Base of the surveys REST service, which serves the local store's signed URLs. */
-  publicUrl: string;
+  assets: AssetSettings;
+  signIn: SignInSettings;
   close(): Promise<void>;
 }
 
-function surveysPublicUrl(config: Config): string {
-  return (config.env.SURVEYS_PUBLIC_URL ?? `http://localhost:${config.ports.surveysRest}`).replace(/\/+$/, '');
-}
-
-export function createSurveysRuntime(config: Config, logger: Logger): SurveysRuntime {
+export function createSurveysRuntime({ config, logger }: Deps): Promise<SurveysRuntime> {
+  const log = logger.child({ component: 'surveys' });
   const limits = new RateLimits(config);
   const mailer = createMailer(config, logger);
   if (!config.env.ALLOWED_EMAIL_DOMAINS.length) {
-    logger.warn({ component: 'surveys' }, 'ALLOWED_EMAIL_DOMAINS is unset: any e-mail address may sign in to the survey service');
+    log.warn('ALLOWED_EMAIL_DOMAINS is unset: any e-mail address may sign in to the survey service');
   }
-  return {
-    config,
-    logger: logger.child({ component: 'surveys' }),
-    storage: createStorage(config),
-    mailer,
-    signInPerAddress: limits.limiter('surveys-sign-in-address', SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS),
-    publicUrl: surveysPublicUrl(config),
+  return Promise.resolve({
+    assets: { storage: createStorage(config), publicUrl: config.publicUrls.surveys, maxBytes: config.env.ASSET_MAX_BYTES },
+    signIn: {
+      adminEmails: config.env.ADMIN_EMAILS,
+      allowedDomains: config.env.ALLOWED_EMAIL_DOMAINS,
+      linkBaseUrl: config.env.MAGIC_LINK_BASE_URL,
+      fromEmail: config.env.MAGIC_FROM_EMAIL,
+      mailer,
+      perAddress: limits.limiter('surveys-sign-in-address', SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS),
+      logger: log,
+    },
     close: async () => {
       mailer.close();
       await limits.close();
     },
-  };
+  });
 }

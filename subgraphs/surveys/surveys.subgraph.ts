@@ -2,17 +2,15 @@ import type { SubgraphDefinition } from '../../lib/subgraph.js';
 import { SurveyAssetResolver } from './asset.resolver.js';
 import { SurveyAuthResolver } from './auth.resolver.js';
 import { SurveyExportResolver } from './export.resolver.js';
-import { ContactSurveysResolver, resolveContactReference, resolveSurveyReference } from './survey-contact.js';
+import { ContactSurveysResolver } from './contact.resolver.js';
 import { SurveyResolver } from './survey.resolver.js';
+import { surveysReferences } from './surveys.references.js';
 import { surveysRules } from './surveys.rules.js';
 
 export function surveysSubgraph(): SubgraphDefinition {
   return {
     resolvers: [SurveyResolver, SurveyAssetResolver, SurveyExportResolver, SurveyAuthResolver, ContactSurveysResolver],
-    references: {
-      Survey: { __resolveReference: resolveSurveyReference },
-      Contact: { __resolveReference: resolveContactReference },
-    },
+    references: surveysReferences,
     rules: surveysRules(),
   };
 }

@@ -14,7 +14,8 @@ async function importCsv(base: string, csv: string | Buffer, mapping?: unknown, 
 async function exportCsv(base: string, query = '') {
   const response = await fetch(`${base}/api/contacts/export${query}`);
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, rows: parse(text, { bom: true }) as string[][] };
+  const rows: string[][] = parse(text, { bom: true });
+  return { status: response.status, headers: response.headers, text, rows };
 }
 
 describe('contacts: CSV import and export, list statement counts', () => {

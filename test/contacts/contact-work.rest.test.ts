@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { stripVTControlCharacters } from 'node:util';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -36,8 +37,7 @@ describe('contacts: notes, attachments, pipelines', () => {
   beforeAll(async () => {
     platform = await startTestPlatform(
       { ATTACHMENT_MAX_BYTES: String(MAX_BYTES) },
-      // eslint-disable-next-line no-control-regex
-      { onQuery: (service, sql) => service === 'contacts' && statements.push(sql.replace(/\x1B\[\d+m/g, '')) },
+      { onQuery: (service, sql) => service === 'contacts' && statements.push(stripVTControlCharacters(sql)) },
     );
     base = platform.urls.contactsRest;
   });

@@ -9,7 +9,6 @@ import { loadConfig, settingNames } from '../../lib/config.js';
 import { DRAIN_TIMEOUT_MS } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- rendered manifests are plain parsed YAML */
 type Manifest = Record<string, any> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
 
 const KUBERNETES = path.join(PROJECT_ROOT, 'deploy', 'kubernetes');

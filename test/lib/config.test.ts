@@ -19,6 +19,16 @@ describe('loadConfig', () => {
     expect(config.env.WEB_URL).toBe('http://localhost:5173');
     expect(config.storageUrl).toMatch(/^file:\/\/.*\.data\/storage$/);
     expect(config.platforms).toEqual({});
+    expect(config.publicUrls).toEqual({ social: 'http://localhost:3001', surveys: 'http://localhost:3002' });
+    expect(config.surveysCookieSecure).toBe(false);
+  });
+
+  it('derives the public URLs and the Secure rule of the session cookie once', () => {
+    const behindProxy = loadConfig({ SOCIAL_PUBLIC_URL: 'https://social.example.com/', SURVEYS_PUBLIC_URL: 'https://surveys.example.com//', SURVEYS_REST_PORT: '8002' });
+    expect(behindProxy.publicUrls).toEqual({ social: 'https://social.example.com', surveys: 'https://surveys.example.com' });
+    expect(behindProxy.surveysCookieSecure).toBe(true);
+    expect(loadConfig({ SURVEYS_REST_PORT: '8002' }).publicUrls.surveys).toBe('http://localhost:8002');
+    expect(loadConfig({ NODE_ENV: 'production' }).surveysCookieSecure).toBe(true);
   });
 
   it('reads overrides, comma lists and platform credentials', () => {

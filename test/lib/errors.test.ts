@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { AppError, ErrorCode, fieldProblemsFromMessage, formatGraphQLError, HTTP_STATUS, httpStatusOf, problemFor } from '../../lib/errors.js';
 
 describe('error model', () => {
-  it('maps every code to the status DESIGN.md names', () => {
+  it('maps every code to its HTTP status', () => {
     expect(HTTP_STATUS).toMatchObject({ UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, PAYLOAD_TOO_LARGE: 413, RATE_LIMITED: 429 });
     for (const code of Object.values(ErrorCode)) expect(httpStatusOf(code)).toBe(HTTP_STATUS[code]);
     expect(httpStatusOf('GRAPHQL_VALIDATION_FAILED')).toBe(400);

@@ -53,6 +53,9 @@ describe('identity', () => {
       expect(identity.canSign).toBe(false);
       const token = await new SignJWT({ scope: 'posts.read' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-1').setIssuer('https://id.example').setAudience('platform-api').setExpirationTime('5m').sign(privateKey);
       expect(await identity.verify(token)).toMatchObject({ userId: 'ext-1' });
+      // A scope claim that is neither text nor a list grants nothing (not the scope "[object Object]").
+      const oddScope = await new SignJWT({ scope: { admin: true } }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-2').setIssuer('https://id.example').setAudience('platform-api').setExpirationTime('5m').sign(privateKey);
+      expect([...((await identity.verify(oddScope)).scopes ?? ['every scope'])]).toEqual([]);
       const wrongAudience = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-1').setIssuer('https://id.example').setAudience('other').setExpirationTime('5m').sign(privateKey);
       await expect(identity.verify(wrongAudience)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     } finally {

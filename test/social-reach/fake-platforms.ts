@@ -58,7 +58,7 @@ export class FakePlatform {
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 
@@ -152,7 +152,7 @@ export class FakePlatform {
       if (!text) return json(422, { error: 'Validation failed: Text can\'t be blank' });
       const key = req.headers['idempotency-key'] as string | undefined;
       const earlier = key ? this.posts.find((p) => p.idempotencyKey === key) : undefined;
-      const posted = earlier ?? { id: String(1000 + this.posts.length), text, mediaIds, accessToken: token!, idempotencyKey: key, at: new Date() };
+      const posted = earlier ?? { id: String(1000 + this.posts.length), text, mediaIds, accessToken: token, idempotencyKey: key, at: new Date() };
       if (!earlier) this.posts.push(posted);
       return this.flavor === 'mastodon'
         ? json(200, { id: posted.id, url: `${this.url}/@alice/${posted.id}`, content: `<p>${text}</p>` })

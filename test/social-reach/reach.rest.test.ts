@@ -1,16 +1,17 @@
 import 'reflect-metadata';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { createLogger } from '../../lib/logger.js';
-import type { RunningSocialSubgraph } from '../../subgraphs/social/index.js';
-import { PublisherService } from '../../subgraphs/social/publisher.service.js';
-import { startPublisherWorker } from '../../subgraphs/social/publisher.worker.js';
+import { startPublisherWorker } from '../../subgraphs/social/index.js';
+import { PlatformTokenService } from '../../subgraphs/social/integrations/platform-token.service.js';
+import { PublisherService } from '../../subgraphs/social/publishing/publisher.service.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
 import { freePort } from '../support/ports.js';
 import { sleep, until } from './helpers.js';
 
-const runtimeOf = (platform: TestPlatform) => (platform.subgraphs.social as RunningSocialSubgraph).runtime;
+const runtimeOf = (platform: TestPlatform) => platform.subgraphs.social.runtime;
 
 /**
  * The outward-facing half of the social service, over HTTP through the whole chain, against local
@@ -255,7 +256,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect((await put(grant.body.uploadUrl, Buffer.concat([TINY_PNG, Buffer.from('extra')]))).status).toBe(400);
       const forgedUrl = grant.body.uploadUrl.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
       expect((await put(forgedUrl, TINY_PNG)).status).toBe(403);
-      const storage = runtimeOf(platform).storage;
+      const storage = runtimeOf(platform).media.storage;
       const expired = await storage.presignPut(`media/${grant.body.id}`, { contentType: 'image/png', size: TINY_PNG.length, expiresInSeconds: -1, baseUrl: base });
       const refused = await put(expired.url, TINY_PNG);
       expect(refused.status).toBe(403);
@@ -309,7 +310,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
         statements.length = 0;
         const response = await rest('GET', `${base}/api/media?limit=50`, undefined, frank);
         expect(response.status).toBe(200);
-        return statements.map((s) => s.replace(/\u001b\[\d+m/g, '')).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
+        return statements.map((s) => stripVTControlCharacters(s)).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
       };
       for (let i = 0; i < 2; i++) {
         const grant = await upload({ filename: `f${i}.png`, contentType: 'image/png', size: TINY_PNG.length }, frank);
@@ -395,6 +396,78 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it('needs media.write', async () => {
       const reader = { authorization: `Bearer ${await platform.token('alice', ['media.read'])}` };
       expect((await generate({ prompt: 'x' }, reader)).status).toBe(403);
+    });
+  });
+
+  describe('an API key limited to some brands', () => {
+    const gql = <Data = Record<string, any>>(query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
+      graphql<Data>(platform.urls.gateway, query, variables, headers);
+    const codeOf = (body: { errors?: Array<{ extensions?: Record<string, unknown> }> }) => body.errors?.[0]?.extensions?.code;
+    const requestUpload = (input: Record<string, unknown>, headers: Record<string, string>) =>
+      gql('mutation ($input: MediaUploadInput!) { requestMediaUpload(input: $input) { id uploadUrl } }', { input: { filename: 'pic.png', contentType: 'image/png', size: TINY_PNG.length, ...input } }, headers);
+    const listed = async (headers: Record<string, string>) =>
+      ((await gql<{ media: { nodes: Array<{ id: string }> } }>('{ media(first: 100) { nodes { id } } }', {}, headers)).body.data!.media.nodes.map((node) => node.id)).sort();
+    let carol: Record<string, string>;
+    let brandA: string;
+    let brandB: string;
+    let keyA: Record<string, string>;
+    const files: Record<'a' | 'b' | 'owner', string> = { a: '', b: '', owner: '' };
+
+    beforeAll(async () => {
+      carol = { authorization: `Bearer ${await platform.token('carol')}` };
+      const brand = async (name: string) => (await gql('mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, carol)).body.data!.createBrand.id as string;
+      brandA = await brand('A');
+      brandB = await brand('B');
+      for (const [file, brandId] of [['a', brandA], ['b', brandB], ['owner', null]] as const) {
+        const grant = (await requestUpload({ brandId }, carol)).body.data!.requestMediaUpload;
+        const sent = await fetch(grant.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(TINY_PNG) });
+        expect(sent.status).toBe(200);
+        files[file] = grant.id;
+      }
+      const scopes = ['media.read', 'media.write', 'integrations.read', 'integrations.write', `brand:${brandA}`];
+      const made = await gql('mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }', { input: { name: 'brand A only', scopes } }, carol);
+      keyA = { 'x-api-key': made.body.data!.createApiKey.key };
+    });
+
+    it("lists and shows only its brands' media; the owner's bearer token sees them all", async () => {
+      expect(await listed(keyA)).toEqual([files.a]);
+      expect(await listed(carol)).toEqual([files.a, files.b, files.owner].sort());
+      const fileOf = async (id: string) => (await gql('query ($id: ID!) { mediaFile(id: $id) { id } }', { id }, keyA)).body.data!.mediaFile;
+      expect(await fileOf(files.a)).toEqual({ id: files.a });
+      expect(await fileOf(files.b)).toBeNull();
+      expect(await fileOf(files.owner)).toBeNull();
+    });
+
+    it('uploads only into its brands, and must name one', async () => {
+      const before = await mediaCount();
+      expect(codeOf((await requestUpload({ brandId: brandB }, keyA)).body)).toBe('NOT_FOUND');
+      const unnamed = await requestUpload({}, keyA);
+      expect(codeOf(unnamed.body)).toBe('BAD_USER_INPUT');
+      expect(JSON.stringify(unnamed.body.errors)).toContain('brandId');
+      expect(await mediaCount()).toBe(before);
+      expect((await requestUpload({ brandId: brandA }, keyA)).body.data!.requestMediaUpload.id).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it("generates images only into its brands", async () => {
+      const generate = (brandId?: string) =>
+        gql('mutation ($input: GenerateImageInput!) { generateImage(input: $input) { id brandId } }', { input: { prompt: 'a red door', brandId } }, keyA);
+      const before = await mediaCount();
+      const requests = images.requests.length;
+      expect(codeOf((await generate(brandB)).body)).toBe('NOT_FOUND');
+      expect(codeOf((await generate()).body)).toBe('BAD_USER_INPUT');
+      expect(await mediaCount()).toBe(before);
+      expect(images.requests.length).toBe(requests);
+      expect((await generate(brandA)).body.data!.generateImage).toMatchObject({ brandId: brandA });
+    });
+
+    it("lists the owner's platform accounts but cannot connect one, which would serve every brand", async () => {
+      expect((await gql('{ integrations { platform } }', {}, keyA)).body.data).toEqual({ integrations: [] });
+      const start = await gql('mutation { startIntegrationConnect(platform: "mastodon") { authorizeUrl } }', {}, keyA);
+      expect(codeOf(start.body)).toBe('FORBIDDEN');
+      const everyBrand = await gql('mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }', { input: { name: 'all brands', scopes: ['integrations.write'] } }, carol);
+      const withEveryBrand = { 'x-api-key': everyBrand.body.data!.createApiKey.key as string };
+      const allowed = await gql('mutation { startIntegrationConnect(platform: "mastodon") { authorizeUrl } }', {}, withEveryBrand);
+      expect(allowed.body.data!.startIntegrationConnect.authorizeUrl).toContain(mastodon.url);
     });
   });
 
@@ -544,15 +617,15 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       x.expiresIn = 120; // inside the renewal margin from the start
       x.refreshMode = 'ok';
       await connect('x', erin);
-      const outreach = runtimeOf(platform).outreach;
-      const integrations = () => outreach.integrations(platform.subgraphs.social.orm.em.fork());
+      const { integrations: clients } = runtimeOf(platform);
+      const tokens = () => new PlatformTokenService(platform.subgraphs.social.orm.em.fork(), clients);
       const refreshRequests = () => x.tokenRequests.filter((r) => r.grant_type === 'refresh_token');
       const erinRow = async () => (await sql(`select * from social.integration where owner_id = 'erin'`))[0];
-      const firstRefreshToken = outreach.cipher.open((await erinRow()).refresh_token_sealed, `integration:${(await erinRow()).id}:refresh`);
+      const firstRefreshToken = clients.cipher.open((await erinRow()).refresh_token_sealed, `integration:${(await erinRow()).id}:refresh`);
 
       // A 503 from the token endpoint: still connected, the reason noted, the token still used while valid.
       x.refreshMode = 'server-error';
-      const outcome = await integrations().refreshDue();
+      const outcome = await tokens().refreshDue();
       expect(outcome.deferred).toBeGreaterThanOrEqual(1);
       expect(await erinRow()).toMatchObject({ status: 'connected', last_error: expect.stringMatching(/will be retried.*503/) });
       const text = `Token still fine ${Date.now()}`;
@@ -562,17 +635,17 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       // Renewed without a new refresh token: the stored one stays.
       x.refreshMode = 'ok-without-refresh-token';
       const before = refreshRequests().length;
-      await integrations().refreshDue();
+      await tokens().refreshDue();
       expect(refreshRequests().length).toBeGreaterThan(before);
       expect(refreshRequests().at(-1)!.refresh_token).toBe(firstRefreshToken);
       const row = await erinRow();
       expect(row.status).toBe('connected');
       expect(row.last_error).toBeNull();
-      expect(outreach.cipher.open(row.refresh_token_sealed, `integration:${row.id}:refresh`)).toBe(firstRefreshToken);
+      expect(clients.cipher.open(row.refresh_token_sealed, `integration:${row.id}:refresh`)).toBe(firstRefreshToken);
 
       // A definite refusal: needs reconnecting, and a publish then fails saying so.
       x.refreshMode = 'invalid-grant';
-      await integrations().refreshDue();
+      await tokens().refreshDue();
       expect((await erinRow()).status).toBe('needs_reconnect');
       const refused = await createPost({ content: 'after refusal', platforms: ['x'], scheduledAt: inSeconds(1) }, erin);
       const failed = await settled(refused.id, erin);
@@ -588,9 +661,9 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const text = `Raced ${Date.now()}`;
       const scheduledAt = inSeconds(600);
       const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt });
-      const outreach = runtimeOf(platform).outreach;
-      const publisher = () =>
-        new PublisherService(platform.subgraphs.social.orm.em.fork(), { ...outreach.integrationSettings, storage: outreach.storage }, createLogger(platform.config));
+      const runtime = runtimeOf(platform);
+      const tools = { ...runtime.integrations, storage: runtime.media.storage };
+      const publisher = () => new PublisherService(platform.subgraphs.social.orm.em.fork(), tools, runtime.queue, createLogger(platform.config));
       const job = { postId: post.id, scheduledAt };
       const outcomes = await Promise.all([publisher().run(job), publisher().run(job)]);
       expect(outcomes.sort()).toEqual(['published', 'skipped']);
@@ -601,7 +674,9 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(postedTexts(mastodon, text)).toBe(1);
     });
 
-    it('two workers never publish the same post twice', async () => {
+    // A second worker is a second process on the same database: PostgreSQL only (embedded PGlite
+    // belongs to the one process that opened it, and `npm run worker` refuses to start on it).
+    (process.env.TEST_DATABASE_URL ? it : it.skip)('two workers never publish the same post twice', async () => {
       const second = await startPublisherWorker(platform.config, createLogger(platform.config));
       try {
         const texts = Array.from({ length: 8 }, (_, i) => `Crowd ${i} ${Date.now()}`);

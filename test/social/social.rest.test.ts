@@ -1,10 +1,10 @@
 import 'reflect-metadata';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { loadOperations } from '../../lib/rest.js';
 import { readiness } from '../../rest-adapters/social/health.routes.js';
-import type { RunningSocialSubgraph } from '../../subgraphs/social/index.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /**
@@ -29,7 +29,7 @@ describe('social publishing REST', () => {
     statements.length = 0;
     await run();
     // MikroORM colours its log lines; strip the escapes before looking at the statement.
-    return statements.map((s) => s.replace(/\u001b\[\d+m/g, '')).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
+    return statements.map((s) => stripVTControlCharacters(s)).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
   };
 
   beforeAll(async () => {
@@ -63,7 +63,7 @@ describe('social publishing REST', () => {
     });
 
     it('answers 503 naming the failing part', async () => {
-      const runtime = (platform.subgraphs.social as RunningSocialSubgraph).runtime;
+      const runtime = platform.subgraphs.social.runtime;
       const failing = { name: 'job queue', check: async () => { throw new Error('connection refused'); } };
       runtime.healthChecks.push(failing);
       try {

@@ -1,0 +1,30 @@
+import type { Identity } from '../../lib/identity.js';
+import { deriveKey, masterKey } from '../../lib/secrets.js';
+import type { Deps } from '../../lib/service.js';
+import { createStorage, type ObjectStorage } from '../../lib/storage.js';
+import type { AttachmentSettings } from './attachment.service.js';
+
+/** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
+export interface ContactsRuntime {
+  /** Verifies bearer tokens (demanded only with `CONTACTS_AUTH=required`). */
+  identity: Identity;
+  /** Attachment bytes and uploaded CSV files. */
+  storage: ObjectStorage;
+  attachments: AttachmentSettings;
+  close(): Promise<void>;
+}
+
+export function createContactsRuntime(deps: Deps): Promise<ContactsRuntime> {
+  const storage = createStorage(deps.config);
+  return Promise.resolve({
+    identity: deps.identity,
+    storage,
+    attachments: {
+      storage,
+      maxBytes: deps.config.env.ATTACHMENT_MAX_BYTES,
+      signingKey: deriveKey(masterKey(deps.config), 'contact-attachment-uploads'),
+    },
+    // Storage holds no connection of its own to close.
+    close: () => Promise.resolve(),
+  });
+}

@@ -1,0 +1,18 @@
+import { isAuthenticated, requireScope, type RuleTree } from '../../../lib/shield.js';
+
+export const accessRules: RuleTree = {
+  Query: {
+    viewer: isAuthenticated,
+    brands: requireScope('brands.read'),
+    brandPage: requireScope('brands.read'),
+    brandSettings: requireScope('settings.read'),
+    // Bearer-only is checked by the service: it needs the principal's kind, not a scope.
+    apiKeys: isAuthenticated,
+  },
+  Mutation: {
+    createBrand: requireScope('settings.write'),
+    updateBrandSettings: requireScope('settings.write'),
+    createApiKey: isAuthenticated,
+    revokeApiKey: isAuthenticated,
+  },
+};

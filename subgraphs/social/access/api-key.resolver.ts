@@ -1,0 +1,22 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { ApiKey } from './api-key.entity.js';
+import { CreateApiKeyInput, CreatedApiKey } from './api-key.input.js';
+import type { AccessContext } from './access.context.js';
+
+@Resolver(() => ApiKey)
+export class ApiKeyResolver {
+  @Query(() => [ApiKey], { description: 'Your API keys (never the keys themselves)' })
+  apiKeys(@Ctx() ctx: AccessContext) {
+    return ctx.apiKeys.list();
+  }
+
+  @Mutation(() => CreatedApiKey, { description: 'Makes an API key (bearer token only); the key is in the answer this once' })
+  createApiKey(@Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput, @Ctx() ctx: AccessContext) {
+    return ctx.apiKeys.create(input);
+  }
+
+  @Mutation(() => ApiKey, { description: 'Revokes an API key at once (bearer token only)' })
+  revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: AccessContext) {
+    return ctx.apiKeys.revoke(id);
+  }
+}

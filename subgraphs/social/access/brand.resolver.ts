@@ -1,0 +1,39 @@
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import { Brand } from './brand.entity.js';
+import { BrandInput, BrandSettings, BrandSettingsInput } from './brand.input.js';
+import type { AccessContext } from './access.context.js';
+
+export const BrandConnection = ConnectionType(Brand, 'Brand');
+export const BrandPage = PageType(Brand, 'Brand');
+
+@Resolver(() => Brand)
+export class BrandResolver {
+  @Query(() => BrandConnection, { description: 'Your brands (an API key: the brands it reaches), oldest first' })
+  async brands(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: AccessContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.brands.list(window), window);
+  }
+
+  @Query(() => BrandPage, { description: 'The same list as numbered pages' })
+  async brandPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AccessContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.brands.list(window), window);
+  }
+
+  @Mutation(() => Brand)
+  createBrand(@Arg('input', () => BrandInput) input: BrandInput, @Ctx() ctx: AccessContext) {
+    return ctx.brands.create(input);
+  }
+
+  @Query(() => BrandSettings, { nullable: true, description: 'Time zone and default posting times of a brand; null when unknown' })
+  async brandSettings(@Arg('brandId', () => ID) brandId: string, @Ctx() ctx: AccessContext) {
+    const brand = await ctx.brands.find(brandId);
+    return brand ? ctx.brands.settingsOf(brand) : null;
+  }
+
+  @Mutation(() => BrandSettings)
+  updateBrandSettings(@Arg('brandId', () => ID) brandId: string, @Arg('input', () => BrandSettingsInput) input: BrandSettingsInput, @Ctx() ctx: AccessContext) {
+    return ctx.brands.updateSettings(brandId, input);
+  }
+}

@@ -1,0 +1,100 @@
+import type { EntityManager } from '../../../lib/database.js';
+import { AppError } from '../../../lib/errors.js';
+import type { Principal } from '../../../lib/identity.js';
+import { isUuid } from '../../../lib/ids.js';
+import { checkSize } from '../../../lib/pagination.js';
+import type { Reach } from '../access/reach.js';
+import { ActorType, ContentEvent, type Actor, type ContentEventType } from './content-event.entity.js';
+import { snapshotOf, type Post } from './post.entity.js';
+
+export interface ContentChange {
+  post: Post;
+  type: ContentEventType;
+  actor: Actor;
+  /** The post before the change (`snapshotOf`), null for a creation. */
+  before: Record<string, unknown> | null;
+  /** Null for a deletion; defaults to the post as it is now. */
+  after?: Record<string, unknown> | null;
+}
+
+export interface EventFilter {
+  contentId?: string | null;
+  type?: ContentEventType | null;
+}
+
+export interface EventSlice {
+  items: ContentEvent[];
+  nextCursor: string | null;
+  total: number;
+}
+
+const encodeCursor = (seq: string | number) => Buffer.from(`s:${seq}`).toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const match = /^s:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match) throw AppError.badInput('cursor', 'is not a cursor of this list');
+  return match[1];
+}
+
+/**
+ * The append-only audit log of content operations. `record` only persists into the entity
+ * manager it is given, which must be the transaction of the change, so the event commits or
+ * rolls back with it: no change exists without its event.
+ */
+export class ContentEventService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reach: Reach,
+  ) {}
+
+  static record(tx: EntityManager, change: ContentChange): ContentEvent {
+    const event = new ContentEvent();
+    event.ownerId = change.post.ownerId;
+    event.brandId = change.post.brandId;
+    event.contentId = change.post.id;
+    event.type = change.type;
+    event.actorType = change.actor.type;
+    event.actorId = change.actor.id;
+    event.before = change.before;
+    event.after = change.after === undefined ? snapshotOf(change.post) : change.after;
+    tx.persist(event);
+    return event;
+  }
+
+  /** Newest first, keyset-paginated on the log's sequence, so pages never skip or repeat. */
+  async list(filter: EventFilter, limit: number | undefined | null, cursor: string | undefined | null): Promise<EventSlice> {
+    const size = checkSize('limit', limit);
+    if (filter.contentId !== undefined && filter.contentId !== null && !isUuid(filter.contentId)) {
+      return { items: [], nextCursor: null, total: 0 };
+    }
+    const where: Record<string, unknown> = { ...this.reach.filter() };
+    if (filter.contentId) where.contentId = filter.contentId;
+    if (filter.type) where.type = filter.type;
+    const total = await this.em.count(ContentEvent, where);
+    if (cursor) where.seq = { $lt: decodeCursor(cursor) };
+    const rows = await this.em.find(ContentEvent, where, { orderBy: { seq: 'desc' }, limit: size + 1 });
+    const items = rows.slice(0, size);
+    const last = items.at(-1);
+    return { items, total, nextCursor: rows.length > size && last?.seq !== undefined ? encodeCursor(last.seq) : null };
+  }
+
+  /** Every event of each item, newest first (one query for any number of items). */
+  async forContents(contentIds: readonly string[]): Promise<Map<string, ContentEvent[]>> {
+    const byContent = new Map<string, ContentEvent[]>(contentIds.map((id) => [id, []]));
+    if (!contentIds.length) return byContent;
+    const rows = await this.em.find(ContentEvent, { contentId: { $in: [...contentIds] } }, { orderBy: { seq: 'desc' } });
+    for (const row of rows) byContent.get(row.contentId)?.push(row);
+    return byContent;
+  }
+}
+
+export function cursorOfEvent(event: ContentEvent): string {
+  return encodeCursor(event.seq ?? '0');
+}
+
+/** Who an event names as having made a change: the API key when one was used, else the user. */
+export function actorOf(principal: Principal): Actor {
+  return principal.via === 'api-key' && principal.apiKeyId
+    ? { type: ActorType.api_key, id: principal.apiKeyId }
+    : { type: ActorType.user, id: principal.userId };
+}

@@ -1,0 +1,63 @@
+import { Arg, Args, ArgsType, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { ConnectionArgs, toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import type { ContentContext } from './content.context.js';
+import { Post, PostStatus } from './post.entity.js';
+import { ContentEditInput, QueueConnectionArgs, QueuePageArgs } from './post.input.js';
+import { PostConnection, QueuePage, SuggestionConnection } from './post.types.js';
+
+@ArgsType()
+class SuggestionArgs extends ConnectionArgs {
+  @Field(() => ID, { nullable: true }) brandId?: string;
+}
+
+/** The content operations surface: the queue, suggestions and the actions on one item (a post). */
+@Resolver()
+export class ContentOpsResolver {
+  @Query(() => PostConnection, { description: 'Queued, publishing and failed items (or the statuses asked for), in due order' })
+  async contentQueue(@Args(() => QueueConnectionArgs) args: QueueConnectionArgs, @Ctx() ctx: ContentContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.posts.queue(window, { brandId: args.brandId, statuses: args.statuses }), window);
+  }
+
+  @Query(() => QueuePage, { description: 'The content queue as numbered pages' })
+  async contentQueuePage(@Args(() => QueuePageArgs) args: QueuePageArgs, @Ctx() ctx: ContentContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.posts.queue(window, { brandId: args.brandId, statuses: args.statuses }), window);
+  }
+
+  @Query(() => SuggestionConnection, { description: 'Suggestion drafts waiting for approval, newest first' })
+  async suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: ContentContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.posts.list(window, { brandId: args.brandId, statuses: [PostStatus.suggested] }), window);
+  }
+
+  @Query(() => Post, { nullable: true, description: 'One content item with its events and publish attempts' })
+  contentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+    return ctx.posts.find(id);
+  }
+
+  @Mutation(() => Post, { description: 'Edits a draft or suggestion draft' })
+  editContentItem(@Arg('id', () => ID) id: string, @Arg('input', () => ContentEditInput) input: ContentEditInput, @Ctx() ctx: ContentContext) {
+    return ctx.posts.edit(id, input);
+  }
+
+  @Mutation(() => Post, { description: 'Approves a suggestion draft: queued when it has a time, else a draft' })
+  approveContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+    return ctx.posts.approve(id);
+  }
+
+  @Mutation(() => Post, { description: 'Rejects a suggestion draft' })
+  rejectContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+    return ctx.posts.reject(id);
+  }
+
+  @Mutation(() => Post, { description: 'Moves a queued or failed item to a new future time' })
+  rescheduleContentItem(@Arg('id', () => ID) id: string, @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' }) scheduledAt: string | null, @Ctx() ctx: ContentContext) {
+    return ctx.posts.reschedule(id, scheduledAt);
+  }
+
+  @Mutation(() => Post, { description: 'Queues a failed item again, due now' })
+  retryContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+    return ctx.posts.retry(id);
+  }
+}

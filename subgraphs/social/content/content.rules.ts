@@ -1,0 +1,31 @@
+import { requireScope, type RuleTree } from '../../../lib/shield.js';
+
+export const contentRules: RuleTree = {
+  Query: {
+    posts: requireScope('posts.read'),
+    postPage: requireScope('posts.read'),
+    post: requireScope('posts.read'),
+    contentQueue: requireScope('posts.read'),
+    contentQueuePage: requireScope('posts.read'),
+    contentItem: requireScope('posts.read'),
+    contentEvents: requireScope('posts.read'),
+    contentDaily: requireScope('analytics.read'),
+    suggestions: requireScope('suggestions.read'),
+    campaigns: requireScope('campaigns.read'),
+    campaign: requireScope('campaigns.read'),
+  },
+  Mutation: {
+    createPost: requireScope('posts.write'),
+    updatePost: requireScope('posts.write'),
+    deletePost: requireScope('posts.write'),
+    editContentItem: requireScope('posts.write'),
+    rescheduleContentItem: requireScope('posts.write'),
+    retryContentItem: requireScope('posts.write'),
+    approveContentItem: requireScope('suggestions.write'),
+    rejectContentItem: requireScope('suggestions.write'),
+    createCampaign: requireScope('campaigns.write'),
+    updateCampaign: requireScope('campaigns.write'),
+    deleteCampaign: requireScope('campaigns.write'),
+    setPostCampaign: requireScope('campaigns.write'),
+  },
+};

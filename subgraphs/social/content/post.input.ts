@@ -1,0 +1,106 @@
+import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArgsType, Field, ID, InputType } from 'type-graphql';
+import { ConnectionArgs, PageArgs } from '../../../lib/pagination.js';
+import { PostStatus } from './post.entity.js';
+
+export const CONTENT_MAX = 10_000;
+
+/**
+ * Fields of a post. On create `content` is required and `status` may be draft (default) or
+ * suggested; a post created with `scheduledAt` and no status is queued. On update omitted fields
+ * stay as they are.
+ */
+@InputType({ description: 'Fields of a post; on update, omitted fields stay as they are' })
+export class PostInput {
+  @Field(() => ID, { nullable: true, description: 'Required when the caller has several brands' })
+  @IsOptional()
+  brandId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CONTENT_MAX)
+  content?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'Target platforms, e.g. mastodon, x' })
+  @IsOptional()
+  @ArrayMaxSize(20)
+  platforms?: string[] | null;
+
+  @Field(() => [ID], { nullable: true })
+  @IsOptional()
+  @ArrayMaxSize(20)
+  mediaIds?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00' })
+  @IsOptional()
+  scheduledAt?: string | null;
+
+  @Field(() => PostStatus, { nullable: true })
+  @IsOptional()
+  status?: PostStatus | null;
+
+  @Field(() => ID, { nullable: true })
+  @IsOptional()
+  campaignId?: string | null;
+}
+
+/** What PATCH of a content item may change: the words, targets, media and time of a draft. */
+@InputType({ description: 'Edit of a draft or suggestion draft; omitted fields stay as they are' })
+export class ContentEditInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CONTENT_MAX)
+  content?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  @IsOptional()
+  @ArrayMaxSize(20)
+  platforms?: string[] | null;
+
+  @Field(() => [ID], { nullable: true })
+  @IsOptional()
+  @ArrayMaxSize(20)
+  mediaIds?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'ISO 8601 with a zone' })
+  @IsOptional()
+  scheduledAt?: string | null;
+}
+
+@ArgsType()
+export class PostPageArgs extends PageArgs {
+  @Field(() => ID, { nullable: true })
+  brandId?: string;
+
+  @Field(() => PostStatus, { nullable: true })
+  status?: PostStatus;
+}
+
+@ArgsType()
+export class PostConnectionArgs extends ConnectionArgs {
+  @Field(() => ID, { nullable: true })
+  brandId?: string;
+
+  @Field(() => PostStatus, { nullable: true })
+  status?: PostStatus;
+}
+
+@ArgsType()
+export class QueuePageArgs extends PageArgs {
+  @Field(() => ID, { nullable: true })
+  brandId?: string;
+
+  @Field(() => [PostStatus], { nullable: true, description: 'Default: queued, publishing and failed' })
+  statuses?: PostStatus[];
+}
+
+@ArgsType()
+export class QueueConnectionArgs extends ConnectionArgs {
+  @Field(() => ID, { nullable: true })
+  brandId?: string;
+
+  @Field(() => [PostStatus], { nullable: true, description: 'Default: queued, publishing and failed' })
+  statuses?: PostStatus[];
+}

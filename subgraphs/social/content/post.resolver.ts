@@ -1,0 +1,59 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import { Brand } from '../access/brand.entity.js';
+import { ContentEvent } from './content-event.entity.js';
+import type { ContentContext } from './content.context.js';
+import { Post } from './post.entity.js';
+import { PostConnectionArgs, PostInput, PostPageArgs } from './post.input.js';
+import { PostConnection, PostPage } from './post.types.js';
+
+@Resolver(() => Post)
+export class PostResolver {
+  @Query(() => Post, { nullable: true, description: 'One of your posts; null when unknown or out of reach' })
+  post(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+    return ctx.posts.find(id);
+  }
+
+  @Query(() => PostConnection, { description: 'Your posts, newest first' })
+  async posts(@Args(() => PostConnectionArgs) args: PostConnectionArgs, @Ctx() ctx: ContentContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }), window);
+  }
+
+  @Query(() => PostPage, { description: 'The same list as numbered pages' })
+  async postPage(@Args(() => PostPageArgs) args: PostPageArgs, @Ctx() ctx: ContentContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }), window);
+  }
+
+  @Mutation(() => Post)
+  createPost(@Arg('input', () => PostInput) input: PostInput, @Ctx() ctx: ContentContext) {
+    return ctx.posts.create(input);
+  }
+
+  @Mutation(() => Post)
+  updatePost(@Arg('id', () => ID) id: string, @Arg('input', () => PostInput) input: PostInput, @Ctx() ctx: ContentContext) {
+    return ctx.posts.update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Deletes the post and answers its id; its audit events stay' })
+  async deletePost(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+    await ctx.posts.delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => ID, { description: 'The id of the post as a content item (the same id)' })
+  contentId(@Root() post: Post) {
+    return post.id;
+  }
+
+  @FieldResolver(() => Brand, { nullable: true })
+  brand(@Root() post: Post, @Ctx() ctx: ContentContext) {
+    return ctx.brandById.load(post.brandId);
+  }
+
+  @FieldResolver(() => [ContentEvent], { description: 'Audit events of this item, newest first' })
+  events(@Root() post: Post, @Ctx() ctx: ContentContext) {
+    return ctx.eventsByContent.load(post.id);
+  }
+}

@@ -1,0 +1,245 @@
+import { LockMode, QueryOrder } from '@mikro-orm/core';
+import type { EntityManager } from '../../../lib/database.js';
+import { AppError } from '../../../lib/errors.js';
+import { isUuid } from '../../../lib/ids.js';
+import type { Slice, Window } from '../../../lib/pagination.js';
+import { parseInstant } from '../../../lib/time.js';
+import type { BrandService } from '../access/brand.service.js';
+import type { Reach } from '../access/reach.js';
+import { Campaign } from './campaign.entity.js';
+import { ContentEventType } from './content-event.entity.js';
+import { actorOf, ContentEventService } from './content-event.service.js';
+import { Post, PostStatus, snapshotOf } from './post.entity.js';
+import type { ContentEditInput, PostInput } from './post.input.js';
+import { approvedStatus, assertCanApply, type PostAction } from './post.state.js';
+import type { PublishSchedule } from './publish-schedule.js';
+
+const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const QUEUE_STATUSES = [PostStatus.queued, PostStatus.publishing, PostStatus.failed];
+const CREATE_STATUSES = [PostStatus.draft, PostStatus.suggested, PostStatus.queued];
+
+export interface PostFilter {
+  brandId?: string | null;
+  statuses?: readonly PostStatus[] | null;
+}
+
+/** The posts of `filter` inside the reach, as a query; null when the filter names a brand out of reach (nothing matches). */
+export function postsWhere(reach: Reach, filter: PostFilter = {}): Record<string, unknown> | null {
+  const where: Record<string, unknown> = { ...reach.filter() };
+  if (filter.brandId !== undefined && filter.brandId !== null) {
+    if (!isUuid(filter.brandId) || !reach.covers(filter.brandId)) return null;
+    where.brandId = filter.brandId;
+  }
+  if (filter.statuses?.length) where.status = { $in: [...filter.statuses] };
+  return where;
+}
+
+/**
+ * The rules of posts and of the content operations done on them. Every change runs in one
+ * transaction with its audit event (`ContentEventService.record`) and with the move of the
+ * post's publish job (`PublishSchedule.follow`), and every query is limited to the caller's reach
+ * (their own posts; an API key's brands).
+ */
+export class PostService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reach: Reach,
+    private readonly brands: BrandService,
+    private readonly schedule: PublishSchedule,
+  ) {}
+
+  private where(filter: PostFilter = {}): Record<string, unknown> | null {
+    return postsWhere(this.reach, filter);
+  }
+
+  /** Posts newest first. */
+  async list(window: Window, filter: PostFilter = {}): Promise<Slice<Post>> {
+    const where = this.where(filter);
+    if (!where) return { items: [], total: 0 };
+    const [items, total] = await this.em.findAndCount(Post, where, {
+      orderBy: { createdAt: QueryOrder.DESC, id: QueryOrder.DESC },
+      limit: window.limit,
+      offset: window.offset,
+    });
+    return { items, total };
+  }
+
+  /** The content queue: due order (scheduled time, unscheduled last), by default what is waiting to go out or failed. */
+  async queue(window: Window, filter: PostFilter = {}): Promise<Slice<Post>> {
+    const where = this.where({ ...filter, statuses: filter.statuses?.length ? filter.statuses : QUEUE_STATUSES });
+    if (!where) return { items: [], total: 0 };
+    const [items, total] = await this.em.findAndCount(Post, where, {
+      orderBy: { scheduledAt: QueryOrder.ASC_NULLS_LAST, createdAt: QueryOrder.ASC, id: QueryOrder.ASC },
+      limit: window.limit,
+      offset: window.offset,
+    });
+    return { items, total };
+  }
+
+  async find(id: string): Promise<Post | null> {
+    if (!isUuid(id)) return null;
+    return this.em.findOne(Post, { id, ...this.reach.filter() });
+  }
+
+  async findMany(ids: readonly string[]): Promise<Map<string, Post>> {
+    const valid = ids.filter(isUuid);
+    const found = valid.length ? await this.em.find(Post, { id: { $in: valid }, ...this.reach.filter() }) : [];
+    return new Map(found.map((post) => [post.id, post]));
+  }
+
+  async get(id: string): Promise<Post> {
+    const post = await this.find(id);
+    if (!post) throw AppError.notFound('Post');
+    return post;
+  }
+
+  async create(input: PostInput): Promise<Post> {
+    const content = requireContent(input.content);
+    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
+    const status = input.status ?? (scheduledAt ? PostStatus.queued : PostStatus.draft);
+    if (!CREATE_STATUSES.includes(status)) throw AppError.badInput('status', 'must be draft or suggested (or queued with scheduledAt)');
+    if (status === PostStatus.queued && !scheduledAt) throw AppError.badInput('scheduledAt', 'is required for a queued post');
+    return this.em.transactional(async (tx) => {
+      const brand = await this.brands.brandForNewPost(tx, input.brandId);
+      const post = new Post();
+      post.ownerId = this.reach.ownerId;
+      post.brandId = brand.id;
+      post.content = content;
+      post.platforms = normalizePlatforms(input.platforms);
+      post.mediaIds = normalizeMediaIds(input.mediaIds);
+      post.scheduledAt = scheduledAt ?? null;
+      post.status = status;
+      if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
+      tx.persist(post);
+      ContentEventService.record(tx, { post, type: ContentEventType.created, actor: actorOf(this.reach.caller), before: null });
+      await this.schedule.follow(tx, post);
+      return post;
+    });
+  }
+
+  /** PUT of a post: any field, in any state but publishing and published. */
+  async update(id: string, input: PostInput): Promise<Post> {
+    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
+    return this.change(id, 'update', ContentEventType.updated, async (post, tx) => {
+      if (input.brandId !== undefined && input.brandId !== post.brandId) {
+        if (input.brandId === null) throw AppError.badInput('brandId', 'cannot be null');
+        post.brandId = (await this.brands.brandForNewPost(tx, input.brandId)).id;
+        if (input.campaignId === undefined) post.campaignId = null;
+      }
+      applyEdit(post, input, scheduledAt);
+      if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
+      if (input.status !== undefined && input.status !== null && input.status !== post.status) {
+        if (!CREATE_STATUSES.includes(input.status)) throw AppError.badInput('status', 'can be set to draft, suggested or queued');
+        post.status = input.status;
+      }
+      if (post.status === PostStatus.queued && !post.scheduledAt) {
+        throw AppError.badInput('scheduledAt', 'is required for a queued post (set status to draft to unschedule it)');
+      }
+    });
+  }
+
+  async delete(id: string): Promise<Post> {
+    return this.em.transactional(async (tx) => {
+      const post = await this.lockedPost(tx, id);
+      assertCanApply('delete', post);
+      const before = snapshotOf(post);
+      ContentEventService.record(tx, { post, type: ContentEventType.deleted, actor: actorOf(this.reach.caller), before, after: null });
+      tx.remove(post);
+      await this.schedule.follow(tx, post, { removed: true });
+      return post;
+    });
+  }
+
+  /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
+  async edit(id: string, input: ContentEditInput): Promise<Post> {
+    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
+    return this.change(id, 'edit', ContentEventType.edited, async (post) => applyEdit(post, input, scheduledAt));
+  }
+
+  async approve(id: string): Promise<Post> {
+    return this.change(id, 'approve', ContentEventType.approved, async (post) => {
+      post.status = approvedStatus(post);
+    });
+  }
+
+  async reject(id: string): Promise<Post> {
+    return this.change(id, 'reject', ContentEventType.rejected, async (post) => {
+      post.status = PostStatus.rejected;
+    });
+  }
+
+  async reschedule(id: string, when: string | null | undefined): Promise<Post> {
+    const scheduledAt = parseInstant(when, 'scheduledAt');
+    if (!scheduledAt) throw AppError.badInput('scheduledAt', 'is required');
+    if (scheduledAt.getTime() <= Date.now()) throw AppError.badInput('scheduledAt', 'must be in the future');
+    return this.change(id, 'reschedule', ContentEventType.rescheduled, async (post) => {
+      post.scheduledAt = scheduledAt;
+      post.status = PostStatus.queued;
+    });
+  }
+
+  async retry(id: string): Promise<Post> {
+    return this.change(id, 'retry', ContentEventType.retried, async (post) => {
+      post.scheduledAt = new Date();
+      post.status = PostStatus.queued;
+    });
+  }
+
+  /** Loads the post in `tx`, applies one action to it and writes its event, all in one transaction. */
+  private change(id: string, action: PostAction, type: ContentEventType, apply: (post: Post, tx: EntityManager) => Promise<void>): Promise<Post> {
+    return this.em.transactional(async (tx) => {
+      const post = await this.lockedPost(tx, id);
+      assertCanApply(action, post);
+      const before = snapshotOf(post);
+      await apply(post, tx);
+      // An edit that changes nothing is not a change: no event, and the post keeps its updatedAt.
+      if (JSON.stringify(snapshotOf(post)) === JSON.stringify(before)) return post;
+      post.updatedAt = new Date();
+      ContentEventService.record(tx, { post, type, actor: actorOf(this.reach.caller), before });
+      await this.schedule.follow(tx, post);
+      return post;
+    });
+  }
+
+  /** The post, row-locked for the rest of the transaction so two actions cannot both pass the state check. */
+  private async lockedPost(tx: EntityManager, id: string): Promise<Post> {
+    const post = isUuid(id) ? await tx.findOne(Post, { id, ...this.reach.filter() }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    if (!post) throw AppError.notFound('Content item');
+    return post;
+  }
+
+  private async campaignFor(tx: EntityManager, campaignId: string | null, brandId: string): Promise<string | null> {
+    if (campaignId === null) return null;
+    const campaign = isUuid(campaignId) ? await tx.findOne(Campaign, { id: campaignId, ownerId: this.reach.ownerId }) : null;
+    if (!campaign) throw AppError.badInput('campaignId', 'is not one of your campaigns');
+    if (campaign.brandId !== brandId) throw AppError.badInput('campaignId', 'belongs to another brand');
+    return campaign.id;
+  }
+}
+
+/** The fields an edit and an update share; omitted ones stay as they are. */
+function applyEdit(post: Post, input: ContentEditInput, scheduledAt: Date | null | undefined): void {
+  if (input.content !== undefined) post.content = requireContent(input.content);
+  if (input.platforms !== undefined) post.platforms = normalizePlatforms(input.platforms);
+  if (input.mediaIds !== undefined) post.mediaIds = normalizeMediaIds(input.mediaIds);
+  if (scheduledAt !== undefined) post.scheduledAt = scheduledAt;
+}
+
+function requireContent(content: string | null | undefined): string {
+  const text = content?.trim();
+  if (!text) throw AppError.badInput('content', 'is required');
+  return text;
+}
+
+function normalizePlatforms(platforms: string[] | null | undefined): string[] {
+  const names = [...new Set((platforms ?? []).map((name) => name.trim().toLowerCase()))];
+  const bad = names.filter((name) => !PLATFORM_NAME.test(name));
+  if (bad.length) throw AppError.badInput('platforms', `contains names that are not platforms: ${bad.slice(0, 3).join(', ')}`);
+  return names;
+}
+
+function normalizeMediaIds(mediaIds: string[] | null | undefined): string[] {
+  const ids = [...new Set((mediaIds ?? []).map((id) => id.trim().toLowerCase()))];
+  if (ids.some((id) => !isUuid(id))) throw AppError.badInput('mediaIds', 'must be media ids (UUIDs)');
+  return ids;
+}

@@ -1,0 +1,19 @@
+import { Args, ArgsType, Ctx, Field, ID, Query, Resolver } from 'type-graphql';
+import type { ContentContext } from './content.context.js';
+import { DailyRollups } from './rollup.types.js';
+
+@ArgsType()
+class DailyArgs {
+  @Field(() => String, { nullable: true, description: 'First day, YYYY-MM-DD (default: six days before `to`)' }) from?: string;
+  @Field(() => String, { nullable: true, description: 'Last day, YYYY-MM-DD, included (default: today)' }) to?: string;
+  @Field(() => String, { nullable: true, description: 'IANA time zone of the days (default UTC)' }) timezone?: string;
+  @Field(() => ID, { nullable: true }) brandId?: string;
+}
+
+@Resolver()
+export class RollupResolver {
+  @Query(() => DailyRollups, { description: 'Per-day counts by status and platform; deterministic' })
+  contentDaily(@Args(() => DailyArgs) args: DailyArgs, @Ctx() ctx: ContentContext) {
+    return ctx.rollups.daily(args);
+  }
+}

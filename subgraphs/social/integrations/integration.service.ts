@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '../../../lib/database.js';
+import { AppError, ErrorCode } from '../../../lib/errors.js';
+import type { Logger } from '../../../lib/logger.js';
+import { randomToken, sha256Hex } from '../../../lib/secrets.js';
+import type { Reach } from '../access/reach.js';
+import { Integration, IntegrationStatus } from './integration.entity.js';
+import { PendingConnect } from './pending-connect.entity.js';
+import { PlatformTokenService, type PlatformClients } from './platform-token.service.js';
+import { PlatformError, type PlatformAdapter, type TokenSet } from './platforms/index.js';
+
+/** A connect left unfinished this long is refused; the user simply starts again. */
+export const OAUTH_STATE_TTL_SECONDS = 600;
+
+export interface IntegrationSettings extends PlatformClients {
+  /** Public base address of the social REST service; the OAuth callback lives under it. */
+  publicUrl: string;
+  /** The web app (no trailing slash), where the browser goes back to once a connect ends. */
+  webUrl: string;
+  logger: Logger;
+}
+
+export interface ConnectStart {
+  authorizeUrl: string;
+  expiresAt: Date;
+}
+
+export interface ConnectOutcome {
+  integration: Integration | null;
+  /** Where the browser goes next: the web app, told how the connect ended. */
+  redirectUrl: string;
+}
+
+/**
+ * The caller's platform accounts: listing them and connecting one over OAuth. An account serves
+ * every brand of its owner, so an API key limited to some brands may list the accounts but not
+ * connect one in their place.
+ */
+export class IntegrationService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reach: Reach,
+    private readonly settings: IntegrationSettings,
+  ) {}
+
+  available(): string[] {
+    return this.settings.platforms.configured();
+  }
+
+  list(): Promise<Integration[]> {
+    return this.em.find(Integration, { ownerId: this.reach.ownerId }, { orderBy: { platform: 'asc' } });
+  }
+
+  private adapterOf(platform: string): PlatformAdapter {
+    const adapter = typeof platform === 'string' ? this.settings.platforms.get(platform) : undefined;
+    if (!adapter) throw new AppError(ErrorCode.NOT_FOUND, `Platform ${String(platform).slice(0, 40)} is not available`);
+    return adapter;
+  }
+
+  callbackUrlOf(platform: string): string {
+    return `${this.settings.publicUrl}/api/integrations/${encodeURIComponent(platform)}/callback`;
+  }
+
+  /** Starts the authorization-code flow with PKCE: a single-use state bound to the caller, kept here. */
+  async startConnect(platform: string): Promise<ConnectStart> {
+    const ownerId = this.reach.ownerId;
+    if (!this.reach.everyBrand) {
+      throw new AppError(ErrorCode.FORBIDDEN, 'A platform account serves every brand of its owner; this API key reaches only some of them');
+    }
+    const adapter = this.adapterOf(platform);
+    const state = randomToken(32);
+    const codeVerifier = randomToken(48);
+    const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
+    const stateHash = sha256Hex(state);
+    const pending = new PendingConnect();
+    pending.stateHash = stateHash;
+    pending.ownerId = ownerId;
+    pending.platform = platform;
+    pending.codeVerifierSealed = this.settings.cipher.seal(codeVerifier, `oauth-state:${stateHash}`);
+    pending.redirectUri = this.callbackUrlOf(platform);
+    pending.expiresAt = new Date(Date.now() + OAUTH_STATE_TTL_SECONDS * 1000);
+    // Abandoned connects of long ago are of no use to anyone; sweep them as new ones arrive.
+    await this.em.nativeDelete(PendingConnect, { expiresAt: { $lt: new Date(Date.now() - 86_400_000) } });
+    await this.em.persist(pending).flush();
+    return {
+      authorizeUrl: adapter.authorizeUrl({ state, codeChallenge, redirectUri: pending.redirectUri }),
+      expiresAt: pending.expiresAt,
+    };
+  }
+
+  /**
+   * The platform's redirect back: claims the state (once, atomically), exchanges the code with
+   * the PKCE verifier, stores the tokens sealed, and tells where to send the browser. A state
+   * that is forged, expired or used is refused before anything else happens. The redirect carries
+   * no credential: the state is bound to the user who started the connect, and names the owner.
+   */
+  async completeConnect(platform: string, input: { state?: string | null; code?: string | null; error?: string | null }): Promise<ConnectOutcome> {
+    const adapter = this.adapterOf(platform);
+    const state = input.state?.trim();
+    if (!state) throw AppError.badInput('state', 'is required');
+    if (state.length > 512) throw AppError.badInput('state', 'is not a state this service issued');
+    if (!input.error && !input.code?.trim()) throw AppError.badInput('code', 'is required');
+
+    const stateHash = sha256Hex(state);
+    const now = new Date();
+    const claimed = await this.em.nativeUpdate(
+      PendingConnect,
+      { stateHash, platform, usedAt: null, expiresAt: { $gt: now } },
+      { usedAt: now },
+    );
+    const pending = await this.em.findOne(PendingConnect, { stateHash, platform });
+    if (!claimed || !pending) {
+      if (!pending) throw AppError.badInput('state', 'is not a state this service issued for this platform');
+      if (pending.usedAt) throw AppError.badInput('state', 'has already been used');
+      throw AppError.badInput('state', 'has expired; start connecting again');
+    }
+
+    if (input.error) return { integration: null, redirectUrl: this.webRedirect(platform, 'error', input.error.slice(0, 100)) };
+
+    let tokens: TokenSet;
+    let account;
+    try {
+      const codeVerifier = this.settings.cipher.open(pending.codeVerifierSealed, `oauth-state:${stateHash}`);
+      tokens = await adapter.exchangeCode({ code: input.code!.trim(), codeVerifier, redirectUri: pending.redirectUri });
+      account = await adapter.account(tokens.accessToken);
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      this.settings.logger.warn({ platform, reason: error.message }, 'OAuth code exchange failed');
+      return { integration: null, redirectUrl: this.webRedirect(platform, 'error', 'exchange_failed') };
+    }
+
+    let integration = await this.em.findOne(Integration, { ownerId: pending.ownerId, platform });
+    if (!integration) {
+      integration = new Integration();
+      integration.ownerId = pending.ownerId;
+      integration.platform = platform;
+      this.em.persist(integration);
+    }
+    integration.accountId = account.id;
+    integration.accountName = account.username;
+    integration.accountUrl = account.url ?? null;
+    integration.status = IntegrationStatus.connected;
+    integration.connectedAt = new Date();
+    integration.lastError = null;
+    new PlatformTokenService(this.em, this.settings).store(integration, tokens, null);
+    await this.em.flush();
+    return { integration, redirectUrl: this.webRedirect(platform, 'connected') };
+  }
+
+  private webRedirect(platform: string, status: string, error?: string): string {
+    const url = new URL(`${this.settings.webUrl}/integrations`);
+    url.searchParams.set('platform', platform);
+    url.searchParams.set('status', status);
+    if (error) url.searchParams.set('error', error);
+    return url.toString();
+  }
+}

@@ -1,0 +1,154 @@
+import type { EntityManager } from '../../../lib/database.js';
+import { Integration, IntegrationStatus } from './integration.entity.js';
+import { PlatformError, type Platforms, type TokenSet } from './platforms/index.js';
+import type { TokenCipher } from './token-cipher.js';
+
+/** Access tokens are renewed this long before they expire, so a publish never meets an expired one. */
+export const REFRESH_MARGIN_SECONDS = 300;
+
+/** What talking to a platform for a user takes: the adapters on offer and the cipher of their tokens at rest. */
+export interface PlatformClients {
+  platforms: Platforms;
+  cipher: TokenCipher;
+}
+
+/** Thrown when a platform could not be reached for a token renewal; nothing was changed for good. */
+export class TokenRefreshDeferred extends Error {
+  constructor(
+    readonly integrationId: string,
+    readonly reason: string,
+  ) {
+    super(reason);
+    this.name = 'TokenRefreshDeferred';
+  }
+}
+
+/**
+ * The platform tokens of connected accounts, for the platform's own workers (the publisher and the
+ * renewal job), not for a caller: stored sealed, handed out usable, renewed before they expire.
+ */
+export class PlatformTokenService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clients: PlatformClients,
+  ) {}
+
+  /** The user's integration for a platform, or null. */
+  find(ownerId: string, platform: string): Promise<Integration | null> {
+    return this.em.findOne(Integration, { ownerId, platform });
+  }
+
+  /** Seals and keeps a fresh token set on the integration (flushed by the caller). */
+  store(integration: Integration, tokens: TokenSet, previousRefreshToken: string | null): void {
+    const { cipher } = this.clients;
+    integration.accessTokenSealed = cipher.seal(tokens.accessToken, `integration:${integration.id}:access`);
+    // A platform that does not send a new refresh token expects the old one to be used again.
+    const refreshToken = tokens.refreshToken ?? previousRefreshToken;
+    integration.refreshTokenSealed = refreshToken ? cipher.seal(refreshToken, `integration:${integration.id}:refresh`) : null;
+    integration.tokenExpiresAt = tokens.expiresAt ?? null;
+    integration.scope = tokens.scope ?? integration.scope;
+    integration.updatedAt = new Date();
+  }
+
+  private refreshTokenOf(integration: Integration): string | null {
+    return integration.refreshTokenSealed
+      ? this.clients.cipher.open(integration.refreshTokenSealed, `integration:${integration.id}:refresh`)
+      : null;
+  }
+
+  private accessTokenOf(integration: Integration): string {
+    return this.clients.cipher.open(integration.accessTokenSealed, `integration:${integration.id}:access`);
+  }
+
+  /**
+   * A usable access token, renewed first when it expires within the margin. Throws
+   * `TokenRefreshDeferred` when the platform could not be reached and the old token is no longer
+   * good enough, and PlatformError `rejected` when the account must be reconnected.
+   */
+  async accessToken(integration: Integration): Promise<string> {
+    if (integration.status !== IntegrationStatus.connected) {
+      throw new PlatformError('rejected', `the ${integration.platform} account needs to be reconnected`);
+    }
+    if (this.isDue(integration)) {
+      try {
+        await this.refresh(integration);
+      } catch (error) {
+        // Still valid for a while: use it now and renew on a later run.
+        if (error instanceof TokenRefreshDeferred && integration.tokenExpiresAt && integration.tokenExpiresAt.getTime() > Date.now() + 30_000) {
+          return this.accessTokenOf(integration);
+        }
+        throw error;
+      }
+    }
+    return this.accessTokenOf(integration);
+  }
+
+  private isDue(integration: Integration): boolean {
+    return integration.tokenExpiresAt !== null && integration.tokenExpiresAt.getTime() <= Date.now() + REFRESH_MARGIN_SECONDS * 1000;
+  }
+
+  /**
+   * Renews the access token. A definite refusal marks the integration `needs_reconnect`; a network
+   * problem, 5xx or 429 leaves it connected (with the reason noted) and throws TokenRefreshDeferred.
+   */
+  async refresh(integration: Integration): Promise<void> {
+    const adapter = this.clients.platforms.get(integration.platform);
+    const refreshToken = this.refreshTokenOf(integration);
+    if (!adapter || !refreshToken) {
+      if (integration.tokenExpiresAt && integration.tokenExpiresAt.getTime() <= Date.now()) {
+        await this.markNeedsReconnect(integration, adapter ? 'the access token expired and the platform gave no refresh token' : 'the platform is no longer configured');
+      }
+      return;
+    }
+    const sealedBefore = integration.refreshTokenSealed;
+    try {
+      const tokens = await adapter.refresh(refreshToken);
+      this.store(integration, tokens, refreshToken);
+      integration.lastRefreshedAt = new Date();
+      integration.lastError = null;
+      await this.em.flush();
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      if (error.kind === 'rejected') {
+        // Another worker may have renewed it a moment ago (platforms rotate refresh tokens): then
+        // the refusal was of the old token, and the account is fine.
+        await this.em.refresh(integration);
+        if (integration.refreshTokenSealed !== sealedBefore) return;
+        await this.markNeedsReconnect(integration, error.message);
+        throw error;
+      }
+      integration.lastError = `token renewal will be retried: ${error.message}`;
+      integration.updatedAt = new Date();
+      await this.em.flush();
+      throw new TokenRefreshDeferred(integration.id, error.message);
+    }
+  }
+
+  private async markNeedsReconnect(integration: Integration, reason: string): Promise<void> {
+    integration.status = IntegrationStatus.needs_reconnect;
+    integration.lastError = reason;
+    integration.updatedAt = new Date();
+    await this.em.flush();
+  }
+
+  /** Renews every connected token that expires within the margin (the worker runs this each minute). */
+  async refreshDue(): Promise<{ refreshed: number; deferred: number; rejected: number }> {
+    const due = await this.em.find(Integration, {
+      status: IntegrationStatus.connected,
+      refreshTokenSealed: { $ne: null },
+      tokenExpiresAt: { $lte: new Date(Date.now() + REFRESH_MARGIN_SECONDS * 1000) },
+    });
+    const outcome = { refreshed: 0, deferred: 0, rejected: 0 };
+    for (const integration of due) {
+      try {
+        await this.refresh(integration);
+        outcome.refreshed += 1;
+      } catch (error) {
+        if (error instanceof TokenRefreshDeferred) outcome.deferred += 1;
+        else if (error instanceof PlatformError) outcome.rejected += 1;
+        else throw error;
+      }
+    }
+    return outcome;
+  }
+}

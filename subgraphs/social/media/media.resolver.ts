@@ -1,0 +1,44 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import { MediaFile } from './media.entity.js';
+import type { MediaContext } from './media.context.js';
+import { GenerateImageInput, MediaUploadInput } from './media.input.js';
+import { MediaUploadGrant } from './media.types.js';
+
+export const MediaFileConnection = ConnectionType(MediaFile, 'MediaFile');
+export const MediaFilePage = PageType(MediaFile, 'MediaFile');
+
+@Resolver(() => MediaFile)
+export class MediaResolver {
+  @Query(() => MediaFileConnection, { description: "The caller's media files whose bytes have arrived, newest first" })
+  async media(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: MediaContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.media.list(window), window);
+  }
+
+  @Query(() => MediaFilePage, { description: 'The same list as numbered pages' })
+  async mediaPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: MediaContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.media.list(window), window);
+  }
+
+  @Query(() => MediaFile, { nullable: true })
+  mediaFile(@Arg('id', () => ID) id: string, @Ctx() ctx: MediaContext) {
+    return ctx.media.find(id);
+  }
+
+  @Mutation(() => MediaUploadGrant, { description: 'Declares a file and answers a signed upload URL for its bytes' })
+  requestMediaUpload(@Arg('input', () => MediaUploadInput) input: MediaUploadInput, @Ctx() ctx: MediaContext) {
+    return ctx.media.requestUpload(input);
+  }
+
+  @Mutation(() => MediaFile, { description: 'Generates an image with the configured AI provider and keeps it as a media file' })
+  generateImage(@Arg('input', () => GenerateImageInput) input: GenerateImageInput, @Ctx() ctx: MediaContext) {
+    return ctx.aiImages.generate(input);
+  }
+
+  @FieldResolver(() => String, { description: 'A short-lived URL to fetch the bytes' })
+  url(@Root() file: MediaFile, @Ctx() ctx: MediaContext) {
+    return ctx.media.urlOf(file);
+  }
+}

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { PgBoss, fromPglite } from 'pg-boss';
+import type { Db as IDatabase, PGliteLike } from 'pg-boss';
+import type { Config } from '../../../lib/config.js';
+import type { EntityManager, Orm } from '../../../lib/database.js';
+import type { Logger } from '../../../lib/logger.js';
+import { PostStatus, type Post } from '../content/post.entity.js';
+import type { PublishSchedule } from '../content/publish-schedule.js';
+
+export const PUBLISH_QUEUE = 'social-publish-post';
+export const REFRESH_QUEUE = 'social-refresh-tokens';
+const JOBS_SCHEMA = 'social_jobs';
+
+export interface PublishJob {
+  postId: string;
+  /** The schedule the job was made for; a job whose post has moved on since does nothing. */
+  scheduledAt: string;
+}
+
+type AnyKysely = Kysely<unknown> | Transaction<unknown>;
+
+/** pg-boss statements run on a Kysely connection or transaction, as they are ($1 placeholders). */
+function kyselyDb(executor: AnyKysely): IDatabase {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      const result = await executor.executeQuery(CompiledQuery.raw(text, values ?? []));
+      return { rows: result.rows };
+    },
+  };
+}
+
+/**
+ * pg-boss over the service's own embedded PGlite. PGlite has one connection, which MikroORM's
+ * Kysely dialect guards with a lock for the length of each statement or transaction; every pg-boss
+ * statement takes that same lock, so it can never land inside a transaction of the API. Statements
+ * without parameters may be several at once (pg-boss's DDL), which only PGlite's `exec` runs.
+ */
+async function embeddedDb(orm: Orm): Promise<IDatabase> {
+  const connection = orm.em.getConnection();
+  const kysely = connection.getClient<Kysely<unknown>>();
+  const pglite = await (connection as unknown as { getNativeClient(): Promise<PGliteLike> }).getNativeClient();
+  const direct = fromPglite(pglite);
+  return {
+    executeSql: (text: string, values?: unknown[]) => kysely.connection().execute(() => direct.executeSql(text, values)),
+  };
+}
+
+/**
+ * The publisher's job queue (pg-boss, in the service's own database, schema `social_jobs`), and
+ * the schedule posts follow: PostService and the publisher call `follow` in the transaction of
+ * each change, so a queued post has its one job at its scheduled time, a reschedule moves it,
+ * and leaving the queue or deleting the post cancels it.
+ */
+export class PublishQueue implements PublishSchedule {
+  private constructor(
+    readonly boss: PgBoss,
+    private readonly logger: Logger,
+  ) {}
+
+  static async start(config: Config, orm: Orm, logger: Logger): Promise<PublishQueue> {
+    const log = logger.child({ component: 'social-jobs' });
+    const boss = config.env.DATABASE_URL
+      ? new PgBoss({ connectionString: config.env.DATABASE_URL, schema: JOBS_SCHEMA, max: 4, application_name: 'social-publisher' })
+      : new PgBoss({ db: await embeddedDb(orm), schema: JOBS_SCHEMA, backend: 'pglite' });
+    boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
+    await boss.start();
+    for (const name of [PUBLISH_QUEUE, REFRESH_QUEUE]) {
+      if (!(await boss.getQueue(name))) {
+        await boss
+          .createQueue(name, { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 })
+          .catch(async (error) => {
+            // Another process made it a moment ago.
+            if (!(await boss.getQueue(name))) throw error;
+          });
+      }
+      // Fill pg-boss's queue cache now: a cache miss later would query outside the caller's transaction.
+      await boss.getJobById(name, randomUUID());
+    }
+    return new PublishQueue(boss, log);
+  }
+
+  async follow(tx: EntityManager, post: Post, change: { removed: boolean } = { removed: false }): Promise<void> {
+    const executor = tx.getTransactionContext<AnyKysely>() ?? tx.getConnection().getClient();
+    const db = kyselyDb(executor);
+    const wanted = !change.removed && post.status === PostStatus.queued && post.scheduledAt ? post.scheduledAt : null;
+    const { rows } = await db.executeSql('select job_id, run_at from social.publish_job where post_id = $1', [post.id]);
+    const existing = rows[0] as { job_id: string; run_at: Date | string } | undefined;
+    if (existing && wanted && new Date(existing.run_at).getTime() === wanted.getTime()) return;
+    if (existing) {
+      // Once the post is publishing, its job is the one running now; it must not be cancelled.
+      if (post.status !== PostStatus.publishing && post.status !== PostStatus.published) {
+        await this.boss.cancel(PUBLISH_QUEUE, existing.job_id, { db });
+      }
+      await db.executeSql('delete from social.publish_job where post_id = $1', [post.id]);
+    }
+    if (!wanted) return;
+    const job: PublishJob = { postId: post.id, scheduledAt: wanted.toISOString() };
+    const jobId = await this.boss.send(PUBLISH_QUEUE, job, { startAfter: wanted, db });
+    if (!jobId) throw new Error('the publish job was not created');
+    await db.executeSql('insert into social.publish_job (post_id, job_id, run_at) values ($1, $2, $3)', [post.id, jobId, wanted.toISOString()]);
+    this.logger.debug({ postId: post.id, jobId, runAt: job.scheduledAt }, 'publish job planned');
+  }
+
+  /** True when the queue's tables answer (the `jobs` check of /health). */
+  async answers(): Promise<boolean> {
+    try {
+      return (await this.boss.getQueue(PUBLISH_QUEUE)) !== null;
+    } catch {
+      return false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.boss.stop({ graceful: true, timeout: 10_000, close: true });
+  }
+}

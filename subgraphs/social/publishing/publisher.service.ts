@@ -1,0 +1,245 @@
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '../../../lib/database.js';
+import { isUuid } from '../../../lib/ids.js';
+import type { Logger } from '../../../lib/logger.js';
+import type { ObjectStorage } from '../../../lib/storage.js';
+import { ActorType, ContentEventType } from '../content/content-event.entity.js';
+import { ContentEventService } from '../content/content-event.service.js';
+import { Integration, IntegrationStatus } from '../integrations/integration.entity.js';
+import { PlatformTokenService, TokenRefreshDeferred, type PlatformClients } from '../integrations/platform-token.service.js';
+import { MediaFile, MediaStatus } from '../media/media.entity.js';
+import { PlatformError, type MediaToAttach } from '../integrations/platforms/index.js';
+import { Post, PostStatus, snapshotOf } from '../content/post.entity.js';
+import { assertCanApply } from '../content/post.state.js';
+import type { PublishSchedule } from '../content/publish-schedule.js';
+import { PublishAttempt, PublishAttemptStatus } from './publish-attempt.entity.js';
+import type { PublishJob } from './publish-queue.js';
+
+const PUBLISHER = { type: ActorType.system, id: 'publisher' };
+
+/** What publishing a post takes besides its database: the platforms, their tokens' cipher, the media bytes. */
+export interface PublisherTools extends PlatformClients {
+  storage: ObjectStorage;
+}
+
+/** The job should run again later: nothing was attempted, nothing changed for good. */
+export class PublishDeferred extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PublishDeferred';
+  }
+}
+
+interface PlannedCall {
+  attempt: PublishAttempt;
+  integration: Integration | null;
+  accessToken: string | null;
+  problem: string | null;
+}
+
+/**
+ * Publishes one due post, at most once per platform. The order is what makes it safe:
+ * 1. tokens are made usable first (a platform that cannot be reached for a renewal defers the
+ *    whole job, before anything is recorded);
+ * 2. one transaction locks the post, checks it is still queued for this very time, moves it to
+ *    `publishing` and records a `pending` attempt per platform (a unique index refuses a second
+ *    pending or succeeded attempt for the same post and platform, whoever tries);
+ * 3. each platform is called once; its outcome (success, the platform's error, or a timeout,
+ *    whose outcome is unknown and which therefore ends `failed` rather than posting again) is
+ *    written with its audit event, and the last one settles the post, in the same transaction.
+ * A job that finds its post `publishing` is a rerun after a crash mid-call: attempts still
+ * pending have an unknown outcome and end `failed`, never called again.
+ */
+export class PublisherService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly tools: PublisherTools,
+    private readonly schedule: PublishSchedule,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * `lastChance`: the queue will not run this job again, so a token that cannot be renewed now
+   * fails the platform's attempt (without calling it) instead of deferring once more.
+   */
+  async run(job: PublishJob, options: { lastChance?: boolean } = {}): Promise<'published' | 'failed' | 'skipped'> {
+    const tokens = new PlatformTokenService(this.em, this.tools);
+    const post = await this.em.findOne(Post, { id: job.postId });
+    if (!post) return 'skipped';
+    if (post.status === PostStatus.publishing) return this.recoverInterrupted(post);
+    if (!this.isDue(post, job)) return 'skipped';
+
+    // 1. Usable tokens before anything is recorded.
+    const usable = new Map<string, { integration: Integration | null; accessToken: string | null; problem: string | null }>();
+    for (const platform of post.platforms) {
+      const integration = await tokens.find(post.ownerId, platform);
+      if (!integration) {
+        usable.set(platform, { integration: null, accessToken: null, problem: `no ${platform} account is connected` });
+        continue;
+      }
+      try {
+        usable.set(platform, { integration, accessToken: await tokens.accessToken(integration), problem: null });
+      } catch (error) {
+        if (error instanceof TokenRefreshDeferred) {
+          if (!options.lastChance) throw new PublishDeferred(`the ${platform} token could not be renewed yet: ${error.reason}`);
+          usable.set(platform, { integration, accessToken: null, problem: `the ${platform} token could not be renewed: ${error.reason}` });
+          continue;
+        }
+        if (error instanceof PlatformError) {
+          usable.set(platform, { integration, accessToken: null, problem: `the ${platform} account needs to be reconnected (${error.message})` });
+          continue;
+        }
+        throw error;
+      }
+    }
+
+    // 2. Claim: the post leaves the queue and each platform gets its one attempt.
+    const claimed = await this.em.transactional(async (tx) => {
+      const locked = await tx.findOne(Post, { id: job.postId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if (!locked || !this.isDue(locked, job)) return null;
+      const before = snapshotOf(locked);
+      assertCanApply('startPublishing', locked);
+      locked.status = PostStatus.publishing;
+      locked.updatedAt = new Date();
+      const earlier = await tx.find(PublishAttempt, { postId: locked.id, status: PublishAttemptStatus.succeeded });
+      const done = new Set(earlier.map((attempt) => attempt.platform));
+      const calls: PlannedCall[] = [];
+      for (const platform of locked.platforms) {
+        if (done.has(platform)) continue;
+        const attempt = new PublishAttempt();
+        attempt.postId = locked.id;
+        attempt.platform = platform;
+        tx.persist(attempt);
+        const planned = usable.get(platform) ?? { integration: null, accessToken: null, problem: `no ${platform} account is connected` };
+        calls.push({ attempt, ...planned });
+      }
+      ContentEventService.record(tx, { post: locked, type: ContentEventType.publishing, actor: PUBLISHER, before });
+      await this.schedule.follow(tx, locked);
+      return { post: locked, calls };
+    }).catch((error) => {
+      // Another worker recorded an attempt for this post first; it owns the publish.
+      if (error instanceof UniqueConstraintViolationException) return null;
+      throw error;
+    });
+    if (!claimed) return 'skipped';
+
+    // 3. One call per platform, each outcome written as it is known.
+    if (!claimed.calls.length) return this.settle(claimed.post, null, true);
+    const media = claimed.calls.some((call) => call.accessToken) ? await this.mediaOf(claimed.post) : [];
+    let result: 'published' | 'failed' = 'failed';
+    for (const [index, call] of claimed.calls.entries()) {
+      const outcome = await this.call(claimed.post, call, media);
+      result = await this.settle(claimed.post, { attempt: call.attempt, ...outcome }, index === claimed.calls.length - 1);
+    }
+    return result;
+  }
+
+  private isDue(post: Post, job: PublishJob): boolean {
+    return post.status === PostStatus.queued && post.scheduledAt !== null && post.scheduledAt.toISOString() === job.scheduledAt;
+  }
+
+  private async call(post: Post, call: PlannedCall, media: MediaToAttach[]): Promise<{ platformPostId?: string; url?: string; error?: string }> {
+    if (!call.accessToken || !call.integration) return { error: call.problem ?? 'the account is not connected' };
+    const adapter = this.tools.platforms.get(call.attempt.platform);
+    if (!adapter) return { error: `${call.attempt.platform} is not configured on this service` };
+    try {
+      const published = await adapter.publish(
+        call.accessToken,
+        { id: call.integration.accountId, username: call.integration.accountName },
+        { text: post.content, idempotencyKey: call.attempt.id, media },
+      );
+      return { platformPostId: published.id, url: published.url };
+    } catch (error) {
+      if (!(error instanceof PlatformError)) {
+        this.logger.error({ err: error, postId: post.id, platform: call.attempt.platform }, 'publish call failed unexpectedly');
+        return { error: 'the publish call failed unexpectedly; it is not retried automatically' };
+      }
+      if (error.kind === 'rejected') await this.markNeedsReconnect(call.integration, error.message);
+      if (error.kind === 'timeout') return { error: `${error.message}; the outcome is unknown, so it is not posted again automatically` };
+      return { error: error.message };
+    }
+  }
+
+  private async markNeedsReconnect(integration: Integration, reason: string): Promise<void> {
+    await this.em.nativeUpdate(
+      Integration,
+      { id: integration.id },
+      { status: IntegrationStatus.needs_reconnect, lastError: reason, updatedAt: new Date() },
+    );
+  }
+
+  /**
+   * Writes one attempt's outcome with its audit event; the last one also moves the post to
+   * `published` (every platform done) or `failed`, in the same transaction.
+   */
+  private async settle(
+    post: Post,
+    outcome: { attempt: PublishAttempt; platformPostId?: string; url?: string; error?: string } | null,
+    last: boolean,
+  ): Promise<'published' | 'failed'> {
+    return this.em.transactional(async (tx) => {
+      const locked = await tx.findOneOrFail(Post, { id: post.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      const before = snapshotOf(locked);
+      if (outcome) {
+        const attempt = await tx.findOneOrFail(PublishAttempt, { id: outcome.attempt.id });
+        attempt.finishedAt = new Date();
+        attempt.status = outcome.error ? PublishAttemptStatus.failed : PublishAttemptStatus.succeeded;
+        attempt.platformPostId = outcome.platformPostId ?? null;
+        attempt.url = outcome.url ?? null;
+        attempt.error = outcome.error ?? null;
+      }
+      let status: 'published' | 'failed' = outcome?.error ? 'failed' : 'published';
+      if (last) {
+        await tx.flush();
+        const attempts = await tx.find(PublishAttempt, { postId: post.id }, { orderBy: { attemptedAt: 'asc', id: 'asc' } });
+        const succeeded = new Set(attempts.filter((a) => a.status === PublishAttemptStatus.succeeded).map((a) => a.platform));
+        const allDone = locked.platforms.length > 0 && locked.platforms.every((platform) => succeeded.has(platform));
+        status = allDone ? 'published' : 'failed';
+        assertCanApply('finishPublishing', locked);
+        locked.status = allDone ? PostStatus.published : PostStatus.failed;
+        if (allDone) locked.publishedAt = new Date();
+        locked.updatedAt = new Date();
+      }
+      ContentEventService.record(tx, {
+        post: locked,
+        type: (outcome ? outcome.error : status === 'failed') ? ContentEventType.publish_failed : ContentEventType.published,
+        actor: PUBLISHER,
+        before,
+        after: {
+          ...snapshotOf(locked),
+          ...(outcome
+            ? { platform: outcome.attempt.platform, platformPostId: outcome.platformPostId ?? null, url: outcome.url ?? null, error: outcome.error ?? null }
+            : { error: status === 'failed' ? 'the post names no platform to publish to' : null }),
+        },
+      });
+      if (last) await this.schedule.follow(tx, locked);
+      return status;
+    });
+  }
+
+  /** A rerun after the worker stopped mid-publish: what was in flight has an unknown outcome. */
+  private async recoverInterrupted(post: Post): Promise<'published' | 'failed'> {
+    const pending = await this.em.find(PublishAttempt, { postId: post.id, status: PublishAttemptStatus.pending }, { orderBy: { attemptedAt: 'asc' } });
+    let result: 'published' | 'failed' = 'failed';
+    const reason = 'the publisher stopped during the call; the outcome is unknown, so it is not posted again automatically';
+    if (!pending.length) return this.settle(post, null, true);
+    for (const [index, attempt] of pending.entries()) {
+      result = await this.settle(post, { attempt, error: reason }, index === pending.length - 1);
+    }
+    return result;
+  }
+
+  private async mediaOf(post: Post): Promise<MediaToAttach[]> {
+    const ids = post.mediaIds.filter(isUuid);
+    if (!ids.length) return [];
+    const files = await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.ready });
+    const attached: MediaToAttach[] = [];
+    for (const file of files) {
+      const { stream } = await this.tools.storage.open(file.storageKey);
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      attached.push({ bytes: Buffer.concat(chunks), contentType: file.contentType, filename: file.filename });
+    }
+    return attached;
+  }
+}

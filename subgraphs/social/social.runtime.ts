@@ -1,0 +1,70 @@
+import type { Config } from '../../lib/config.js';
+import { databaseAnswers, type Orm } from '../../lib/database.js';
+import type { Identity } from '../../lib/identity.js';
+import type { Logger } from '../../lib/logger.js';
+import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
+import type { Deps } from '../../lib/service.js';
+import { createStorage } from '../../lib/storage.js';
+import type { HealthCheck } from './health/health-checks.js';
+import type { IntegrationSettings } from './integrations/integration.service.js';
+import { Platforms } from './integrations/platforms/index.js';
+import { TokenCipher } from './integrations/token-cipher.js';
+import { imageProviderOf, type ImageProvider } from './media/ai-image.provider.js';
+import type { MediaSettings } from './media/media.service.js';
+import { PublishQueue } from './publishing/publish-queue.js';
+import type { PublisherTools } from './publishing/publisher.service.js';
+import { startPublisherWorkers } from './publishing/publisher.worker.js';
+
+/** What the social subgraph keeps for its whole life; each request's context is built on it. */
+export interface SocialRuntime {
+  identity: Identity;
+  logger: Logger;
+  /** Platform accounts: the adapters on offer, the token cipher, where OAuth calls back and where it sends the browser. */
+  integrations: IntegrationSettings;
+  media: MediaSettings;
+  images: { provider: ImageProvider | null; limiter: RateLimiter };
+  /** The publisher's job queue, which every change of a post's state or time follows. */
+  queue: PublishQueue;
+  /** What `/health` checks: the database, storage and the job queue. */
+  healthChecks: HealthCheck[];
+  close(): Promise<void>;
+}
+
+/** What the publisher works with, the same in the API's process and in `npm run worker` processes. */
+export function publisherToolsOf(config: Config): PublisherTools {
+  return { platforms: new Platforms(config), cipher: TokenCipher.fromConfig(config), storage: createStorage(config) };
+}
+
+/**
+ * Made once the database is open: the job queue lives in it, starts after it and stops before it.
+ * This process also works on the queue unless `PUBLISH_WORKER=off` leaves that to workers apart.
+ */
+export async function createSocialRuntime({ config, logger, identity }: Deps, orm: Orm): Promise<SocialRuntime> {
+  const tools = publisherToolsOf(config);
+  const limits = new RateLimits(config);
+  const queue = await PublishQueue.start(config, orm, logger);
+  const close = async () => {
+    await queue.stop();
+    await limits.close();
+  };
+  try {
+    if (config.env.PUBLISH_WORKER === 'on') await startPublisherWorkers(queue, orm, tools, logger);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    identity,
+    logger,
+    integrations: { platforms: tools.platforms, cipher: tools.cipher, publicUrl: config.publicUrls.social, webUrl: config.env.WEB_URL.replace(/\/+$/, ''), logger },
+    media: { storage: tools.storage, maxBytes: config.env.MEDIA_MAX_BYTES, publicUrl: config.publicUrls.social },
+    images: { provider: imageProviderOf(config), limiter: limits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60) },
+    queue,
+    healthChecks: [
+      { name: 'database', check: () => databaseAnswers(orm) },
+      { name: 'storage', check: () => tools.storage.check() },
+      { name: 'jobs', check: () => queue.answers() },
+    ],
+    close,
+  };
+}

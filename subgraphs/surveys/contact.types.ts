@@ -1,0 +1,12 @@
+import { Directive, Field, ID, ObjectType } from 'type-graphql';
+
+/**
+ * The contacts service's Contact as this subgraph knows it: only its key. The gateway fetches
+ * everything else from the contacts subgraph; this subgraph adds `surveys` to it.
+ */
+@ObjectType('Contact')
+@Directive('@key(fields: "id")')
+export class SurveyContact {
+  @Field(() => ID)
+  id!: string;
+}
