@@ -9,14 +9,19 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Config } from '../lib/config.js';
+import { corsFor } from '../lib/cors.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
-import { httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
+import { compressAnswers } from '../lib/http-answers.js';
+import { assignRequestId, httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import type { RunningPart } from '../lib/service.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
+
+/** Headers of Apollo's CSRF prevention, which a page sends to run a query by GET (a preflighted request). */
+const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
 
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
 export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
@@ -100,9 +105,11 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   let shuttingDown = false;
   const app = express();
   app.disable('x-powered-by');
+  app.use(assignRequestId, compressAnswers());
   addProbes(app, () => !shuttingDown);
   app.use(
     '/graphql',
+    corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     expressMiddleware(apollo, {

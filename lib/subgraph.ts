@@ -16,7 +16,7 @@ import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type Orm } from './database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
-import { httpLogger, type Logger } from './logger.js';
+import { assignRequestId, httpLogger, type Logger } from './logger.js';
 import type { Deps, RunningPart } from './service.js';
 import { applyShield, type RuleTree } from './shield.js';
 
@@ -78,6 +78,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
+  app.use(assignRequestId);
   let shuttingDown = false;
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 

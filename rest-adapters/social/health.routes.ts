@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, problemFor } from '../../lib/errors.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { sendProblem, type RestRoute } from '../../lib/rest.js';
 import type { SocialRouteContext } from './index.js';
 
@@ -18,6 +19,7 @@ export function healthRoutes({ run }: SocialRouteContext): RestRoute[] {
       method: 'get',
       path: '/health',
       summary: 'Comprehensive health check (database, job queue, storage)',
+      cacheControl: CACHE_CONTROL.live,
       handler: async (req, res) => {
         const timestamp = new Date().toISOString();
         let health: HealthData['socialHealth'];
