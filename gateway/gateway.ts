@@ -3,7 +3,6 @@ import path from 'node:path';
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express from 'express';
@@ -17,6 +16,7 @@ import { compressAnswers } from '../lib/http-answers.js';
 import { assignRequestId, httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import type { RunningPart } from '../lib/service.js';
+import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
@@ -95,9 +95,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
     plugins: [
       ...(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
-      (config.isProduction
-        ? ApolloServerPluginLandingPageDisabled()
-        : ApolloServerPluginLandingPageLocalDefault({ embed: true })) as ApolloServerPlugin<GatewayContext>,
+      config.isProduction ? (ApolloServerPluginLandingPageDisabled() as ApolloServerPlugin<GatewayContext>) : sandboxLandingPage<GatewayContext>(),
     ],
   });
   await apollo.start();
@@ -107,6 +105,8 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   app.disable('x-powered-by');
   app.use(assignRequestId, compressAnswers());
   addProbes(app, () => !shuttingDown);
+  const graphiql = config.isProduction ? undefined : graphiqlRouter(log);
+  if (graphiql) app.use(graphiql);
   app.use(
     '/graphql',
     corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
