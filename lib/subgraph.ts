@@ -7,9 +7,9 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
-import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
 import express from 'express';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { gql } from 'graphql-tag';
 import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
 import type { Config } from './config.js';
@@ -24,6 +24,19 @@ const FEDERATION_LINK = `
   extend schema
     @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])
 `;
+
+/** Descriptions of the root types, which type-graphql has no option for; every subgraph gives the same ones. */
+const ROOT_TYPE_DESCRIPTIONS: Record<string, string> = {
+  Query: 'What can be read: contacts, posts, surveys and everything around them (each field says who may see what)',
+  Mutation: 'What can be changed: each mutation runs in one transaction, writes its audit event with it, and answers the changed object',
+};
+
+/** The schema with its root types described (the explorers show these first). */
+function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.ROOT_OBJECT]: (type) => new GraphQLObjectType({ ...type.toConfig(), description: type.description ?? ROOT_TYPE_DESCRIPTIONS[type.name] }),
+  });
+}
 
 export interface SubgraphDefinition {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -41,13 +54,15 @@ export interface SubgraphDefinition {
  * Returns the bare schema (for `npm run schema`) and the guarded one (served).
  */
 export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
-  const typeGraphQLSchema = await buildSchema({
-    resolvers: definition.resolvers,
-    orphanedTypes: definition.orphanedTypes,
-    skipCheck: true,
-    validate: { forbidUnknownValues: false },
-    emitSchemaFile: false,
-  });
+  const typeGraphQLSchema = describeRootTypes(
+    await buildSchema({
+      resolvers: definition.resolvers,
+      orphanedTypes: definition.orphanedTypes,
+      skipCheck: true,
+      validate: { forbidUnknownValues: false },
+      emitSchemaFile: false,
+    }),
+  );
   const resolvers = createResolversMap(typeGraphQLSchema) as GraphQLResolverMap<unknown>;
   for (const [typeName, typeResolvers] of Object.entries(definition.references ?? {})) {
     resolvers[typeName] = { ...(resolvers[typeName] as object), ...(typeResolvers as object) } as never;

@@ -11,12 +11,12 @@ export class ApiKeyResolver {
   }
 
   @Mutation(() => CreatedApiKey, { description: 'Makes an API key (bearer token only); the key is in the answer this once' })
-  createApiKey(@Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput, @Ctx() ctx: SocialContext) {
+  createApiKey(@Arg('input', () => CreateApiKeyInput, { description: 'Name, scopes and brand reach of the key' }) input: CreateApiKeyInput, @Ctx() ctx: SocialContext) {
     return ctx.apiKeys.create(ctx.signedIn(), input);
   }
 
   @Mutation(() => ApiKey, { description: 'Revokes an API key at once (bearer token only)' })
-  revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: SocialContext) {
+  revokeApiKey(@Arg('id', () => ID, { description: 'The key to revoke (its id, not the key)' }) id: string, @Ctx() ctx: SocialContext) {
     return ctx.apiKeys.revoke(ctx.signedIn(), id);
   }
 }

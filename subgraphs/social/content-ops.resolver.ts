@@ -16,12 +16,12 @@ class EventArgs {
   @Field(() => Int, { nullable: true, description: 'Events to return, 1 to 100 (default 20)' }) first?: number;
   @Field(() => String, { nullable: true, description: 'Cursor of the event after which to continue (older ones follow)' }) after?: string;
   @Field(() => ID, { nullable: true, description: 'Only events of this content item' }) contentId?: string;
-  @Field(() => ContentEventType, { nullable: true }) type?: ContentEventType;
+  @Field(() => ContentEventType, { nullable: true, description: 'Only events of this kind' }) type?: ContentEventType;
 }
 
 @ArgsType()
 class SuggestionArgs extends ConnectionArgs {
-  @Field(() => ID, { nullable: true }) brandId?: string;
+  @Field(() => ID, { nullable: true, description: 'Only suggestions of this brand' }) brandId?: string;
 }
 
 @ArgsType()
@@ -29,7 +29,7 @@ class DailyArgs {
   @Field(() => String, { nullable: true, description: 'First day, YYYY-MM-DD (default: six days before `to`)' }) from?: string;
   @Field(() => String, { nullable: true, description: 'Last day, YYYY-MM-DD, included (default: today)' }) to?: string;
   @Field(() => String, { nullable: true, description: 'IANA time zone of the days (default UTC)' }) timezone?: string;
-  @Field(() => ID, { nullable: true }) brandId?: string;
+  @Field(() => ID, { nullable: true, description: 'Only posts of this brand (default: every brand in reach)' }) brandId?: string;
 }
 
 /** The content operations surface: queue, rollups, audit log and per-item actions. */
@@ -54,7 +54,7 @@ export class ContentOpsResolver {
   }
 
   @Query(() => Post, { nullable: true, description: 'One content item with its events and publish attempts' })
-  contentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: SocialContext) {
+  contentItem(@Arg('id', () => ID, { description: 'The content item (post)' }) id: string, @Ctx() ctx: SocialContext) {
     return ctx.posts.find(id);
   }
 
@@ -81,34 +81,34 @@ export class ContentOpsResolver {
   }
 
   @Mutation(() => Post, { description: 'Edits a draft or suggestion draft' })
-  editContentItem(@Arg('id', () => ID) id: string, @Arg('input', () => ContentEditInput) input: ContentEditInput, @Ctx() ctx: SocialContext) {
+  editContentItem(@Arg('id', () => ID, { description: 'The draft or suggestion draft to edit' }) id: string, @Arg('input', () => ContentEditInput, { description: 'Fields to change; omitted ones stay' }) input: ContentEditInput, @Ctx() ctx: SocialContext) {
     return ctx.posts.edit(id, input);
   }
 
   @Mutation(() => Post, { description: 'Approves a suggestion draft: queued when it has a time, else a draft' })
-  approveContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: SocialContext) {
+  approveContentItem(@Arg('id', () => ID, { description: 'The suggestion draft to approve' }) id: string, @Ctx() ctx: SocialContext) {
     return ctx.posts.approve(id);
   }
 
   @Mutation(() => Post, { description: 'Rejects a suggestion draft' })
-  rejectContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: SocialContext) {
+  rejectContentItem(@Arg('id', () => ID, { description: 'The suggestion draft to reject' }) id: string, @Ctx() ctx: SocialContext) {
     return ctx.posts.reject(id);
   }
 
   @Mutation(() => Post, { description: 'Moves a queued or failed item to a new future time' })
-  rescheduleContentItem(@Arg('id', () => ID) id: string, @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' }) scheduledAt: string | null, @Ctx() ctx: SocialContext) {
+  rescheduleContentItem(@Arg('id', () => ID, { description: 'The queued or failed item to move' }) id: string, @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' }) scheduledAt: string | null, @Ctx() ctx: SocialContext) {
     return ctx.posts.reschedule(id, scheduledAt);
   }
 
   @Mutation(() => Post, { description: 'Queues a failed item again, due now' })
-  retryContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: SocialContext) {
+  retryContentItem(@Arg('id', () => ID, { description: 'The failed item to queue again' }) id: string, @Ctx() ctx: SocialContext) {
     return ctx.posts.retry(id);
   }
 }
 
 @Resolver(() => ContentEvent)
 export class ContentEventResolver {
-  @FieldResolver(() => Actor)
+  @FieldResolver(() => Actor, { description: 'Who made the change' })
   actor(@Root() event: ContentEvent): Actor {
     return { type: event.actorType, id: event.actorId };
   }

@@ -10,11 +10,11 @@ export const MediaFilePage = PageType(MediaFile, 'MediaFile');
 
 @ObjectType({ description: 'Where and how to upload the bytes of a declared media file' })
 export class MediaUploadGrant {
-  @Field(() => ID) id!: string;
-  @Field(() => String) uploadUrl!: string;
-  @Field(() => String) method!: string;
+  @Field(() => ID, { description: 'Id of the declared media file' }) id!: string;
+  @Field(() => String, { description: 'Signed URL to send the bytes to' }) uploadUrl!: string;
+  @Field(() => String, { description: 'HTTP method of the upload (PUT)' }) method!: string;
   @Field(() => GraphQLJSONObject, { description: 'Headers the upload must carry' }) headers!: Record<string, string>;
-  @Field(() => Date) expiresAt!: Date;
+  @Field(() => Date, { description: 'Until when the upload URL works' }) expiresAt!: Date;
 }
 
 @Resolver(() => MediaFile)
@@ -31,18 +31,18 @@ export class MediaResolver {
     return toPage(await ctx.media.list(ctx.signedIn().userId, window), window);
   }
 
-  @Query(() => MediaFile, { nullable: true })
-  mediaFile(@Arg('id', () => ID) id: string, @Ctx() ctx: SocialContext) {
+  @Query(() => MediaFile, { nullable: true, description: 'One of your media files; null when unknown' })
+  mediaFile(@Arg('id', () => ID, { description: 'The media file' }) id: string, @Ctx() ctx: SocialContext) {
     return ctx.media.find(ctx.signedIn().userId, id);
   }
 
   @Mutation(() => MediaUploadGrant, { description: 'Declares a file and answers a signed upload URL for its bytes' })
-  requestMediaUpload(@Arg('input', () => MediaUploadInput) input: MediaUploadInput, @Ctx() ctx: SocialContext) {
+  requestMediaUpload(@Arg('input', () => MediaUploadInput, { description: 'Name, type and exact size of the file' }) input: MediaUploadInput, @Ctx() ctx: SocialContext) {
     return ctx.media.requestUpload(ctx.signedIn().userId, input);
   }
 
   @Mutation(() => MediaFile, { description: 'Generates an image with the configured AI provider and keeps it as a media file' })
-  generateImage(@Arg('input', () => GenerateImageInput) input: GenerateImageInput, @Ctx() ctx: SocialContext) {
+  generateImage(@Arg('input', () => GenerateImageInput, { description: 'Prompt, size and brand of the image' }) input: GenerateImageInput, @Ctx() ctx: SocialContext) {
     return ctx.aiImages.generate(ctx.signedIn().userId, input);
   }
 

@@ -9,7 +9,7 @@ import type { SurveysContext } from './surveys.context.js';
 @ObjectType('Contact')
 @Directive('@key(fields: "id")')
 export class SurveyContact {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the contact' })
   id!: string;
 }
 
