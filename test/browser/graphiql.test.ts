@@ -1,45 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, type Browser } from '../support/browser.js';
+import { describeInBrowser, launchBrowser, runInGraphiQL, type Browser } from '../support/browser.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-
-/** The little of the page's DOM these tests touch (the project compiles without the DOM library). */
-interface CodeMirrorHost {
-  CodeMirror?: { getValue(): string; setValue(text: string): void };
-}
-type PageGlobals = { document: { querySelectorAll(selector: string): ArrayLike<CodeMirrorHost> } };
-
-/** Sets the text of the GraphiQL editor at `selector` through its CodeMirror instance (typing would fight its auto-closed brackets). */
-async function setEditor(page: Page, selector: string, text: string): Promise<void> {
-  await page.evaluate(
-    ({ selector, text }) => {
-      const { document } = globalThis as unknown as PageGlobals;
-      const editor = document.querySelectorAll(selector)[0];
-      if (!editor?.CodeMirror) throw new Error(`no editor at ${selector}`);
-      editor.CodeMirror.setValue(text);
-    },
-    { selector, text },
-  );
-}
-
-/** Runs the query in the editor and waits for GraphiQL to show an answer that contains `expected`. */
-async function runAndRead(page: Page, expected: string): Promise<unknown> {
-  await page.click('.graphiql-execute-button');
-  const handle = await page.waitForFunction(
-    (expected) => {
-      const { document } = globalThis as unknown as PageGlobals;
-      const text = document.querySelectorAll('.result-window .CodeMirror')[0]?.CodeMirror?.getValue() ?? '';
-      return text.includes(expected) ? text : false;
-    },
-    expected,
-    { timeout: 15_000 },
-  ).catch(async (error: Error) => {
-    const shown = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.result-window .CodeMirror')[0]?.CodeMirror?.getValue());
-    throw new Error(`${error.message}; GraphiQL shows: ${shown}`);
-  });
-  return JSON.parse((await handle.jsonValue()) as string);
-}
 
 describeInBrowser('GraphiQL at /graphiql, with no internet', () => {
   let platform: TestPlatform;
@@ -75,13 +38,13 @@ describeInBrowser('GraphiQL at /graphiql, with no internet', () => {
     await page.goto(platform.urls.gateway.replace('/graphql', '/graphiql'));
     await page.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror', { timeout: 20_000 });
 
-    const contacts = (await runAndRead(page, '"totalCount"')) as { data: { contacts: { totalCount: number } } };
+    const contacts = (await runInGraphiQL(page, '"totalCount"')) as { data: { contacts: { totalCount: number } } };
     expect(contacts.data.contacts.totalCount).toEqual(expect.any(Number));
 
-    await setEditor(page, '.graphiql-query-editor .CodeMirror', '{ posts(first: 5) { nodes { id content } } }');
-    await page.getByText('Headers', { exact: true }).click();
-    await setEditor(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror', JSON.stringify({ Authorization: `Bearer ${token}` }));
-    const posts = (await runAndRead(page, 'Seen in GraphiQL')) as { data: { posts: { nodes: Array<{ id: string; content: string }> } } };
+    const posts = (await runInGraphiQL(page, 'Seen in GraphiQL', {
+      query: '{ posts(first: 5) { nodes { id content } } }',
+      headers: { Authorization: `Bearer ${token}` },
+    })) as { data: { posts: { nodes: Array<{ id: string; content: string }> } } };
     expect(posts.data.posts.nodes).toContainEqual({ id: created.body.id, content: 'Seen in GraphiQL' });
 
     expect(elsewhere).toEqual([]);

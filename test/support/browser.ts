@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from '@jest/globals';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install -y chromium`; `.ci/run` installs it when missing). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -77,4 +77,55 @@ export async function serveBlankPage(): Promise<WebOrigin> {
     origin: `http://localhost:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The little of the page's DOM these tests touch (the project compiles without the DOM library). */
+interface CodeMirrorHost {
+  CodeMirror?: { getValue(): string; setValue(text: string): void };
+}
+type PageGlobals = { document: { querySelectorAll(selector: string): ArrayLike<CodeMirrorHost> } };
+
+/** Sets the text of the GraphiQL editor at `selector` through its CodeMirror instance (typing would fight its auto-closed brackets). */
+async function setEditor(page: Page, selector: string, text: string): Promise<void> {
+  await page.evaluate(
+    ({ selector, text }) => {
+      const { document } = globalThis as unknown as PageGlobals;
+      const editor = document.querySelectorAll(selector)[0];
+      if (!editor?.CodeMirror) throw new Error(`no editor at ${selector}`);
+      editor.CodeMirror.setValue(text);
+    },
+    { selector, text },
+  );
+}
+
+/** Runs the query in the editor and waits for GraphiQL to show an answer that contains `expected`. */
+async function runAndRead(page: Page, expected: string): Promise<unknown> {
+  await page.click('.graphiql-execute-button');
+  const handle = await page.waitForFunction(
+    (expected) => {
+      const { document } = globalThis as unknown as PageGlobals;
+      const text = document.querySelectorAll('.result-window .CodeMirror')[0]?.CodeMirror?.getValue() ?? '';
+      return text.includes(expected) ? text : false;
+    },
+    expected,
+    { timeout: 15_000 },
+  ).catch(async (error: Error) => {
+    const shown = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.result-window .CodeMirror')[0]?.CodeMirror?.getValue());
+    throw new Error(`${error.message}; GraphiQL shows: ${shown}`);
+  });
+  return JSON.parse((await handle.jsonValue()) as string);
+}
+
+/**
+ * Runs a query in GraphiQL as a person would: the query (when given) and the headers (when given, in
+ * the Headers tab) typed into its editors, then the Run button; answers what GraphiQL shows once that
+ * contains `expected`.
+ */
+export async function runInGraphiQL(page: Page, expected: string, input: { query?: string; headers?: Record<string, string> } = {}): Promise<unknown> {
+  if (input.query) await setEditor(page, '.graphiql-query-editor .CodeMirror', input.query);
+  if (input.headers) {
+    await page.getByText('Headers', { exact: true }).click();
+    await setEditor(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror', JSON.stringify(input.headers));
+  }
+  return runAndRead(page, expected);
 }
