@@ -17,6 +17,7 @@ void runMain('The platform', async (config, logger) => {
   const platform = await startPlatform(config, logger);
   const lines = [
     `gateway (GraphQL, Sandbox)  ${platform.gateway.url}`,
+    ...(config.isProduction ? [] : [`GraphiQL (works offline)    ${platform.gateway.url.replace(/\/graphql$/, '/graphiql')}`]),
     `social REST                 ${platform.rest.social.url}`,
     `surveys REST                ${platform.rest.surveys.url}`,
     `contacts REST               ${platform.rest.contacts.url}`,
