@@ -15,8 +15,14 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const dist = path.join(root, 'dist');
 /** Written after each successful build; a source newer than it means the build is stale. */
 const stamp = path.join(dist, '.build-stamp');
-/** What `tsc -p tsconfig.build.json` compiles, and its settings. */
-const SOURCES = ['lib', 'gateway', 'subgraphs', 'rest-adapters', 'scripts', 'bench', 'tsconfig.json', 'tsconfig.build.json'];
+/** What `tsc -p tsconfig.build.json` compiles (its `include`, else tsconfig.json's, less its `exclude`), and its settings. */
+function sourceEntries() {
+  const readConfig = (name) => JSON.parse(readFileSync(path.join(root, name), 'utf8'));
+  const buildConfig = readConfig('tsconfig.build.json');
+  const excluded = new Set(buildConfig.exclude ?? []);
+  const included = buildConfig.include ?? readConfig('tsconfig.json').include ?? [];
+  return [...included.filter((entry) => !excluded.has(entry)), 'tsconfig.json', 'tsconfig.build.json'];
+}
 
 function requireNode() {
   const wanted = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).engines?.node ?? '';
@@ -41,7 +47,7 @@ function newestSourceTime() {
       if (child.isDirectory() || child.name.endsWith('.ts')) visit(path.join(entry, child.name));
     }
   };
-  for (const source of SOURCES) visit(path.join(root, source));
+  for (const source of sourceEntries()) visit(path.join(root, source));
   return newest;
 }
 
