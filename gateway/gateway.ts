@@ -3,20 +3,25 @@ import path from 'node:path';
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Config } from '../lib/config.js';
+import { corsFor } from '../lib/cors.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
-import { httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
+import { compressAnswers } from '../lib/http-answers.js';
+import { assignRequestId, httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import type { RunningPart } from '../lib/service.js';
+import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
+
+/** Headers of Apollo's CSRF prevention, which a page sends to run a query by GET (a preflighted request). */
+const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
 
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
 export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
@@ -90,9 +95,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
     plugins: [
       ...(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
-      (config.isProduction
-        ? ApolloServerPluginLandingPageDisabled()
-        : ApolloServerPluginLandingPageLocalDefault({ embed: true })),
+      config.isProduction ? ApolloServerPluginLandingPageDisabled() : sandboxLandingPage<GatewayContext>(),
     ],
   });
   await apollo.start();
@@ -100,9 +103,13 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   let shuttingDown = false;
   const app = express();
   app.disable('x-powered-by');
+  app.use(assignRequestId, compressAnswers());
   addProbes(app, () => !shuttingDown);
+  const graphiql = config.isProduction ? undefined : graphiqlRouter(log);
+  if (graphiql) app.use(graphiql);
   app.use(
     '/graphql',
+    corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     expressMiddleware(apollo, {

@@ -80,6 +80,8 @@ const EnvSchema = z.object({
   MAGIC_FROM_EMAIL: z.string().default('no-reply@localhost'),
   MAGIC_LINK_BASE_URL: z.url().default('http://localhost:5173/auth/magic'),
   WEB_URL: z.url().default('http://localhost:5173'),
+  /** Browser origins allowed to call the gateway and the REST services with credentials; unset: WEB_URL's origin. */
+  CORS_ORIGINS: optionalText,
   ENCRYPTION_KEY: optionalText,
   CONTACTS_AUTH: z.enum(['open', 'required']).default('open'),
   /** Public base address of the social REST service, used in signed upload URLs and OAuth callbacks. */
@@ -122,6 +124,8 @@ export interface Config {
   /** Whether the surveys session cookie carries `Secure`: in production, and wherever it is served over HTTPS. */
   surveysCookieSecure: boolean;
   platforms: Record<string, PlatformCredentials>;
+  /** Origins (`scheme://host[:port]`) whose pages may call the gateway and the REST services with credentials. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -149,6 +153,27 @@ function readPlatforms(env: Record<string, string | undefined>): Record<string, 
   return platforms;
 }
 
+/**
+ * `CORS_ORIGINS` (or `WEB_URL`) as origins. Browsers send credentials, so `*` is refused: each
+ * origin is named, compared exactly with the `Origin` header a browser sends.
+ */
+function readCorsOrigins(list: string, problems: string[]): string[] {
+  const origins: string[] = [];
+  for (const item of list.split(',').map((entry) => entry.trim()).filter(Boolean)) {
+    if (item.includes('*')) {
+      problems.push(`CORS_ORIGINS: "${item}": wildcards are not allowed with credentials; name each origin`);
+      continue;
+    }
+    const url = URL.canParse(item) ? new URL(item) : undefined;
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.hash) {
+      problems.push(`CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], no path)`);
+      continue;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
+}
+
 /** Every environment variable the platform reads; deployment files (compose, Kubernetes) are checked against it. */
 export function settingNames(): string[] {
   const platformNames = KNOWN_PLATFORMS.flatMap((platform) => PLATFORM_SETTINGS.map((setting) => platformSetting(platform, setting)));
@@ -171,6 +196,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.ENCRYPTION_KEY && Buffer.from(env.ENCRYPTION_KEY, 'base64').length !== 32) {
     problems.push('ENCRYPTION_KEY must be 32 bytes, base64 encoded');
   }
+  const corsOrigins = readCorsOrigins(env.CORS_ORIGINS ?? new URL(env.WEB_URL).origin, problems);
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = path.resolve(env.DATA_DIR);
@@ -193,5 +219,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicUrls,
     surveysCookieSecure: env.NODE_ENV === 'production' || publicUrls.surveys.startsWith('https:'),
     platforms: readPlatforms(source),
+    corsOrigins,
   };
 }

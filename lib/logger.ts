@@ -21,13 +21,27 @@ export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.W
 }
 
 /**
- * The id of a request: the caller's `X-Request-Id` when it looks sane, else a new one. The same id
- * travels REST adapter -> gateway -> subgraph in that header, so one grep follows a request.
+ * The id of a request: the one `assignRequestId` gave it, else the caller's `X-Request-Id` when it
+ * looks sane, else a new one. The same id travels REST adapter -> gateway -> subgraph in that header,
+ * so one grep follows a request.
  */
 export function requestIdOf(req: IncomingMessage): string {
+  if (typeof req.id === 'string') return req.id;
   const incoming = req.headers[REQUEST_ID_HEADER];
   const value = Array.isArray(incoming) ? incoming[0] : incoming;
   return value && SAFE_REQUEST_ID.test(value) ? value : randomUUID();
+}
+
+/**
+ * First middleware of every server: settles the request's id once (given or made) and puts it on the
+ * answer, so every answer carries it (probes, preflights, 404s and errors too), and the log line, the
+ * calls to the gateway and subgraphs and any problem body all name that same id.
+ */
+export function assignRequestId(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  const id = requestIdOf(req);
+  req.id = id;
+  res.setHeader(REQUEST_ID_HEADER, id);
+  next();
 }
 
 /** pino-http middleware that logs one line per request, tagged with the request id. */

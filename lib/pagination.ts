@@ -20,13 +20,13 @@ export interface Slice<T> {
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
-@ObjectType()
+@ObjectType({ description: 'Where a page of a cursor connection stands in the whole list' })
 @Directive('@shareable')
 export class PageInfo {
-  @Field(() => Boolean) hasNextPage!: boolean;
-  @Field(() => Boolean) hasPreviousPage!: boolean;
-  @Field(() => String, { nullable: true }) startCursor!: string | null;
-  @Field(() => String, { nullable: true }) endCursor!: string | null;
+  @Field(() => Boolean, { description: 'True when items follow this page: ask again with `after: endCursor`' }) hasNextPage!: boolean;
+  @Field(() => Boolean, { description: 'True when items come before this page' }) hasPreviousPage!: boolean;
+  @Field(() => String, { nullable: true, description: 'Cursor of the first item of this page; null when the page is empty' }) startCursor!: string | null;
+  @Field(() => String, { nullable: true, description: 'Cursor of the last item of this page, to pass as `after` for the next page; null when the page is empty' }) endCursor!: string | null;
 }
 
 @ArgsType()
@@ -116,30 +116,30 @@ export function pageBody<T>(page: Page<T>): { data: T[]; page: number; limit: nu
 
 /** `XConnection` and `XEdge` object types for an item type. */
 export function ConnectionType<T extends object>(itemType: ClassType<T>, name: string) {
-  @ObjectType(`${name}Edge`)
+  @ObjectType(`${name}Edge`, { description: `One ${name} item of a connection, with its cursor` })
   class Edge {
-    @Field(() => String) cursor!: string;
-    @Field(() => itemType) node!: T;
+    @Field(() => String, { description: 'Opaque position of this item in the list: pass it as `after` to continue after it' }) cursor!: string;
+    @Field(() => itemType, { description: 'The item itself' }) node!: T;
   }
 
-  @ObjectType(`${name}Connection`)
+  @ObjectType(`${name}Connection`, { description: `A page of ${name} items as a cursor connection (\`first\`/\`after\`)` })
   class ConnectionClass implements Connection<T> {
-    @Field(() => [Edge]) edges!: Edge[];
-    @Field(() => [itemType]) nodes!: T[];
-    @Field(() => PageInfo) pageInfo!: PageInfo;
-    @Field(() => Int) totalCount!: number;
+    @Field(() => [Edge], { description: 'The items of this page, each with its cursor' }) edges!: Edge[];
+    @Field(() => [itemType], { description: 'The items of this page, without cursors' }) nodes!: T[];
+    @Field(() => PageInfo, { description: 'Whether more items come before or after this page, and its first and last cursors' }) pageInfo!: PageInfo;
+    @Field(() => Int, { description: 'How many items the whole list holds, over every page' }) totalCount!: number;
   }
   return ConnectionClass;
 }
 
 /** `XPage` object type (page number, size and total) for an item type. */
 export function PageType<T extends object>(itemType: ClassType<T>, name: string) {
-  @ObjectType(`${name}Page`)
+  @ObjectType(`${name}Page`, { description: `A numbered page of ${name} items (\`page\`/\`limit\`), as the REST lists answer` })
   class PageClass implements Page<T> {
-    @Field(() => [itemType]) items!: T[];
-    @Field(() => Int) page!: number;
-    @Field(() => Int) limit!: number;
-    @Field(() => Int) total!: number;
+    @Field(() => [itemType], { description: 'The items of this page' }) items!: T[];
+    @Field(() => Int, { description: 'Number of this page, from 1' }) page!: number;
+    @Field(() => Int, { description: 'Page size asked for (the last page may hold fewer items)' }) limit!: number;
+    @Field(() => Int, { description: 'How many items the whole list holds, over every page' }) total!: number;
   }
   return PageClass;
 }

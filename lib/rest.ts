@@ -14,9 +14,11 @@ import {
   type FieldProblem,
   type ProblemDetails,
 } from './errors.js';
+import { corsFor } from './cors.js';
 import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
-import { httpLogger, requestIdOf, type Logger } from './logger.js';
+import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
+import { assignRequestId, httpLogger, requestIdOf, type Logger } from './logger.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -28,6 +30,8 @@ export interface RestRoute {
   handler: (req: Request, res: Response) => Promise<void> | void;
   /** Middleware that runs before the handler (e.g. a multipart parser instead of JSON). */
   before?: RequestHandler[];
+  /** `Cache-Control` of the answer (a handler may still set its own); default `CACHE_CONTROL.personal`. */
+  cacheControl?: string;
 }
 
 /**
@@ -189,28 +193,27 @@ export function createRestApp(options: RestAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.use(assignRequestId, compressAnswers());
   addProbes(app, options.isReady ?? (() => true));
   app.use(httpLogger(logger, `${name}-rest`));
+  const methodsByPath = allowedMethodsByPath(routes);
+  for (const [routePath, methods] of methodsByPath) app.all(routePath, corsFor(config, methods));
   for (const router of options.routers ?? []) app.use(router);
   app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
 
-  const methodsByPath = new Map<string, Set<string>>();
   for (const route of routes) {
     app[route.method](route.path, ...(route.before ?? []), async (req: Request, res: Response, next: NextFunction) => {
       try {
+        res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
         await route.handler(req, res);
       } catch (error) {
         next(error);
       }
     });
-    const methods = methodsByPath.get(route.path) ?? new Set<string>();
-    methods.add(route.method.toUpperCase());
-    if (route.method === 'get') methods.add('HEAD');
-    methodsByPath.set(route.path, methods);
   }
   for (const [routePath, methods] of methodsByPath) {
     app.all(routePath, (req: Request, res: Response) => {
-      const allow = [...methods].join(', ');
+      const allow = methods.join(', ');
       sendProblem(res, problemFor(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not supported here; use ${allow}`, { instance: req.originalUrl }), { allow });
     });
   }
@@ -229,6 +232,17 @@ export function createRestApp(options: RestAppOptions): Express {
     sendProblem(res, problem, headers);
   });
   return app;
+}
+
+/** The methods each path of the table serves (HEAD with every GET), in the table's order. */
+function allowedMethodsByPath(routes: RestRoute[]): Map<string, string[]> {
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    const methods = methodsByPath.get(route.path) ?? [];
+    const added = route.method === 'get' ? ['GET', 'HEAD'] : [route.method.toUpperCase()];
+    methodsByPath.set(route.path, [...new Set([...methods, ...added])]);
+  }
+  return methodsByPath;
 }
 
 function toProblem(error: unknown, req: Request): { problem: ProblemDetails; headers: Record<string, string> } {
@@ -270,6 +284,7 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[], op
       method: 'get',
       path: '/api',
       summary: 'API metadata and available endpoints',
+      cacheControl: CACHE_CONTROL.public,
       handler: (_req, res) => {
         res.json({ name: service, version: '1.0.0', endpoints: describeRoutes(routes()) });
       },
@@ -280,6 +295,7 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[], op
       method: 'get',
       path: '/health',
       summary: 'API health status and timestamp',
+      cacheControl: CACHE_CONTROL.live,
       handler: (_req, res) => {
         res.json({ status: 'ok', service, timestamp: new Date().toISOString() });
       },

@@ -10,6 +10,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from './config.js';
+import { corsFor } from './cors.js';
 import { AppError, ErrorCode } from './errors.js';
 import { deriveKey, masterKey, randomToken, signPayload, verifyPayload } from './secrets.js';
 
@@ -311,9 +312,11 @@ export function contentDisposition(filename: string, kind: 'attachment' | 'inlin
  * mounted by each REST service that hands such URLs out. The PUT must carry the declared
  * content type and exactly the declared size, and never overwrites an object that exists.
  */
-export function storageRouter(storage: ObjectStorage): Router {
+export function storageRouter(storage: ObjectStorage, config: Pick<Config, 'corsOrigins'>): Router {
   const router = express.Router();
   if (!(storage instanceof FileStorage)) return router;
+  // A page uploads to and shows from its signed URLs directly, as it would with S3's (whose bucket has CORS rules of its own).
+  router.all('/storage/:token', corsFor(config, ['GET', 'HEAD', 'PUT']));
 
   router.put('/storage/:token', async (req: Request, res: Response) => {
     const grant = storage.verify(String(req.params.token), 'PUT');

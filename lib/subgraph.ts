@@ -7,16 +7,16 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
-import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
 import express from 'express';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { gql } from 'graphql-tag';
 import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
-import { httpLogger, type Logger } from './logger.js';
+import { assignRequestId, httpLogger, type Logger } from './logger.js';
 import type { Deps, RunningPart } from './service.js';
 import { applyShield, type RuleTree } from './shield.js';
 
@@ -24,6 +24,19 @@ const FEDERATION_LINK = `
   extend schema
     @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])
 `;
+
+/** Descriptions of the root types, which type-graphql has no option for; every subgraph gives the same ones. */
+const ROOT_TYPE_DESCRIPTIONS: Record<string, string> = {
+  Query: 'What can be read: contacts, posts, surveys and everything around them (each field says who may see what)',
+  Mutation: 'What can be changed: each mutation runs in one transaction, writes its audit event with it, and answers the changed object',
+};
+
+/** The schema with its root types described (the explorers show these first). */
+function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.ROOT_OBJECT]: (type) => new GraphQLObjectType({ ...type.toConfig(), description: type.description ?? ROOT_TYPE_DESCRIPTIONS[type.name] }),
+  });
+}
 
 export interface SubgraphDefinition {
   resolvers: NonEmptyArray<ClassType>;
@@ -42,13 +55,15 @@ export type EntityReferences<Context> = Record<string, { __resolveReference(refe
  * Returns the bare schema (for `npm run schema`) and the guarded one (served).
  */
 export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
-  const typeGraphQLSchema = await buildSchema({
-    resolvers: definition.resolvers,
-    orphanedTypes: definition.orphanedTypes,
-    skipCheck: true,
-    validate: { forbidUnknownValues: false },
-    emitSchemaFile: false,
-  });
+  const typeGraphQLSchema = describeRootTypes(
+    await buildSchema({
+      resolvers: definition.resolvers,
+      orphanedTypes: definition.orphanedTypes,
+      skipCheck: true,
+      validate: { forbidUnknownValues: false },
+      emitSchemaFile: false,
+    }),
+  );
   const resolvers = createResolversMap(typeGraphQLSchema) as GraphQLResolverMap<unknown>;
   for (const [typeName, reference] of Object.entries(definition.references ?? {})) {
     resolvers[typeName] = { ...(resolvers[typeName] as object), ...reference } as never;
@@ -79,6 +94,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
+  app.use(assignRequestId);
   let shuttingDown = false;
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { ConfigError, loadConfig, type Config } from '../lib/config.js';
 import { openDatabase } from '../lib/database.js';
 import { AppError } from '../lib/errors.js';
@@ -18,6 +19,8 @@ const USAGE = `usage:
 Scopes may also carry the brand reach: brand:* (the default) or brand:<id>.
 When the platform is running (GATEWAY_URL, or the gateway on GATEWAY_PORT), the key is made through its
 GraphQL API as that user; otherwise the social database is opened directly.`;
+
+exitWithHelpIfAsked(USAGE);
 
 const API_KEY_FIELDS = 'id name prefix scopes brandIds lastUsedAt revokedAt';
 
@@ -103,8 +106,13 @@ async function main(): Promise<void> {
     },
   });
   const command = positionals[0];
-  if (!values.sub || !['create', 'list', 'revoke'].includes(command ?? '')) {
+  if (!['create', 'list', 'revoke'].includes(command ?? '')) {
     console.error(USAGE);
+    process.exit(2);
+  }
+  if (!values.sub) {
+    // Keys are made, listed and revoked as their owner: the same rules as the GraphQL mutations.
+    console.error(`apikey ${command} needs --sub USER_ID, the user who owns the keys\n\n${USAGE}`);
     process.exit(2);
   }
   const config = loadConfig();

@@ -3,9 +3,15 @@
 // @swc/core, unrs-resolver, ...), and `npm ci` then refuses that lock as out of sync. This adds
 // the missing optional entries with the os/cpu their names declare, which is what a lock written
 // with the full registry holds; npm ci skips them on any other platform. Run after `npm install`.
+// The lock is written exactly as npm writes it (its own serializer, json-stringify-nice, with npm's
+// key order), so the next `npm install` finds nothing to reorder and leaves `git status` clean.
 import { readFileSync, writeFileSync } from 'node:fs';
+import stringify from 'json-stringify-nice';
 
-const file = new URL('../package-lock.json', import.meta.url);
+/** npm's key order for a lockfile (`swKeyOrder` in @npmcli/arborist); other keys follow in English locale order. */
+const NPM_LOCK_KEY_ORDER = ['name', 'version', 'lockfileVersion', 'resolved', 'integrity', 'requires', 'packages', 'dependencies'];
+
+const file = process.argv[2] ?? new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const packages = lock.packages;
 const OS = ['darwin', 'linux', 'win32', 'android', 'freebsd', 'openharmony', 'sunos', 'aix', 'netbsd', 'openbsd', 'wasm32'];
@@ -31,6 +37,5 @@ for (const [location, entry] of Object.entries(packages)) {
     added += 1;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
-writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(`package-lock.json: added ${added} optional platform entries`);
+writeFileSync(file, stringify(lock, NPM_LOCK_KEY_ORDER, 2));
+console.log(`${process.argv[2] ?? 'package-lock.json'}: added ${added} optional platform entries`);

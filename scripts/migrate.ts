@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { openDatabase, type DatabaseOptions } from '../lib/database.js';
+import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { runTask } from '../lib/main.js';
 import { contactsMigrations } from '../subgraphs/contacts/migrations/index.js';
 import { socialMigrations } from '../subgraphs/social/migrations/index.js';
@@ -11,6 +12,14 @@ const SERVICE_MIGRATIONS: Array<Pick<DatabaseOptions, 'service' | 'migrations'>>
   { service: 'surveys', migrations: surveysMigrations },
   { service: 'contacts', migrations: contactsMigrations },
 ];
+
+exitWithHelpIfAsked(`
+usage: npm run migrate      (node dist/scripts/migrate.js)
+
+Brings the database of every service (social, surveys, contacts) up to date and exits: 0 when done,
+1 naming the problem. The database is DATABASE_URL's PostgreSQL, or embedded PGlite under DATA_DIR.
+Safe beside running parts: they migrate on start too, under the same lock.
+`);
 
 /**
  * `npm run migrate` (`node dist/scripts/migrate.js`): brings every service's database up to date and

@@ -3,6 +3,7 @@ import { startGateway } from '../gateway/gateway.js';
 import type { Config } from '../lib/config.js';
 import { httpClient } from '../lib/graphql-client.js';
 import { Identity } from '../lib/identity.js';
+import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { runMain } from '../lib/main.js';
 import type { Deps, RunningPart } from '../lib/service.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
@@ -36,6 +37,13 @@ function gatewayClient(config: Config) {
   if (!config.env.GATEWAY_URL) throw new Error('GATEWAY_URL is required for a REST adapter running apart from the gateway');
   return httpClient(config.env.GATEWAY_URL);
 }
+
+exitWithHelpIfAsked(`
+usage: node dist/scripts/part.js <${Object.keys(PARTS).join('|')}>
+
+Runs one part of the platform in its own process, as docker-compose.yml and Kubernetes deploy them.
+The gateway finds the subgraphs through *_SUBGRAPH_URL; a REST service finds the gateway through GATEWAY_URL.
+`);
 
 const name = process.argv[2] ?? '';
 const startPart = PARTS[name];

@@ -2,8 +2,17 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { composeSupergraph } from '../gateway/supergraph.js';
+import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
+
+exitWithHelpIfAsked(`
+usage: npm run schema       (node dist/scripts/schema.js)
+
+Prints each subgraph's SDL from the code into schema/<subgraph>.graphql, composes them into
+schema/supergraph.graphql (and its copy deploy/kubernetes/base/supergraph.graphql). Run it after
+changing a subgraph's types: a test fails while the checked-in files and the code differ.
+`);
 
 const KUBERNETES_SUPERGRAPH = 'deploy/kubernetes/base/supergraph.graphql';
 

@@ -1,6 +1,16 @@
 import { parseArgs } from 'node:util';
+import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
 import { Identity } from '../lib/identity.js';
+
+const USAGE = `
+usage: npm run token -- --sub USER_ID [--scopes a,b] [--email E] [--expires 12h]
+
+Prints a bearer token signed by the development issuer (its key lives under DATA_DIR/identity), for
+Authorization: Bearer <token>. Without --scopes the token acts with every scope over the user's own
+data. With IDENTITY_JWKS_URL set, tokens come from that identity service instead.
+`;
+exitWithHelpIfAsked(USAGE);
 
 /** `npm run token -- --sub ID [--scopes a,b] [--email E] [--expires 12h]`: a bearer token from the development issuer. */
 async function main(): Promise<void> {
@@ -13,7 +23,7 @@ async function main(): Promise<void> {
     },
   });
   if (!values.sub) {
-    console.error('usage: npm run token -- --sub USER_ID [--scopes a,b] [--email E] [--expires 12h]');
+    console.error(USAGE.trim());
     process.exit(2);
   }
   const identity = await Identity.create(loadConfig());

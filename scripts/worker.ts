@@ -1,6 +1,15 @@
 import 'reflect-metadata';
+import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { runMain } from '../lib/main.js';
 import { startPublisherWorker } from '../subgraphs/social/index.js';
+
+exitWithHelpIfAsked(`
+usage: npm run worker       (node dist/scripts/worker.js)
+
+Runs the social publisher (scheduled posts, platform token renewal) as a process of its own, on the
+PostgreSQL of DATABASE_URL; start the API parts with PUBLISH_WORKER=off. Any number may run: a post
+is never published twice. SIGTERM stops it cleanly.
+`);
 
 /** `npm run worker`: the social publisher (and token renewal) as a process of its own. */
 void runMain('The publisher worker', async (config, logger) => {

@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/errors.js';
+import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 
@@ -26,6 +27,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline',
       summary: 'List available sales pipelines with their stages (page, limit)',
+      cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
         const { pipelinePage } = await run<{ pipelinePage: Page<Row> }>(
           'PipelinePage',
@@ -39,6 +41,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:pipelineId',
       summary: 'Pipeline details including its ordered stages',
+      cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
         const { pipeline } = await run<{ pipeline: Row | null }>('Pipeline', { id: req.params.pipelineId }, req);
         if (!pipeline) throw AppError.notFound('Pipeline');

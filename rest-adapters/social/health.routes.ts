@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, problemFor } from '../../lib/errors.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
+import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { sendProblem, type RestRoute, type RunOperation } from '../../lib/rest.js';
 
 interface HealthData {
@@ -17,6 +18,7 @@ export function healthRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/health',
       summary: 'Comprehensive health check (database, job queue, storage)',
+      cacheControl: CACHE_CONTROL.live,
       handler: async (req, res) => {
         const timestamp = new Date().toISOString();
         let health: HealthData['socialHealth'];

@@ -52,7 +52,7 @@ export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, opt
     logger: deps.logger,
     routes: socialRestRoutes(options.client, operations),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
-    routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config))],
+    routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config), deps.config)],
     isReady: () => ready.check(),
   });
   const server = await listen(app, options.port, deps.config.env.HOST);

@@ -37,7 +37,7 @@ export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, op
     logger: deps.logger,
     routes: surveysRestRoutes(options.client, { config, signInPerClient }),
     // The local file store's signed upload and download URLs point here (SURVEYS_PUBLIC_URL).
-    routers: [storageRouter(storage)],
+    routers: [storageRouter(storage, config)],
   });
   const server = await listen(app, options.port, config.env.HOST);
   return {

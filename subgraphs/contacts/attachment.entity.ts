@@ -7,19 +7,19 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 @ObjectType({ description: 'A file attached to a contact (metadata and storage reference; bytes travel outside GraphQL)' })
 export class Attachment {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the attachment' })
   id: string = randomUUID();
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The contact the file is attached to' })
   contactId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the file as it was uploaded' })
   filename!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Media type of the file, e.g. application/pdf' })
   contentType!: string;
 
   @Property({ type: 'integer' })
@@ -31,7 +31,7 @@ export class Attachment {
   storageKey!: string;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the file was attached' })
   createdAt: Date = new Date();
 }
 
@@ -46,9 +46,9 @@ export class AttachmentUploadSlot {
   @Field(() => Int, { description: 'Largest file accepted, in bytes' })
   maxBytes!: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Media type the stored file is recorded with' })
   contentType!: string;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'Until when the upload token may be recorded' })
   expiresAt!: Date;
 }

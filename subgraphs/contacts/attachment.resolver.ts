@@ -9,39 +9,39 @@ export const AttachmentPage = PageType(Attachment, 'Attachment');
 @Resolver(() => Attachment)
 export class AttachmentResolver {
   @Query(() => AttachmentConnection, { description: 'Attachments of a live contact, newest first' })
-  async attachments(@Arg('contactId', () => ID) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+  async attachments(@Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.attachments.list(contactId, window), window);
   }
 
   @Query(() => AttachmentPage, { description: 'The same list as numbered pages' })
-  async attachmentPage(@Arg('contactId', () => ID) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+  async attachmentPage(@Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.attachments.list(contactId, window), window);
   }
 
   @Query(() => Attachment, { nullable: true, description: 'An attachment of a live contact; null when unknown' })
-  attachment(@Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+  attachment(@Arg('id', () => ID, { description: 'The attachment' }) id: string, @Ctx() ctx: ContactsContext) {
     return ctx.attachments.find(id);
   }
 
   @Mutation(() => AttachmentUploadSlot, { description: 'Step 1 of an upload: checks the contact and reserves a storage key' })
   reserveAttachmentUpload(
-    @Arg('contactId', () => ID) contactId: string,
-    @Arg('filename', () => String) filename: string,
-    @Arg('contentType', () => String, { nullable: true }) contentType: string | null,
+    @Arg('contactId', () => ID, { description: 'The live contact to attach the file to' }) contactId: string,
+    @Arg('filename', () => String, { description: 'Name of the file' }) filename: string,
+    @Arg('contentType', () => String, { nullable: true, description: 'Media type of the file; default application/octet-stream' }) contentType: string | null,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.attachments.reserveUpload(contactId, filename, contentType);
   }
 
   @Mutation(() => Attachment, { description: 'Step 2 of an upload: records the stored bytes (deletes them when refused)' })
-  recordAttachment(@Arg('uploadToken', () => String) uploadToken: string, @Ctx() ctx: ContactsContext) {
+  recordAttachment(@Arg('uploadToken', () => String, { description: 'The uploadToken of reserveAttachmentUpload, once the bytes are stored' }) uploadToken: string, @Ctx() ctx: ContactsContext) {
     return ctx.attachments.record(uploadToken);
   }
 
   @Mutation(() => Attachment, { description: 'Removes the attachment and its bytes permanently' })
-  deleteAttachment(@Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+  deleteAttachment(@Arg('id', () => ID, { description: 'The attachment to remove' }) id: string, @Ctx() ctx: ContactsContext) {
     return ctx.attachments.delete(id);
   }
 }

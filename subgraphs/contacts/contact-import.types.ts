@@ -8,26 +8,26 @@ export class ImportRowError {
   @Field(() => String, { nullable: true, description: 'The CSV column at fault; null when the whole row is' })
   column!: string | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'What is wrong with the row or the value' })
   message!: string;
 }
 
 @ObjectType({ description: 'One batch of an import: written all together, or not at all' })
 export class ImportBatch {
-  @Field(() => Int) firstRow!: number;
-  @Field(() => Int) lastRow!: number;
-  @Field(() => Int) created!: number;
-  @Field(() => Int) updated!: number;
+  @Field(() => Int, { description: 'Row number of the first record of the batch (the header is row 1)' }) firstRow!: number;
+  @Field(() => Int, { description: 'Row number of the last record of the batch' }) lastRow!: number;
+  @Field(() => Int, { description: 'Contacts the batch created' }) created!: number;
+  @Field(() => Int, { description: 'Existing contacts the batch updated (matched by e-mail address)' }) updated!: number;
   @Field(() => Boolean, { description: 'False when the batch was rolled back (its rows are counted as skipped)' }) written!: boolean;
 }
 
 @ObjectType({ description: 'What an import did' })
 export class ImportResult {
   @Field(() => Int, { description: 'Data rows read' }) rows!: number;
-  @Field(() => Int) created!: number;
+  @Field(() => Int, { description: 'Contacts created' }) created!: number;
   @Field(() => Int, { description: 'Rows whose e-mail address matched a contact, which they updated' }) updated!: number;
-  @Field(() => Int) skipped!: number;
+  @Field(() => Int, { description: 'Rows left out: invalid, or in a batch that was rolled back' }) skipped!: number;
   @Field(() => [ImportRowError], { description: 'Row errors, the first 1000' }) errors!: ImportRowError[];
   @Field(() => Boolean, { description: 'True when there were more row errors than listed' }) errorsTruncated!: boolean;
-  @Field(() => [ImportBatch]) batches!: ImportBatch[];
+  @Field(() => [ImportBatch], { description: 'The batches the rows were written in, in file order' }) batches!: ImportBatch[];
 }

@@ -12,46 +12,46 @@ import { Directive, Field, ID, ObjectType } from 'type-graphql';
 @Directive('@key(fields: "id")')
 export class Contact {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the contact' })
   id: string = randomUUID();
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Given name; a contact needs a first name or an e-mail address' })
   firstName: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Family name' })
   lastName: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'E-mail address, unique among live contacts; imports match on it' })
   email: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Phone number, as entered' })
   phone: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Company the contact works for' })
   company: string | null = null;
 
   @Property({ type: 'text[]' })
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Free labels for grouping and search, e.g. vip' })
   tags: string[] = [];
 
   @Property({ type: 'boolean' })
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'True once soft deleted: the record stays but leaves every list' })
   deleted: boolean = false;
 
   @Property({ type: 'timestamptz', nullable: true })
   deletedAt: Date | null = null;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the contact was created' })
   createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the contact last changed' })
   updatedAt: Date = new Date();
 
   /**

@@ -7,33 +7,33 @@ const NAME_MAX = 200;
 /** Fields a client may set on a contact; create needs `firstName` or `email` (checked in the service). */
 @InputType({ description: 'Fields of a contact; on update, omitted fields stay as they are and null clears one' })
 export class ContactInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Given name; a new contact needs a first name or an e-mail address' })
   @IsOptional()
   @MaxLength(NAME_MAX)
   firstName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Family name' })
   @IsOptional()
   @MaxLength(NAME_MAX)
   lastName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'E-mail address, unique among live contacts' })
   @IsOptional()
   @IsEmail({}, { message: 'must be a valid e-mail address' })
   @MaxLength(320)
   email?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Phone number' })
   @IsOptional()
   @MaxLength(50)
   phone?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Company the contact works for' })
   @IsOptional()
   @MaxLength(NAME_MAX)
   company?: string | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Free labels; the list replaces the previous one' })
   @IsOptional()
   @ArrayMaxSize(50)
   @IsString({ each: true })

@@ -8,23 +8,23 @@ import type { ContactsContext } from './contacts.context.js';
 export const ContactConnection = ConnectionType(Contact, 'Contact');
 export const ContactPage = PageType(Contact, 'Contact');
 
-@ObjectType('ContactScrollEdge')
+@ObjectType('ContactScrollEdge', { description: 'One contact of a keyset walk, with its cursor' })
 class ContactScrollEdge {
-  @Field(() => String) cursor!: string;
-  @Field(() => Contact) node!: Contact;
+  @Field(() => String, { description: 'Position of this contact in the walk: pass it as `after` to continue after it' }) cursor!: string;
+  @Field(() => Contact, { description: 'The contact itself' }) node!: Contact;
 }
 
 @ObjectType({ description: 'A page of a keyset walk over every live contact (no total: counting would cost each page a scan)' })
 export class ContactScrollConnection {
-  @Field(() => [ContactScrollEdge]) edges!: ContactScrollEdge[];
-  @Field(() => [Contact]) nodes!: Contact[];
-  @Field(() => PageInfo) pageInfo!: PageInfo;
+  @Field(() => [ContactScrollEdge], { description: 'The contacts of this page, each with its cursor' }) edges!: ContactScrollEdge[];
+  @Field(() => [Contact], { description: 'The contacts of this page, without cursors' }) nodes!: Contact[];
+  @Field(() => PageInfo, { description: 'Whether more contacts follow, and the cursor to continue after' }) pageInfo!: PageInfo;
 }
 
 @Resolver(() => Contact)
 export class ContactResolver {
   @Query(() => Contact, { nullable: true, description: 'A live contact; null when unknown or deleted' })
-  contact(@Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+  contact(@Arg('id', () => ID, { description: 'The contact' }) id: string, @Ctx() ctx: ContactsContext) {
     return ctx.contacts.find(id);
   }
 
@@ -62,18 +62,18 @@ export class ContactResolver {
     return toPage(await ctx.contacts.list(window, args.search), window);
   }
 
-  @Mutation(() => Contact)
-  createContact(@Arg('input', () => ContactInput) input: ContactInput, @Ctx() ctx: ContactsContext) {
+  @Mutation(() => Contact, { description: 'Creates a contact (a first name or an e-mail address is required)' })
+  createContact(@Arg('input', () => ContactInput, { description: 'Fields of the new contact' }) input: ContactInput, @Ctx() ctx: ContactsContext) {
     return ctx.contacts.create(input);
   }
 
-  @Mutation(() => Contact)
-  updateContact(@Arg('id', () => ID) id: string, @Arg('input', () => ContactInput) input: ContactInput, @Ctx() ctx: ContactsContext) {
+  @Mutation(() => Contact, { description: 'Changes fields of a live contact' })
+  updateContact(@Arg('id', () => ID, { description: 'The contact to change' }) id: string, @Arg('input', () => ContactInput, { description: 'Fields to change; omitted ones stay, null clears one' }) input: ContactInput, @Ctx() ctx: ContactsContext) {
     return ctx.contacts.update(id, input);
   }
 
   @Mutation(() => Contact, { description: 'Soft delete: the record stays with deleted set, and leaves every list' })
-  deleteContact(@Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+  deleteContact(@Arg('id', () => ID, { description: 'The contact to delete' }) id: string, @Ctx() ctx: ContactsContext) {
     return ctx.contacts.softDelete(id);
   }
 }

@@ -7,22 +7,22 @@ import { Field, ID, ObjectType } from 'type-graphql';
 @ObjectType({ description: 'A note on a contact' })
 export class Note {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the note' })
   id: string = randomUUID();
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The contact the note is about' })
   contactId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Text of the note' })
   body!: string;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the note was written' })
   createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the note last changed' })
   updatedAt: Date = new Date();
 }

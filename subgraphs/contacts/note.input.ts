@@ -5,7 +5,7 @@ const NOTE_MAX_LENGTH = 20_000;
 
 @InputType({ description: 'The text of a note' })
 export class NoteInput {
-  @Field(() => String)
+  @Field(() => String, { description: 'Text of the note (required, not blank)' })
   @IsString()
   @MaxLength(NOTE_MAX_LENGTH)
   body!: string;

@@ -10,39 +10,39 @@ export const NotePage = PageType(Note, 'Note');
 @Resolver(() => Note)
 export class NoteResolver {
   @Query(() => NoteConnection, { description: 'Notes of a live contact, newest first' })
-  async notes(@Arg('contactId', () => ID) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+  async notes(@Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.notes.list(contactId, window), window);
   }
 
   @Query(() => NotePage, { description: 'The same list as numbered pages' })
-  async notePage(@Arg('contactId', () => ID) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+  async notePage(@Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.notes.list(contactId, window), window);
   }
 
   @Query(() => Note, { description: 'A note of the given contact; NOT_FOUND under any other contact' })
-  note(@Arg('contactId', () => ID) contactId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+  note(@Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string, @Arg('id', () => ID, { description: 'The note' }) id: string, @Ctx() ctx: ContactsContext) {
     return ctx.notes.get(contactId, id);
   }
 
-  @Mutation(() => Note)
-  createNote(@Arg('contactId', () => ID) contactId: string, @Arg('input', () => NoteInput) input: NoteInput, @Ctx() ctx: ContactsContext) {
+  @Mutation(() => Note, { description: 'Writes a note on a live contact' })
+  createNote(@Arg('contactId', () => ID, { description: 'The contact the note is about' }) contactId: string, @Arg('input', () => NoteInput, { description: 'Text of the note' }) input: NoteInput, @Ctx() ctx: ContactsContext) {
     return ctx.notes.create(contactId, input);
   }
 
-  @Mutation(() => Note)
+  @Mutation(() => Note, { description: 'Changes the text of a note' })
   updateNote(
-    @Arg('contactId', () => ID) contactId: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('input', () => NoteInput) input: NoteInput,
+    @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
+    @Arg('id', () => ID, { description: 'The note to change' }) id: string,
+    @Arg('input', () => NoteInput, { description: 'New text of the note' }) input: NoteInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.notes.update(contactId, id, input);
   }
 
   @Mutation(() => Note, { description: 'Removes the note permanently; answers it as it was' })
-  deleteNote(@Arg('contactId', () => ID) contactId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+  deleteNote(@Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string, @Arg('id', () => ID, { description: 'The note to remove' }) id: string, @Ctx() ctx: ContactsContext) {
     return ctx.notes.delete(contactId, id);
   }
 }

@@ -7,11 +7,11 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 @ObjectType({ description: 'A sales pipeline with ordered stages' })
 export class Pipeline {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the pipeline' })
   id: string = randomUUID();
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the pipeline' })
   name!: string;
 
   @Property({ type: 'boolean' })
@@ -19,7 +19,7 @@ export class Pipeline {
   isDefault: boolean = false;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the pipeline was created' })
   createdAt: Date = new Date();
 }
 
@@ -27,15 +27,15 @@ export class Pipeline {
 @ObjectType({ description: 'A stage of a pipeline' })
 export class Stage {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the stage' })
   id: string = randomUUID();
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The pipeline the stage belongs to' })
   pipelineId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the stage' })
   name!: string;
 
   @Property({ type: 'integer' })
@@ -64,15 +64,15 @@ export class ContactStage {
 @ObjectType({ description: 'A move of a contact from one stage to another' })
 export class StageMove {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the history entry' })
   id: string = randomUUID();
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The contact that moved' })
   contactId!: string;
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The pipeline of the stages' })
   pipelineId!: string;
 
   @Property({ type: 'uuid', nullable: true })
@@ -80,29 +80,29 @@ export class StageMove {
   fromStageId: string | null = null;
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The stage the contact moved to' })
   toStageId!: string;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the move happened' })
   movedAt!: Date;
 }
 
 @ObjectType({ description: 'Where a contact stands after a move' })
 export class StagePlacement {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The contact' })
   contactId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The pipeline the contact is placed in' })
   pipelineId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The stage the contact is in now' })
   stageId!: string;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The stage the contact was in before; null when it had none' })
   fromStageId!: string | null;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the contact entered its current stage' })
   movedAt!: Date;
 
   @Field(() => StageMove, { nullable: true, description: 'The history entry written; null when the contact already was in that stage' })

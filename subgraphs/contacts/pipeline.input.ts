@@ -4,12 +4,12 @@ import { ConnectionArgs } from '../../lib/pagination.js';
 
 @InputType({ description: 'A new pipeline and its stage names, in order' })
 export class PipelineInput {
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the pipeline' })
   @IsString()
   @MaxLength(100)
   name!: string;
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Names of its stages, in order (at least one)' })
   @ArrayMinSize(1)
   @ArrayMaxSize(30)
   @IsString({ each: true })
@@ -19,7 +19,7 @@ export class PipelineInput {
 
 @InputType({ description: 'Where to move a contact' })
 export class MoveInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The stage to move the contact to' })
   @IsString()
   stageId!: string;
 

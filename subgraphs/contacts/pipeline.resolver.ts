@@ -24,29 +24,29 @@ export class PipelineResolver {
     return toPage(await ctx.pipelines.list(window), window);
   }
 
-  @Query(() => Pipeline, { nullable: true })
-  pipeline(@Arg('id', () => ID) id: string, @Ctx() ctx: ContactsContext) {
+  @Query(() => Pipeline, { nullable: true, description: 'A pipeline with its stages; null when unknown' })
+  pipeline(@Arg('id', () => ID, { description: 'The pipeline' }) id: string, @Ctx() ctx: ContactsContext) {
     return ctx.pipelines.find(id);
   }
 
-  @Mutation(() => Pipeline)
-  createPipeline(@Arg('input', () => PipelineInput) input: PipelineInput, @Ctx() ctx: ContactsContext) {
+  @Mutation(() => Pipeline, { description: 'Creates a sales pipeline with its stages' })
+  createPipeline(@Arg('input', () => PipelineInput, { description: 'Name and stage names of the pipeline' }) input: PipelineInput, @Ctx() ctx: ContactsContext) {
     return ctx.pipelines.create(input);
   }
 
   @Mutation(() => StagePlacement, { description: 'Moves a contact to a stage and records the move in its history, in one transaction' })
-  moveContact(@Arg('contactId', () => ID) contactId: string, @Arg('input', () => MoveInput) input: MoveInput, @Ctx() ctx: ContactsContext) {
+  moveContact(@Arg('contactId', () => ID, { description: 'The live contact to move' }) contactId: string, @Arg('input', () => MoveInput, { description: 'The stage to move to (and its pipeline)' }) input: MoveInput, @Ctx() ctx: ContactsContext) {
     return ctx.pipelines.move(contactId, input);
   }
 
   @Query(() => StageMoveConnection, { description: 'Stage moves of a live contact, oldest first' })
-  async stageMoves(@Arg('contactId', () => ID) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+  async stageMoves(@Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.pipelines.history(contactId, window), window);
   }
 
   @Query(() => StageMovePage, { description: 'The same history as numbered pages' })
-  async stageMovePage(@Arg('contactId', () => ID) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+  async stageMovePage(@Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.pipelines.history(contactId, window), window);
   }

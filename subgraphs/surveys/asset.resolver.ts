@@ -7,14 +7,14 @@ import type { SurveysContext } from './surveys.context.js';
 @Resolver(() => SurveyAsset)
 export class SurveyAssetResolver {
   @Query(() => SurveyAsset, { nullable: true, description: 'An asset of a survey the signed-in surveyor may see' })
-  surveyAsset(@Arg('id', () => ID) id: string, @Ctx() ctx: SurveysContext) {
+  surveyAsset(@Arg('id', () => ID, { description: 'The asset' }) id: string, @Ctx() ctx: SurveysContext) {
     return ctx.assets.find(id);
   }
 
   @Mutation(() => SurveyAssetUpload, { description: 'Step one of an upload: records the asset and answers where to PUT its bytes' })
   presignSurveyAsset(
-    @Arg('surveyId', () => ID) surveyId: string,
-    @Arg('input', () => SurveyAssetPresignInput) input: SurveyAssetPresignInput,
+    @Arg('surveyId', () => ID, { description: 'The draft survey the asset is for' }) surveyId: string,
+    @Arg('input', () => SurveyAssetPresignInput, { description: 'Name, type and exact size of the file' }) input: SurveyAssetPresignInput,
     @Ctx() ctx: SurveysContext,
   ) {
     return ctx.assets.presign(surveyId, input);
@@ -22,8 +22,8 @@ export class SurveyAssetResolver {
 
   @Mutation(() => SurveyAsset, { description: 'Step two: checks the uploaded bytes (size, type, checksum) and attaches the asset' })
   commitSurveyAsset(
-    @Arg('surveyId', () => ID) surveyId: string,
-    @Arg('input', () => SurveyAssetCommitInput) input: SurveyAssetCommitInput,
+    @Arg('surveyId', () => ID, { description: 'The survey the asset was presigned for' }) surveyId: string,
+    @Arg('input', () => SurveyAssetCommitInput, { description: 'The asset to commit, and optionally its SHA-256' }) input: SurveyAssetCommitInput,
     @Ctx() ctx: SurveysContext,
   ) {
     return ctx.assets.commit(surveyId, input);

@@ -3,7 +3,7 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 
 @InputType({ description: 'The file a client is about to upload' })
 export class SurveyAssetPresignInput {
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the file' })
   @IsString()
   @MinLength(1, { message: 'filename must not be empty' })
   @MaxLength(255)
@@ -22,9 +22,9 @@ export class SurveyAssetPresignInput {
   size!: number;
 }
 
-@InputType()
+@InputType({ description: 'Which presigned asset to check and attach' })
 export class SurveyAssetCommitInput {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The assetId the presign answered' })
   @IsUUID('all', { message: 'assetId must be a UUID' })
   assetId!: string;
 
@@ -34,17 +34,17 @@ export class SurveyAssetCommitInput {
   sha256?: string | null;
 }
 
-@ObjectType()
+@ObjectType({ description: 'An HTTP header the upload must carry' })
 export class SurveyUploadHeader {
-  @Field(() => String) name!: string;
-  @Field(() => String) value!: string;
+  @Field(() => String, { description: 'Header name' }) name!: string;
+  @Field(() => String, { description: 'Header value' }) value!: string;
 }
 
 @ObjectType({ description: 'Where and how to send the bytes of a presigned asset' })
 export class SurveyAssetUpload {
-  @Field(() => ID) assetId!: string;
-  @Field(() => String) uploadUrl!: string;
-  @Field(() => String) method!: string;
+  @Field(() => ID, { description: 'Id of the new asset: commit it once the bytes are sent' }) assetId!: string;
+  @Field(() => String, { description: 'Signed URL to send the bytes to' }) uploadUrl!: string;
+  @Field(() => String, { description: 'HTTP method of the upload (PUT)' }) method!: string;
   @Field(() => [SurveyUploadHeader], { description: 'Headers the upload must carry' }) headers!: SurveyUploadHeader[];
-  @Field(() => Date) expiresAt!: Date;
+  @Field(() => Date, { description: 'Until when the upload URL works' }) expiresAt!: Date;
 }

@@ -10,7 +10,7 @@ export class SurveyExportResolver {
   }
 
   @Query(() => SurveyExport, { description: 'A survey as a document: html (printable), markdown, or whatsapp (a chat message)' })
-  surveyExport(@Arg('id', () => ID) id: string, @Arg('format', () => String, { nullable: true }) format: string | null, @Ctx() ctx: SurveysContext) {
+  surveyExport(@Arg('id', () => ID, { description: 'The survey to export' }) id: string, @Arg('format', () => String, { nullable: true, description: 'html (the default), markdown or whatsapp' }) format: string | null, @Ctx() ctx: SurveysContext) {
     return ctx.exports.export(id, format);
   }
 }

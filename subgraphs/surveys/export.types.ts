@@ -5,8 +5,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 @ObjectType({ description: 'A survey rendered as a document' })
 export class SurveyExport {
-  @Field(() => String) format!: string;
+  @Field(() => String, { description: 'The format rendered: html, markdown or whatsapp' }) format!: string;
   @Field(() => String, { description: 'Content-Type of the body, with its charset' }) contentType!: string;
   @Field(() => String, { description: 'A file name for saving the document' }) filename!: string;
-  @Field(() => String) body!: string;
+  @Field(() => String, { description: 'The document itself' }) body!: string;
 }

@@ -9,26 +9,30 @@ export enum AssetStatus {
   committed = 'committed',
 }
 
-registerEnumType(AssetStatus, { name: 'SurveyAssetStatus' });
+registerEnumType(AssetStatus, {
+  name: 'SurveyAssetStatus',
+  description: "Whether an asset's upload has been checked and attached",
+  valuesConfig: { pending: { description: 'Presigned: the bytes may be on their way, unchecked' }, committed: { description: 'Checked (size, type, checksum) and attached to its survey' } },
+});
 
 /** A photo or PDF of a survey, uploaded in two steps: presign, then commit. */
 @Entity({ tableName: 'survey_asset' })
 @ObjectType({ description: 'A photo or document attached to a survey' })
 export class SurveyAsset {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the asset' })
   id: string = randomUUID();
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The survey the asset belongs to' })
   surveyId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the file' })
   filename!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Media type of the file: an image type or application/pdf' })
   contentType!: string;
 
   @Property({ type: 'integer' })
@@ -43,17 +47,17 @@ export class SurveyAsset {
   storageKey!: string;
 
   @Property({ type: 'text' })
-  @Field(() => AssetStatus)
+  @Field(() => AssetStatus, { description: 'Whether the upload has been checked and attached' })
   status: AssetStatus = AssetStatus.pending;
 
   @Property({ type: 'timestamptz' })
   uploadExpiresAt!: Date;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the upload was presigned' })
   createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the asset was committed; null while pending' })
   committedAt: Date | null = null;
 }

@@ -22,7 +22,7 @@ registerEnumType(SurveyStatus, {
 @Directive('@key(fields: "id")')
 export class Survey {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the survey' })
   id: string = randomUUID();
 
   @Property({ type: 'text' })
@@ -30,19 +30,19 @@ export class Survey {
   ownerEmail!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the venue surveyed' })
   venueName!: string;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Address of the venue' })
   address: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Name of the person to contact at the venue' })
   contactName: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Phone number of that person' })
   contactPhone: string | null = null;
 
   @Property({ type: 'integer', nullable: true })
@@ -54,7 +54,7 @@ export class Survey {
   amenities: string[] = [];
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Free notes of the surveyor' })
   notes: string | null = null;
 
   @Property({ type: 'uuid', nullable: true })
@@ -62,18 +62,18 @@ export class Survey {
   contactId: string | null = null;
 
   @Property({ type: 'text' })
-  @Field(() => SurveyStatus)
+  @Field(() => SurveyStatus, { description: 'Draft (editable) or submitted (frozen)' })
   status: SurveyStatus = SurveyStatus.draft;
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the survey was submitted; null while a draft' })
   submittedAt: Date | null = null;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the survey was started' })
   createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the survey last changed' })
   updatedAt: Date = new Date();
 }

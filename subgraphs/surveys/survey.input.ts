@@ -8,45 +8,45 @@ const TEXT_MAX = 300;
 /** Fields a surveyor may set; on update, omitted fields stay as they are and null clears one. Create needs `venueName`. */
 @InputType({ description: 'Fields of a survey; on update, omitted fields stay as they are and null clears one' })
 export class SurveyInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Name of the venue (required on create)' })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT_MAX)
   venueName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Address of the venue' })
   @IsOptional()
   @IsString()
   @MaxLength(1000)
   address?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Name of the person to contact at the venue' })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT_MAX)
   contactName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Phone number of that person' })
   @IsOptional()
   @IsString()
   @MaxLength(50)
   contactPhone?: string | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'How many guests the venue holds (0 or more)' })
   @IsOptional()
   @IsInt()
   @Min(0, { message: 'capacity must not be negative' })
   @Max(1_000_000)
   capacity?: number | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Amenities the venue offers; the list replaces the previous one' })
   @IsOptional()
   @ArrayMaxSize(100)
   @IsString({ each: true })
   @MaxLength(100, { each: true })
   amenities?: string[] | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Free notes' })
   @IsOptional()
   @IsString()
   @MaxLength(20_000)

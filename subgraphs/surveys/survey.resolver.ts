@@ -12,7 +12,7 @@ export const SurveyPage = PageType(Survey, 'Survey');
 @Resolver(() => Survey)
 export class SurveyResolver {
   @Query(() => Survey, { nullable: true, description: 'A survey the signed-in surveyor may see; null when unknown or not theirs' })
-  survey(@Arg('id', () => ID) id: string, @Ctx() ctx: SurveysContext) {
+  survey(@Arg('id', () => ID, { description: 'The survey' }) id: string, @Ctx() ctx: SurveysContext) {
     return ctx.surveys.find(id);
   }
 
@@ -29,17 +29,17 @@ export class SurveyResolver {
   }
 
   @Mutation(() => Survey, { description: 'Starts a draft survey owned by the signed-in surveyor; venueName is required' })
-  createSurvey(@Arg('input', () => SurveyInput) input: SurveyInput, @Ctx() ctx: SurveysContext) {
+  createSurvey(@Arg('input', () => SurveyInput, { description: 'Fields of the new survey' }) input: SurveyInput, @Ctx() ctx: SurveysContext) {
     return ctx.surveys.create(input);
   }
 
   @Mutation(() => Survey, { description: 'Changes a draft; a submitted survey is a CONFLICT' })
-  updateSurvey(@Arg('id', () => ID) id: string, @Arg('input', () => SurveyInput) input: SurveyInput, @Ctx() ctx: SurveysContext) {
+  updateSurvey(@Arg('id', () => ID, { description: 'The draft to change' }) id: string, @Arg('input', () => SurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' }) input: SurveyInput, @Ctx() ctx: SurveysContext) {
     return ctx.surveys.update(id, input);
   }
 
   @Mutation(() => Survey, { description: 'Submits a draft once its required fields are filled; it cannot change afterwards' })
-  submitSurvey(@Arg('id', () => ID) id: string, @Ctx() ctx: SurveysContext) {
+  submitSurvey(@Arg('id', () => ID, { description: 'The draft to submit' }) id: string, @Ctx() ctx: SurveysContext) {
     return ctx.surveys.submit(id);
   }
 

@@ -64,4 +64,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ STORAGE_URL: 's3://bucket' })).toThrow(/S3_ACCESS_KEY_ID/);
     expect(() => loadConfig({ ENCRYPTION_KEY: 'short' })).toThrow(/ENCRYPTION_KEY/);
   });
+
+  it('allows WEB_URL\'s origin by default and named origins from CORS_ORIGINS, never a wildcard', () => {
+    expect(loadConfig({}).corsOrigins).toEqual(['http://localhost:5173']);
+    expect(loadConfig({ WEB_URL: 'https://app.example.com/welcome' }).corsOrigins).toEqual(['https://app.example.com']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com/, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(() => loadConfig({ CORS_ORIGINS: '*' })).toThrow(/CORS_ORIGINS: "\*": wildcards are not allowed/);
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://*.example.com' })).toThrow(/wildcards/);
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example.com/path' })).toThrow(/is not an origin/);
+    expect(() => loadConfig({ CORS_ORIGINS: 'app.example.com' })).toThrow(/is not an origin/);
+  });
 });

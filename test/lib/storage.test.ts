@@ -25,7 +25,7 @@ async function fileBackend(): Promise<Backend> {
   const dataDir = path.join(root, 'file');
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const storage = createStorage(config);
-  const app = createRestApp({ name: 'storage-test', config, logger: createLogger(config), routes: [], routers: [storageRouter(storage)] });
+  const app = createRestApp({ name: 'storage-test', config, logger: createLogger(config), routes: [], routers: [storageRouter(storage, config)] });
   const server: RunningServer = await listen(app, 0, '127.0.0.1');
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [entry.name]));

@@ -10,14 +10,14 @@ import { Field, ID, ObjectType } from 'type-graphql';
 @ObjectType({ description: 'An API key (the key itself is shown only once, when it is made)' })
 export class ApiKey {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the key record (not the key: that was shown once, when it was made)' })
   id: string = randomUUID();
 
   @Property({ type: 'text' })
   ownerId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'A name the owner gave the key, to tell keys apart' })
   name!: string;
 
   @Property({ type: 'text' })
@@ -25,11 +25,11 @@ export class ApiKey {
 
   /** The first characters of the key, so a person can tell their keys apart. */
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'The first characters of the key, to recognise it without revealing it' })
   prefix!: string;
 
   @Property({ type: 'text[]' })
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Scopes the key carries (a subset of the 14), e.g. posts.read' })
   scopes: string[] = [];
 
   /** Brands the key reaches; null is `brand:*` (every brand of the owner). */
@@ -38,14 +38,14 @@ export class ApiKey {
   brandIds: string[] | null = null;
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When a request last came with this key; null when never' })
   lastUsedAt: Date | null = null;
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the key was revoked; null while it works' })
   revokedAt: Date | null = null;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the key was made' })
   createdAt: Date = new Date();
 }

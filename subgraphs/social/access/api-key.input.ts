@@ -4,7 +4,7 @@ import { ApiKey } from './api-key.entity.js';
 
 @InputType({ description: 'A new API key: its scopes (a subset of the 14) and the brands it reaches' })
 export class CreateApiKeyInput {
-  @Field(() => String)
+  @Field(() => String, { description: 'A name to tell the key apart from your other keys' })
   @IsString()
   @MaxLength(200)
   name!: string;
@@ -22,6 +22,6 @@ export class CreateApiKeyInput {
 
 @ObjectType({ description: 'A new API key: `key` is shown this once and never again' })
 export class CreatedApiKey {
-  @Field(() => String) key!: string;
-  @Field(() => ApiKey) apiKey!: ApiKey;
+  @Field(() => String, { description: 'The API key itself, to send as X-API-Key: store it now, it is never shown again' }) key!: string;
+  @Field(() => ApiKey, { description: 'The key record, as apiKeys lists it' }) apiKey!: ApiKey;
 }

@@ -8,14 +8,14 @@ import { Directive, Field, ID, ObjectType } from 'type-graphql';
 @Directive('@key(fields: "id")')
 export class Brand {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the brand' })
   id: string = randomUUID();
 
   @Property({ type: 'text' })
   ownerId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the brand' })
   name!: string;
 
   /** IANA zone the brand plans its days in (settings). */
@@ -27,10 +27,10 @@ export class Brand {
   defaultPostingTimes: string[] = [];
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the brand was created' })
   createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the brand last changed' })
   updatedAt: Date = new Date();
 }

@@ -3,7 +3,7 @@ import { Field, ID, InputType, ObjectType } from 'type-graphql';
 
 @InputType({ description: 'A new brand' })
 export class BrandInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Name of the new brand (required)' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -33,8 +33,8 @@ export class BrandSettingsInput {
 
 @ObjectType({ description: 'Settings of one brand' })
 export class BrandSettings {
-  @Field(() => ID) brandId!: string;
+  @Field(() => ID, { description: 'The brand these settings belong to' }) brandId!: string;
   @Field(() => String, { description: 'IANA time zone' }) timezone!: string;
   @Field(() => [String], { description: 'Local times of day (HH:MM) the brand usually posts at' }) defaultPostingTimes!: string[];
-  @Field(() => Date) updatedAt!: Date;
+  @Field(() => Date, { description: 'When the settings last changed' }) updatedAt!: Date;
 }

@@ -21,19 +21,19 @@ export class BrandResolver {
     return toPage(await ctx.brands.list(window), window);
   }
 
-  @Mutation(() => Brand)
-  createBrand(@Arg('input', () => BrandInput) input: BrandInput, @Ctx() ctx: AccessContext) {
+  @Mutation(() => Brand, { description: 'Creates a brand owned by the caller' })
+  createBrand(@Arg('input', () => BrandInput, { description: 'Name and time zone of the brand' }) input: BrandInput, @Ctx() ctx: AccessContext) {
     return ctx.brands.create(input);
   }
 
   @Query(() => BrandSettings, { nullable: true, description: 'Time zone and default posting times of a brand; null when unknown' })
-  async brandSettings(@Arg('brandId', () => ID) brandId: string, @Ctx() ctx: AccessContext) {
+  async brandSettings(@Arg('brandId', () => ID, { description: 'The brand' }) brandId: string, @Ctx() ctx: AccessContext) {
     const brand = await ctx.brands.find(brandId);
     return brand ? ctx.brands.settingsOf(brand) : null;
   }
 
-  @Mutation(() => BrandSettings)
-  updateBrandSettings(@Arg('brandId', () => ID) brandId: string, @Arg('input', () => BrandSettingsInput) input: BrandSettingsInput, @Ctx() ctx: AccessContext) {
+  @Mutation(() => BrandSettings, { description: 'Changes the time zone or default posting times of a brand' })
+  updateBrandSettings(@Arg('brandId', () => ID, { description: 'The brand to change' }) brandId: string, @Arg('input', () => BrandSettingsInput, { description: 'Settings to change; omitted ones stay' }) input: BrandSettingsInput, @Ctx() ctx: AccessContext) {
     return ctx.brands.updateSettings(brandId, input);
   }
 }

@@ -7,13 +7,13 @@ export class CampaignInput {
   @IsOptional()
   brandId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Name of the campaign (required on create)' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   name?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What the campaign is about; null clears it' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)

@@ -24,12 +24,12 @@ export enum ActorType {
   system = 'system',
 }
 
-registerEnumType(ContentEventType, { name: 'ContentEventType' });
+registerEnumType(ContentEventType, { name: 'ContentEventType', description: 'What an audit event records: a change by someone, or a step of publishing' });
 registerEnumType(ActorType, { name: 'ActorType', description: 'Who made a change: a signed-in user, an API key, or the platform itself' });
 
 @ObjectType({ description: 'Who made a change' })
 export class Actor {
-  @Field(() => ActorType) type!: ActorType;
+  @Field(() => ActorType, { description: 'What kind of actor: a user, an API key, or the platform itself' }) type!: ActorType;
   @Field(() => String, { description: 'User id, API key id, or the name of the platform part' }) id!: string;
 }
 
@@ -42,7 +42,7 @@ export class Actor {
 @ObjectType({ description: 'An audit event of the content operations log' })
 export class ContentEvent {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the event' })
   id: string = randomUUID();
 
   @Property({ type: 'bigint', autoincrement: true, persist: false, nullable: true })
@@ -52,7 +52,7 @@ export class ContentEvent {
   ownerId!: string;
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The brand of the content item' })
   brandId!: string;
 
   @Property({ type: 'uuid' })
@@ -60,7 +60,7 @@ export class ContentEvent {
   contentId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => ContentEventType)
+  @Field(() => ContentEventType, { description: 'What happened' })
   type!: ContentEventType;
 
   @Property({ type: 'text' })
@@ -70,14 +70,14 @@ export class ContentEvent {
   actorId!: string;
 
   @Property({ type: 'jsonb', nullable: true })
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The fields that changed, as they were before; null when nothing existed before' })
   before: Record<string, unknown> | null = null;
 
   @Property({ type: 'jsonb', nullable: true })
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The fields that changed, as they are after; null when the item was deleted' })
   after: Record<string, unknown> | null = null;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it happened (in the same transaction as the change)' })
   occurredAt: Date = new Date();
 }

@@ -24,7 +24,7 @@ export class ContentEventResolver {
     };
   }
 
-  @FieldResolver(() => Actor)
+  @FieldResolver(() => Actor, { description: 'Who made the change' })
   actor(@Root() event: ContentEvent): Actor {
     return { type: event.actorType, id: event.actorId };
   }

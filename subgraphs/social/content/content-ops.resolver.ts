@@ -7,7 +7,7 @@ import { PostConnection, QueuePage, SuggestionConnection } from './post.types.js
 
 @ArgsType()
 class SuggestionArgs extends ConnectionArgs {
-  @Field(() => ID, { nullable: true }) brandId?: string;
+  @Field(() => ID, { nullable: true, description: 'Only suggestions of this brand' }) brandId?: string;
 }
 
 /** The content operations surface: the queue, suggestions and the actions on one item (a post). */
@@ -32,32 +32,32 @@ export class ContentOpsResolver {
   }
 
   @Query(() => Post, { nullable: true, description: 'One content item with its events and publish attempts' })
-  contentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+  contentItem(@Arg('id', () => ID, { description: 'The content item (post)' }) id: string, @Ctx() ctx: ContentContext) {
     return ctx.posts.find(id);
   }
 
   @Mutation(() => Post, { description: 'Edits a draft or suggestion draft' })
-  editContentItem(@Arg('id', () => ID) id: string, @Arg('input', () => ContentEditInput) input: ContentEditInput, @Ctx() ctx: ContentContext) {
+  editContentItem(@Arg('id', () => ID, { description: 'The draft or suggestion draft to edit' }) id: string, @Arg('input', () => ContentEditInput, { description: 'Fields to change; omitted ones stay' }) input: ContentEditInput, @Ctx() ctx: ContentContext) {
     return ctx.posts.edit(id, input);
   }
 
   @Mutation(() => Post, { description: 'Approves a suggestion draft: queued when it has a time, else a draft' })
-  approveContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+  approveContentItem(@Arg('id', () => ID, { description: 'The suggestion draft to approve' }) id: string, @Ctx() ctx: ContentContext) {
     return ctx.posts.approve(id);
   }
 
   @Mutation(() => Post, { description: 'Rejects a suggestion draft' })
-  rejectContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+  rejectContentItem(@Arg('id', () => ID, { description: 'The suggestion draft to reject' }) id: string, @Ctx() ctx: ContentContext) {
     return ctx.posts.reject(id);
   }
 
   @Mutation(() => Post, { description: 'Moves a queued or failed item to a new future time' })
-  rescheduleContentItem(@Arg('id', () => ID) id: string, @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' }) scheduledAt: string | null, @Ctx() ctx: ContentContext) {
+  rescheduleContentItem(@Arg('id', () => ID, { description: 'The queued or failed item to move' }) id: string, @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' }) scheduledAt: string | null, @Ctx() ctx: ContentContext) {
     return ctx.posts.reschedule(id, scheduledAt);
   }
 
   @Mutation(() => Post, { description: 'Queues a failed item again, due now' })
-  retryContentItem(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+  retryContentItem(@Arg('id', () => ID, { description: 'The failed item to queue again' }) id: string, @Ctx() ctx: ContentContext) {
     return ctx.posts.retry(id);
   }
 }

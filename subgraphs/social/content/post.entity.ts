@@ -29,50 +29,50 @@ registerEnumType(PostStatus, { name: 'PostStatus', description: 'State of a post
 @Directive('@key(fields: "id")')
 export class Post {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the post' })
   id: string = randomUUID();
 
   @Property({ type: 'text' })
   ownerId!: string;
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The brand the post belongs to' })
   brandId!: string;
 
   @Property({ type: 'uuid', nullable: true })
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The campaign the post is in; null when in none' })
   campaignId: string | null = null;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'Text of the post' })
   content!: string;
 
   @Property({ type: 'text[]' })
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Platforms the post goes to, e.g. mastodon, x' })
   platforms: string[] = [];
 
   @Property({ type: 'text[]' })
-  @Field(() => [ID])
+  @Field(() => [ID], { description: 'Media files attached to the post' })
   mediaIds: string[] = [];
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the post is to be published; null when not scheduled' })
   scheduledAt: Date | null = null;
 
   @Property({ type: 'text' })
-  @Field(() => PostStatus)
+  @Field(() => PostStatus, { description: 'Where the post stands in its publishing life' })
   status: PostStatus = PostStatus.draft;
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the post went out; null until published' })
   publishedAt: Date | null = null;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the post was created' })
   createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the post last changed' })
   updatedAt: Date = new Date();
 }
 

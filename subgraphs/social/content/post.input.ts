@@ -16,7 +16,7 @@ export class PostInput {
   @IsOptional()
   brandId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Text of the post (required on create)' })
   @IsOptional()
   @IsString()
   @MaxLength(CONTENT_MAX)
@@ -27,7 +27,7 @@ export class PostInput {
   @ArrayMaxSize(20)
   platforms?: string[] | null;
 
-  @Field(() => [ID], { nullable: true })
+  @Field(() => [ID], { nullable: true, description: 'Media files to attach (ids of ready media of the same owner)' })
   @IsOptional()
   @ArrayMaxSize(20)
   mediaIds?: string[] | null;
@@ -36,11 +36,11 @@ export class PostInput {
   @IsOptional()
   scheduledAt?: string | null;
 
-  @Field(() => PostStatus, { nullable: true })
+  @Field(() => PostStatus, { nullable: true, description: 'On create: draft (the default) or suggested; a post with scheduledAt and no status is queued' })
   @IsOptional()
   status?: PostStatus | null;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'A campaign of the same brand to put the post in' })
   @IsOptional()
   campaignId?: string | null;
 }
@@ -48,18 +48,18 @@ export class PostInput {
 /** What PATCH of a content item may change: the words, targets, media and time of a draft. */
 @InputType({ description: 'Edit of a draft or suggestion draft; omitted fields stay as they are' })
 export class ContentEditInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'New text of the post' })
   @IsOptional()
   @IsString()
   @MaxLength(CONTENT_MAX)
   content?: string | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'New target platforms, e.g. mastodon, x' })
   @IsOptional()
   @ArrayMaxSize(20)
   platforms?: string[] | null;
 
-  @Field(() => [ID], { nullable: true })
+  @Field(() => [ID], { nullable: true, description: 'New list of media files (ids of ready media of the same owner)' })
   @IsOptional()
   @ArrayMaxSize(20)
   mediaIds?: string[] | null;
@@ -71,25 +71,25 @@ export class ContentEditInput {
 
 @ArgsType()
 export class PostPageArgs extends PageArgs {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Only posts of this brand' })
   brandId?: string;
 
-  @Field(() => PostStatus, { nullable: true })
+  @Field(() => PostStatus, { nullable: true, description: 'Only posts in this state' })
   status?: PostStatus;
 }
 
 @ArgsType()
 export class PostConnectionArgs extends ConnectionArgs {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Only posts of this brand' })
   brandId?: string;
 
-  @Field(() => PostStatus, { nullable: true })
+  @Field(() => PostStatus, { nullable: true, description: 'Only posts in this state' })
   status?: PostStatus;
 }
 
 @ArgsType()
 export class QueuePageArgs extends PageArgs {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Only items of this brand' })
   brandId?: string;
 
   @Field(() => [PostStatus], { nullable: true, description: 'Default: queued, publishing and failed' })
@@ -98,7 +98,7 @@ export class QueuePageArgs extends PageArgs {
 
 @ArgsType()
 export class QueueConnectionArgs extends ConnectionArgs {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Only items of this brand' })
   brandId?: string;
 
   @Field(() => [PostStatus], { nullable: true, description: 'Default: queued, publishing and failed' })

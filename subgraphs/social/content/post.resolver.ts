@@ -10,7 +10,7 @@ import { PostConnection, PostPage } from './post.types.js';
 @Resolver(() => Post)
 export class PostResolver {
   @Query(() => Post, { nullable: true, description: 'One of your posts; null when unknown or out of reach' })
-  post(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+  post(@Arg('id', () => ID, { description: 'The post' }) id: string, @Ctx() ctx: ContentContext) {
     return ctx.posts.find(id);
   }
 
@@ -26,18 +26,18 @@ export class PostResolver {
     return toPage(await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }), window);
   }
 
-  @Mutation(() => Post)
-  createPost(@Arg('input', () => PostInput) input: PostInput, @Ctx() ctx: ContentContext) {
+  @Mutation(() => Post, { description: 'Creates a post: a draft, a suggestion, or queued when it has scheduledAt' })
+  createPost(@Arg('input', () => PostInput, { description: 'Fields of the new post' }) input: PostInput, @Ctx() ctx: ContentContext) {
     return ctx.posts.create(input);
   }
 
-  @Mutation(() => Post)
-  updatePost(@Arg('id', () => ID) id: string, @Arg('input', () => PostInput) input: PostInput, @Ctx() ctx: ContentContext) {
+  @Mutation(() => Post, { description: 'Changes a post that has not gone out yet' })
+  updatePost(@Arg('id', () => ID, { description: 'The post to change' }) id: string, @Arg('input', () => PostInput, { description: 'Fields to change; omitted ones stay' }) input: PostInput, @Ctx() ctx: ContentContext) {
     return ctx.posts.update(id, input);
   }
 
   @Mutation(() => ID, { description: 'Deletes the post and answers its id; its audit events stay' })
-  async deletePost(@Arg('id', () => ID) id: string, @Ctx() ctx: ContentContext) {
+  async deletePost(@Arg('id', () => ID, { description: 'The post to delete' }) id: string, @Ctx() ctx: ContentContext) {
     await ctx.posts.delete(id);
     return id;
   }
@@ -47,7 +47,7 @@ export class PostResolver {
     return post.id;
   }
 
-  @FieldResolver(() => Brand, { nullable: true })
+  @FieldResolver(() => Brand, { nullable: true, description: "The brand of the post; null when out of the caller's reach" })
   brand(@Root() post: Post, @Ctx() ctx: ContentContext) {
     return ctx.brandById.load(post.brandId);
   }

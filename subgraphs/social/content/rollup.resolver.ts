@@ -7,7 +7,7 @@ class DailyArgs {
   @Field(() => String, { nullable: true, description: 'First day, YYYY-MM-DD (default: six days before `to`)' }) from?: string;
   @Field(() => String, { nullable: true, description: 'Last day, YYYY-MM-DD, included (default: today)' }) to?: string;
   @Field(() => String, { nullable: true, description: 'IANA time zone of the days (default UTC)' }) timezone?: string;
-  @Field(() => ID, { nullable: true }) brandId?: string;
+  @Field(() => ID, { nullable: true, description: 'Only posts of this brand (default: every brand in reach)' }) brandId?: string;
 }
 
 @Resolver()

@@ -8,15 +8,15 @@ export interface HealthCheck {
 
 @ObjectType({ description: 'Result of one health check' })
 export class HealthCheckResult {
-  @Field(() => String) name!: string;
-  @Field(() => Boolean) ok!: boolean;
+  @Field(() => String, { description: 'What was checked: database, storage, job queue...' }) name!: string;
+  @Field(() => Boolean, { description: 'True when the check passed' }) ok!: boolean;
   @Field(() => String, { nullable: true, description: 'Why it failed; never internal details' }) detail!: string | null;
 }
 
 @ObjectType({ description: 'Health of the social service and the parts it depends on' })
 export class SocialHealth {
-  @Field(() => Boolean) ok!: boolean;
-  @Field(() => [HealthCheckResult]) checks!: HealthCheckResult[];
+  @Field(() => Boolean, { description: 'True when every check passed' }) ok!: boolean;
+  @Field(() => [HealthCheckResult], { description: 'Each part checked, with its verdict' }) checks!: HealthCheckResult[];
 }
 
 const CHECK_TIMEOUT_MS = 3000;

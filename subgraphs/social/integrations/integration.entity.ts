@@ -8,7 +8,11 @@ export enum IntegrationStatus {
   needs_reconnect = 'needs_reconnect',
 }
 
-registerEnumType(IntegrationStatus, { name: 'IntegrationStatus' });
+registerEnumType(IntegrationStatus, {
+  name: 'IntegrationStatus',
+  description: 'Whether a connected platform account still works',
+  valuesConfig: { needs_reconnect: { description: 'The platform refused the stored credentials: the user must connect again' } },
+});
 
 /**
  * A user's connected account on one social platform. Tokens are stored sealed (see
@@ -18,18 +22,18 @@ registerEnumType(IntegrationStatus, { name: 'IntegrationStatus' });
 @ObjectType({ description: 'A connected social platform account of the calling user (never its tokens)' })
 export class Integration {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the connection' })
   id: string = randomUUID();
 
   @Property({ type: 'text' })
   ownerId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'The platform, e.g. mastodon or x' })
   platform!: string;
 
   @Property({ type: 'text' })
-  @Field(() => IntegrationStatus)
+  @Field(() => IntegrationStatus, { description: 'Whether the connection works or needs the user to connect again' })
   status: IntegrationStatus = IntegrationStatus.connected;
 
   @Property({ type: 'text' })
@@ -37,11 +41,11 @@ export class Integration {
   accountId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: "The account's display or user name on the platform" })
   accountName!: string;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "Link to the account's profile; null when the platform gives none" })
   accountUrl: string | null = null;
 
   @Property({ type: 'text' })
@@ -55,7 +59,7 @@ export class Integration {
   tokenExpiresAt: Date | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Permissions the platform granted, as it names them' })
   scope: string | null = null;
 
   @Property({ type: 'text', nullable: true })
@@ -63,14 +67,14 @@ export class Integration {
   lastError: string | null = null;
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the access token was last renewed; null when never' })
   lastRefreshedAt: Date | null = null;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the account was connected' })
   connectedAt: Date = new Date();
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the connection last changed' })
   updatedAt: Date = new Date();
 }

@@ -4,8 +4,8 @@ import type { IntegrationsContext } from './integrations.context.js';
 
 @ObjectType({ description: 'Where to send the browser to authorize the platform, and until when that link works' })
 export class IntegrationConnectStart {
-  @Field(() => String) authorizeUrl!: string;
-  @Field(() => Date) expiresAt!: Date;
+  @Field(() => String, { description: 'The platform\'s page where the user authorizes this service' }) authorizeUrl!: string;
+  @Field(() => Date, { description: 'Until when the connect can be completed' }) expiresAt!: Date;
 }
 
 @ObjectType({ description: 'How a connect ended, and where the browser goes next' })
@@ -30,7 +30,7 @@ export class IntegrationResolver {
   }
 
   @Mutation(() => IntegrationConnectStart, { description: 'Starts the OAuth authorization-code flow (PKCE) for a platform' })
-  startIntegrationConnect(@Arg('platform', () => String) platform: string, @Ctx() ctx: IntegrationsContext) {
+  startIntegrationConnect(@Arg('platform', () => String, { description: 'The platform to connect, e.g. mastodon or x (see integrationPlatforms)' }) platform: string, @Ctx() ctx: IntegrationsContext) {
     return ctx.integrations.startConnect(platform);
   }
 
@@ -38,10 +38,10 @@ export class IntegrationResolver {
     description: "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect.",
   })
   completeIntegrationConnect(
-    @Arg('platform', () => String) platform: string,
-    @Arg('state', () => String, { nullable: true }) state: string | null,
-    @Arg('code', () => String, { nullable: true }) code: string | null,
-    @Arg('error', () => String, { nullable: true }) error: string | null,
+    @Arg('platform', () => String, { description: 'The platform of the redirect' }) platform: string,
+    @Arg('state', () => String, { nullable: true, description: 'The `state` query parameter of the redirect' }) state: string | null,
+    @Arg('code', () => String, { nullable: true, description: 'The `code` query parameter of the redirect' }) code: string | null,
+    @Arg('error', () => String, { nullable: true, description: 'The `error` query parameter of the redirect, when the user or platform declined' }) error: string | null,
     @Ctx() ctx: IntegrationsContext,
   ) {
     return ctx.integrations.completeConnect(platform, { state, code, error });

@@ -3,12 +3,12 @@ import { Field, ID, InputType, Int } from 'type-graphql';
 
 @InputType({ description: 'A file the client is about to upload: its type and size are declared and enforced' })
 export class MediaUploadInput {
-  @Field(() => String)
+  @Field(() => String, { description: 'Name of the file' })
   @IsString()
   @MaxLength(1000)
   filename!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Media type of the file (an image or video type)' })
   @IsString()
   @MaxLength(200)
   contentType!: string;
@@ -16,14 +16,14 @@ export class MediaUploadInput {
   @Field(() => Int, { description: 'Exact size in bytes' })
   size!: number;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The brand the file is for' })
   @IsOptional()
   brandId?: string | null;
 }
 
 @InputType({ description: 'What image to generate' })
 export class GenerateImageInput {
-  @Field(() => String)
+  @Field(() => String, { description: 'What the image should show' })
   @IsString()
   prompt!: string;
 
@@ -31,7 +31,7 @@ export class GenerateImageInput {
   @IsOptional()
   size?: string | null;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The brand the image is for; required when the caller has several brands' })
   @IsOptional()
   brandId?: string | null;
 }

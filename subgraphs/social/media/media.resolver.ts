@@ -22,18 +22,18 @@ export class MediaResolver {
     return toPage(await ctx.media.list(window), window);
   }
 
-  @Query(() => MediaFile, { nullable: true })
-  mediaFile(@Arg('id', () => ID) id: string, @Ctx() ctx: MediaContext) {
+  @Query(() => MediaFile, { nullable: true, description: 'One of your media files; null when unknown' })
+  mediaFile(@Arg('id', () => ID, { description: 'The media file' }) id: string, @Ctx() ctx: MediaContext) {
     return ctx.media.find(id);
   }
 
   @Mutation(() => MediaUploadGrant, { description: 'Declares a file and answers a signed upload URL for its bytes' })
-  requestMediaUpload(@Arg('input', () => MediaUploadInput) input: MediaUploadInput, @Ctx() ctx: MediaContext) {
+  requestMediaUpload(@Arg('input', () => MediaUploadInput, { description: 'Name, type and exact size of the file' }) input: MediaUploadInput, @Ctx() ctx: MediaContext) {
     return ctx.media.requestUpload(input);
   }
 
   @Mutation(() => MediaFile, { description: 'Generates an image with the configured AI provider and keeps it as a media file' })
-  generateImage(@Arg('input', () => GenerateImageInput) input: GenerateImageInput, @Ctx() ctx: MediaContext) {
+  generateImage(@Arg('input', () => GenerateImageInput, { description: 'Prompt, size and brand of the image' }) input: GenerateImageInput, @Ctx() ctx: MediaContext) {
     return ctx.aiImages.generate(input);
   }
 

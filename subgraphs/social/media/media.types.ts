@@ -3,9 +3,9 @@ import { Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'Where and how to upload the bytes of a declared media file' })
 export class MediaUploadGrant {
-  @Field(() => ID) id!: string;
-  @Field(() => String) uploadUrl!: string;
-  @Field(() => String) method!: string;
+  @Field(() => ID, { description: 'Id of the declared media file' }) id!: string;
+  @Field(() => String, { description: 'Signed URL to send the bytes to' }) uploadUrl!: string;
+  @Field(() => String, { description: 'HTTP method of the upload (PUT)' }) method!: string;
   @Field(() => GraphQLJSONObject, { description: 'Headers the upload must carry' }) headers!: Record<string, string>;
-  @Field(() => Date) expiresAt!: Date;
+  @Field(() => Date, { description: 'Until when the upload URL works' }) expiresAt!: Date;
 }

@@ -8,45 +8,45 @@ export enum PublishAttemptStatus {
   failed = 'failed',
 }
 
-registerEnumType(PublishAttemptStatus, { name: 'PublishAttemptStatus' });
+registerEnumType(PublishAttemptStatus, { name: 'PublishAttemptStatus', description: 'How one publish attempt went: pending until the platform answers' });
 
 /** One try at publishing a post to one platform; written by the publisher, shown in item detail. */
 @Entity({ tableName: 'publish_attempt' })
 @ObjectType({ description: 'One try at publishing a post to one platform' })
 export class PublishAttempt {
   @PrimaryKey({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Id of the attempt' })
   id: string = randomUUID();
 
   @Property({ type: 'uuid' })
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The post being published' })
   postId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String)
+  @Field(() => String, { description: 'The platform it went to' })
   platform!: string;
 
   @Property({ type: 'text' })
-  @Field(() => PublishAttemptStatus)
+  @Field(() => PublishAttemptStatus, { description: 'How the attempt went' })
   status: PublishAttemptStatus = PublishAttemptStatus.pending;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Id of the published post on the platform; null unless it succeeded' })
   platformPostId: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Link to the published post; null unless it succeeded' })
   url: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Why it failed; null unless it failed' })
   error: string | null = null;
 
   @Property({ type: 'timestamptz' })
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the attempt started' })
   attemptedAt: Date = new Date();
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the platform answered; null while pending' })
   finishedAt: Date | null = null;
 }

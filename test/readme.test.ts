@@ -1,0 +1,227 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PROJECT_ROOT } from '../lib/paths.js';
+import { CHROMIUM_PATH, launchBrowser, runInGraphiQL } from './support/browser.js';
+import { freePort } from './support/ports.js';
+
+/** A fenced code block of the README, with the heading it sits under. */
+interface Block {
+  heading: string;
+  lang: string;
+  text: string;
+}
+
+function blocksOf(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  let heading = '';
+  let open: Block | undefined;
+  for (const line of markdown.split('\n')) {
+    if (open) {
+      if (line.startsWith('```')) {
+        blocks.push(open);
+        open = undefined;
+      } else open.text += `${line}\n`;
+    } else if (line.startsWith('```')) open = { heading, lang: line.slice(3).trim(), text: '' };
+    else if (/^#{2,3} /.test(line)) heading = line.replace(/^#+ /, '');
+  }
+  return blocks;
+}
+
+/** The commands of a shell block: continued lines joined, trailing `# comments` dropped. */
+function commandsOf(block: Block): string[] {
+  return block.text
+    .replace(/\\\n\s*/g, '')
+    .split('\n')
+    .map((line) => line.replace(/\s{2,}#\s.*$/, '').trim())
+    .filter((line) => line && !line.startsWith('#'));
+}
+
+/** Commands the README shows that cannot run on the machines this project is built and tested on, and why. */
+const NOT_RUN_HERE: Array<[RegExp, string]> = [
+  [/^npm install( && npm start)?$/, 'installs into this checkout, which the test suite itself runs from; npm start is run below'],
+  [/^npm test$/, 'the command that runs this very test'],
+  [/^docker /, 'Docker cannot run on these machines (test/docker-compose.test.ts checks the compose file)'],
+  [/^kubectl /, 'no Kubernetes cluster here (test/deploy/kubernetes.test.ts renders and validates the manifests)'],
+  [/^cp \S+\.example \S+/, 'copies a template of secrets for the user to fill in'],
+  [/^npx hive-gateway supergraph /, 'test/gateway/hive-gateway.test.ts runs Hive Gateway on the checked-in supergraph'],
+];
+
+const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+const blocks = blocksOf(readme);
+const shellBlocks = blocks.filter((block) => block.lang === 'sh');
+const walkThrough = blocks.filter((block) => block.heading === 'First ten minutes');
+const tokenBlock = shellBlocks.find((block) => block.heading === 'Getting a token');
+/** Blocks this test runs command by command. */
+const RUN = new Set([...walkThrough, tokenBlock]);
+
+const DEFAULT_PORTS = { gateway: 4000, socialRest: 3001, surveysRest: 3002, contactsRest: 3003 } as const;
+
+describe('README', () => {
+  it('shows no command that no test runs', () => {
+    const unaccounted = shellBlocks
+      .filter((block) => !RUN.has(block))
+      .flatMap(commandsOf)
+      .filter((command) => !NOT_RUN_HERE.some(([pattern]) => pattern.test(command)));
+    expect(unaccounted).toEqual([]);
+    expect(walkThrough.length).toBeGreaterThan(3);
+    expect(tokenBlock).toBeDefined();
+  });
+
+  describe('commands, run as written against `npm start`', () => {
+    let platform: ChildProcess | undefined;
+    let output = '';
+    let dataDir: string;
+    let workDir: string;
+    const ports: Record<keyof typeof DEFAULT_PORTS, number> = { ...DEFAULT_PORTS };
+    let env: NodeJS.ProcessEnv;
+
+    /** The README's text for this test's ports: `localhost:3001` becomes the social REST port of this run, and so on. */
+    const onOurPorts = (text: string) =>
+      text.replace(/localhost:(\d{4})\b/g, (match, port: string) => {
+        const part = (Object.keys(DEFAULT_PORTS) as Array<keyof typeof DEFAULT_PORTS>).find((name) => DEFAULT_PORTS[name] === Number(port));
+        return part ? `localhost:${ports[part]}` : match;
+      });
+
+    /**
+     * Runs commands in bash, in a folder of the test's own (files such as cookies.txt land there), with
+     * `npm` run in the project. Variables set by one call (TOKEN) are kept for the next.
+     */
+    function shell(commands: string[], placeholders: Record<string, string> = {}): string {
+      let script = commands.map(onOurPorts).join('\n');
+      for (const [placeholder, value] of Object.entries(placeholders)) script = script.replaceAll(placeholder, value);
+      const variables = [...new Set(commands.flatMap((command) => /^([A-Z_]+)=/.exec(command)?.[1] ?? []))];
+      const result = spawnSync(
+        'bash',
+        [
+          '-c',
+          [
+            'set -euo pipefail',
+            `npm() { command npm --prefix ${JSON.stringify(PROJECT_ROOT)} "$@"; }`,
+            '[ -f state.sh ] && source state.sh',
+            script,
+            ...variables.map((name) => `declare -p ${name} >> state.sh`),
+          ].join('\n'),
+        ],
+        { cwd: workDir, env, encoding: 'utf8', timeout: 120_000 },
+      );
+      if (result.status !== 0) throw new Error(`exit ${result.status}:\n${script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
+      return result.stdout;
+    }
+
+    /** Lines of npm start's JSON log. */
+    const logLines = () =>
+      output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(path.join(os.tmpdir(), 'readme-data-'));
+      workDir = mkdtempSync(path.join(os.tmpdir(), 'readme-work-'));
+      for (const part of Object.keys(ports) as Array<keyof typeof ports>) ports[part] = await freePort();
+      const { NODE_OPTIONS: _jestFlags, NODE_ENV: _jestEnv, DATABASE_URL: _database, ...inherited } = process.env;
+      env = {
+        ...inherited,
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        GATEWAY_PORT: String(ports.gateway),
+        SOCIAL_REST_PORT: String(ports.socialRest),
+        SURVEYS_REST_PORT: String(ports.surveysRest),
+        CONTACTS_REST_PORT: String(ports.contactsRest),
+        SOCIAL_SUBGRAPH_PORT: String(await freePort()),
+        SURVEYS_SUBGRAPH_PORT: String(await freePort()),
+        CONTACTS_SUBGRAPH_PORT: String(await freePort()),
+      };
+      const [start] = commandsOf(walkThrough[0]).filter((command) => command === 'npm start');
+      expect(start).toBe('npm start');
+      // Its own process group, so that the stop below reaches npm and the platform under it.
+      platform = spawn('bash', ['-c', start], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      platform.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      platform.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const deadline = Date.now() + 150_000;
+      while (!output.includes('Platform running')) {
+        if (platform.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }, 180_000);
+
+    afterAll(async () => {
+      if (platform?.pid && platform.exitCode === null) {
+        const exited = new Promise((resolve) => platform!.once('exit', resolve));
+        process.kill(-platform.pid, 'SIGINT');
+        await exited;
+      }
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (workDir) rmSync(workDir, { recursive: true, force: true });
+    }, 30_000);
+
+    it('walks through the first ten minutes: a token, a post, a contact, a survey sign-in, the same data in the explorer', async () => {
+      const [, writes, signIn, explorerQuery, fromTheShell] = walkThrough;
+      expect([writes.lang, signIn.lang, explorerQuery.lang, fromTheShell.lang]).toEqual(['sh', 'sh', 'graphql', 'sh']);
+
+      const written = shell(commandsOf(writes));
+      expect(written).toContain('"content":"Hello from the first ten minutes"');
+      expect(written).toContain('"firstName":"Ada"');
+
+      // The token of the sign-in mail, read from npm start's log as the README says (the mail goes out just after the answer).
+      const signInMail = () => logLines().find((line) => line.msg === 'mail not sent (SMTP_URL is unset)' && line.to === 'me@example.com');
+      for (let waited = 0; !signInMail() && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      const mail = signInMail();
+      const magicToken = /[?&]token=([\w-]+)/.exec(String(mail?.text))?.[1];
+      expect(magicToken).toBeTruthy();
+      const signedIn = shell(commandsOf(signIn), { 'PASTE-THE-TOKEN': magicToken! });
+      expect(signedIn).toContain('"email":"me@example.com"');
+      expect(signedIn).toContain('"venueName":"Town Hall"');
+
+      const token = /declare -- TOKEN="([^"]+)"/.exec(readFileSync(path.join(workDir, 'state.sh'), 'utf8'))?.[1];
+      expect(token).toBeTruthy();
+      if (existsSync(CHROMIUM_PATH)) {
+        const browser = await launchBrowser();
+        try {
+          const page = await browser.context.newPage();
+          await page.goto(onOurPorts('http://localhost:4000/graphiql'));
+          await page.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror', { timeout: 20_000 });
+          const shown = (await runInGraphiQL(page, 'Ada', { query: explorerQuery.text, headers: { Authorization: `Bearer ${token}` } })) as any;
+          expect(shown.data.posts.nodes).toContainEqual({ content: 'Hello from the first ten minutes', status: 'draft' });
+          expect(shown.data.contacts.nodes).toContainEqual({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+        } finally {
+          await browser.close();
+        }
+      } else {
+        console.warn(`No Chromium at ${CHROMIUM_PATH}: the explorer step ran its query over HTTP instead of in GraphiQL`);
+        const answer = shell([`curl -fsS localhost:4000/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d ${JSON.stringify(JSON.stringify({ query: explorerQuery.text }))}`]);
+        expect(answer).toContain('Hello from the first ten minutes');
+      }
+
+      const everything = JSON.parse(shell(commandsOf(fromTheShell)));
+      expect(everything.errors).toBeUndefined();
+      expect(everything.data).toEqual({
+        posts: { nodes: [{ content: 'Hello from the first ten minutes' }] },
+        contacts: { nodes: [{ firstName: 'Ada' }] },
+        surveys: { nodes: [{ venueName: 'Town Hall' }] },
+      });
+    });
+
+    it('runs the token and API key commands', () => {
+      const commands = commandsOf(tokenBlock!);
+      const [fullToken, scopedToken, postsWithToken, createKey, listKeys, revokeKey, help, ...rest] = commands;
+      expect(rest).toEqual([]);
+      // Without -s, npm prints its banner (`> federated-platform@0.1.0 token`) first; the token is the last line.
+      const lastLine = (text: string) => text.trim().split('\n').at(-1);
+      expect(lastLine(shell([fullToken]))).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(lastLine(shell([scopedToken]))).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(JSON.parse(shell([postsWithToken]))).toMatchObject({ data: expect.any(Array), page: 1 });
+      expect(lastLine(shell([createKey]))).toMatch(/^\S{20,}$/);
+      const listed = shell([listKeys]);
+      const keyId = /^([0-9a-f-]{36})\s.*\breporting\b/m.exec(listed)?.[1];
+      expect(keyId).toBeTruthy();
+      expect(lastLine(shell([revokeKey], { KEY_ID: keyId! }))).toBe(`revoked ${keyId}`);
+      expect(shell([listKeys])).toMatch(new RegExp(`^${keyId}\\s.*revoked `, 'm'));
+      expect(shell([help])).toMatch(/^usage: npm run token/m);
+    });
+  });
+});
