@@ -7,7 +7,7 @@ import { ContentEventType } from '../../subgraphs/social/content/content-event.e
 import { ContentEventService } from '../../subgraphs/social/content/content-event.service.js';
 import { Post, PostStatus } from '../../subgraphs/social/content/post.entity.js';
 import { checkWebhookUrl } from '../../subgraphs/social/webhooks/webhook-address.js';
-import { RETRY_DELAYS_MS, withJitter } from '../../subgraphs/social/webhooks/webhook.delivery.js';
+import { pruneWebhookHistory, RETRY_DELAYS_MS, withJitter } from '../../subgraphs/social/webhooks/webhook.delivery.js';
 import { sendWebhook } from '../../subgraphs/social/webhooks/webhook.sender.js';
 import { Receiver } from './receiver.js';
 
@@ -280,6 +280,17 @@ describe('social webhooks', () => {
       const redirected = await sendWebhook({ url: receiver.url, secret: `whsec_${Buffer.alloc(24).toString('base64')}`, id: 'y', body: '{"type":"redirect-me","data":{}}' }, { production: false, timeoutMs: 1000 });
       expect(redirected).toMatchObject({ succeeded: false, statusCode: 302, error: expect.stringContaining('not followed') });
     });
+  });
+
+  it('keeps 30 days of history: older attempts and finished events are pruned, pending ones stay', async () => {
+    const count = async (table: string, where = 'true') => (await sql(`select count(*)::int as n from social.${table} where ${where}`))[0].n as number;
+    await sql(`insert into social.webhook_message (id, webhook_id, owner_id, event_id, type, body, status, created_at)
+      select gen_random_uuid(), id, owner_id, gen_random_uuid(), 'post.created', '{}', 'pending', now() - interval '40 days' from social.webhook limit 1`);
+    expect(await count('webhook_delivery')).toBeGreaterThan(0);
+    await pruneWebhookHistory(platform.subgraphs.social.orm.em.fork(), new Date(Date.now() + 31 * 24 * 3600_000));
+    expect(await count('webhook_delivery')).toBe(0);
+    expect(await count('webhook_message', "status <> 'pending'")).toBe(0);
+    expect(await count('webhook_message', "status = 'pending'")).toBeGreaterThan(0);
   });
 
   it('spreads retries by at most 20 % around the schedule', () => {

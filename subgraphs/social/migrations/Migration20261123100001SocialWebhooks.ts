@@ -54,6 +54,9 @@ export class Migration20261123100001SocialWebhooks extends Migration {
       attempted_at timestamptz not null default now()
     )`);
     this.addSql('create index webhook_delivery_webhook_idx on webhook_delivery (webhook_id, attempted_at desc, id desc)');
+    // Pruning of the history finds old rows by time.
+    this.addSql('create index webhook_delivery_attempted_idx on webhook_delivery (attempted_at)');
+    this.addSql(`create index webhook_message_done_idx on webhook_message (created_at) where status <> 'pending'`);
 
     // The transactional outbox: a row appears in the very transaction that writes an audit event
     // (or marks an integration for reconnecting), so it commits or rolls back with the change; the
@@ -68,10 +71,13 @@ export class Migration20261123100001SocialWebhooks extends Migration {
       data jsonb null,
       occurred_at timestamptz not null default now()
     )`);
+    // Owners without a webhook (most) cost one indexed lookup per change, not a row to write and delete.
     this.addSql(`create function webhook_outbox_from_content_event() returns trigger language plpgsql as $$
       begin
-        insert into social.webhook_outbox (source, source_id, owner_id, brand_id, occurred_at)
-          values ('content_event', new.id, new.owner_id, new.brand_id, new.occurred_at);
+        if exists (select 1 from social.webhook where owner_id = new.owner_id and enabled) then
+          insert into social.webhook_outbox (source, source_id, owner_id, brand_id, occurred_at)
+            values ('content_event', new.id, new.owner_id, new.brand_id, new.occurred_at);
+        end if;
         return null;
       end
     $$`);
@@ -79,6 +85,9 @@ export class Migration20261123100001SocialWebhooks extends Migration {
       for each row execute function webhook_outbox_from_content_event()`);
     this.addSql(`create function webhook_outbox_from_integration() returns trigger language plpgsql as $$
       begin
+        if not exists (select 1 from social.webhook where owner_id = new.owner_id and enabled) then
+          return null;
+        end if;
         insert into social.webhook_outbox (source, source_id, owner_id, brand_id, data)
           values ('integration', new.id, new.owner_id, null, jsonb_build_object(
             'integrationId', new.id, 'platform', new.platform, 'accountName', new.account_name, 'error', new.last_error));

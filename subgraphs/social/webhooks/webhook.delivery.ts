@@ -20,6 +20,9 @@ export const RETRY_DELAYS_MS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 360
 const JITTER = 0.2;
 const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const OUTBOX_BATCH = 100;
+/** Delivery attempts and finished events are kept this long, for webhookDeliveries and redeliveries. */
+export const HISTORY_DAYS = 30;
+const PRUNE_EVERY_MS = 3600_000;
 
 export interface WebhookSettings extends SendSettings {
   /** Seals and opens the signing secrets (their own key, derived like the platform tokens' one). */
@@ -180,9 +183,17 @@ export async function deliverMessage(em: EntityManager, boss: PgBoss, settings: 
   });
 }
 
+/** Deletes attempts and finished events older than HISTORY_DAYS (a pending one stays until it ends). */
+export async function pruneWebhookHistory(em: EntityManager, now = new Date()): Promise<void> {
+  const before = new Date(now.getTime() - HISTORY_DAYS * 24 * 3600_000);
+  await em.nativeDelete(WebhookDelivery, { attemptedAt: { $lt: before } });
+  await em.nativeDelete(WebhookMessage, { createdAt: { $lt: before }, status: { $ne: WebhookMessageStatus.pending } });
+}
+
 /**
  * Puts this process to work on webhooks: the outbox is polled (a cheap indexed query) and each
- * delivery attempt is a pg-boss job, a few at a time so one slow receiver does not hold up others.
+ * delivery attempt is a pg-boss job, a few at a time so one slow receiver does not hold up others;
+ * once an hour the history older than HISTORY_DAYS is pruned.
  */
 export async function startWebhookWorkers(boss: PgBoss, orm: Orm, settings: WebhookSettings, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const log = logger.child({ component: 'webhooks' });
@@ -193,9 +204,14 @@ export async function startWebhookWorkers(boss: PgBoss, orm: Orm, settings: Webh
     return { outcome };
   });
   const stopping = new AbortController();
+  let prunedAt = 0;
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       try {
+        if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
+          prunedAt = Date.now();
+          await pruneWebhookHistory(orm.em.fork());
+        }
         // Drain what is there before waiting again.
         while (!stopping.signal.aborted && (await dispatchOutbox(orm.em.fork(), boss)) === OUTBOX_BATCH);
       } catch (error) {
