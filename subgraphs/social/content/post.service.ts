@@ -163,27 +163,15 @@ export class PostService {
   }
 
   async approve(id: string, decision: Decision = {}): Promise<Post> {
-    return this.change(
-      id,
-      'approve',
-      ContentEventType.approved,
-      async (post) => {
-        post.status = approvedStatus(post);
-      },
-      decision,
-    );
+    return this.change(id, 'approve', ContentEventType.approved, async (post) => {
+      post.status = approvedStatus(post);
+    }, decision);
   }
 
   async reject(id: string, decision: Decision = {}): Promise<Post> {
-    return this.change(
-      id,
-      'reject',
-      ContentEventType.rejected,
-      async (post) => {
-        post.status = PostStatus.rejected;
-      },
-      decision,
-    );
+    return this.change(id, 'reject', ContentEventType.rejected, async (post) => {
+      post.status = PostStatus.rejected;
+    }, decision);
   }
 
   async reschedule(id: string, when: string | null | undefined): Promise<Post> {
@@ -204,13 +192,7 @@ export class PostService {
   }
 
   /** Loads the post in `tx`, applies one action to it and writes its event, all in one transaction. */
-  private change(
-    id: string,
-    action: PostAction,
-    type: ContentEventType,
-    apply: (post: Post, tx: EntityManager) => Promise<void>,
-    decision: Decision = {},
-  ): Promise<Post> {
+  private change(id: string, action: PostAction, type: ContentEventType, apply: (post: Post, tx: EntityManager) => Promise<void>, decision: Decision = {}): Promise<Post> {
     return this.em.transactional(async (tx) => {
       const post = await this.lockedPost(tx, id);
       assertCanApply(action, post);
