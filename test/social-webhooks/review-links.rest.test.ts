@@ -124,6 +124,8 @@ describe('social review links', () => {
     // Nothing changed.
     expect((await rest('GET', `${base}/api/content-ops/items/${post.id}`, undefined, alice)).body.status).toBe('suggested');
 
+    const tooLong = await graphql(platform.urls.gateway, CREATE_LINK, { postId: post.id, hours: 721 }, alice);
+    expect(tooLong.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'expiresInHours' }] });
     const fresh = await link(post.id);
     const badComment = await rest('POST', `${base}/api/review/${fresh.token}/approve`, { comment: 42 });
     expect(badComment.status).toBe(400);

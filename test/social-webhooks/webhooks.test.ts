@@ -106,6 +106,12 @@ describe('social webhooks', () => {
     expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, request)).toThrow();
     const attempts = await deliveries(hook.id);
     expect(attempts.map((a) => a.type).sort()).toEqual(['post.created', 'post.suggested']);
+    // Another user sees none of it.
+    const bob = { authorization: `Bearer ${await platform.token('bob')}` };
+    expect((await ok('{ webhooks { id } }', {}, bob)).webhooks).toEqual([]);
+    expect((await gql(DELIVERIES, { webhookId: hook.id }, bob)).errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    const foreignRedelivery = await gql('mutation ($id: ID!) { redeliverWebhookEvent(deliveryId: $id) { id } }', { id: attempts[0].id }, bob);
+    expect(foreignRedelivery.errors?.[0].extensions?.code).toBe('NOT_FOUND');
     expect(attempts[0]).toMatchObject({ attempt: 1, succeeded: true, statusCode: 200, error: null });
     // The answer is read up to a cap and only its start is kept.
     expect(attempts[0].responseExcerpt.length).toBeLessThanOrEqual(256);
