@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { lookup } from 'node:dns/promises';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { graphql, startTestPlatform, type TestPlatform } from '../support/platform.js';
@@ -261,6 +263,12 @@ describe('social webhooks', () => {
       for (const url of [receiver.url, `https://127.0.0.1/x`, 'https://10.1.2.3/x', 'https://[::1]/x', 'https://169.254.169.254/latest', 'https://localhost/x']) {
         const refused = await gql(CREATE_WEBHOOK, { input: { url, events: ['post.created'] } });
         expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'url' }] });
+      }
+      // A name is judged by what it resolves to (this machine's own name resolves to a loopback address).
+      const ownName = os.hostname();
+      if ((await lookup(ownName, { all: true })).some(({ address }) => address.startsWith('127.') || address === '::1')) {
+        const byName = await gql(CREATE_WEBHOOK, { input: { url: `https://${ownName}/x`, events: ['post.created'] } });
+        expect(byName.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'url', message: expect.stringContaining('resolves to') }] });
       }
       const before = receiver.received.length;
       const created = await post({ content: 'not to a private address' });

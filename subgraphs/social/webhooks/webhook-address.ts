@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { lookup as dnsLookup, promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { AppError } from '../../../lib/errors.js';
 
@@ -77,6 +77,22 @@ export function checkWebhookUrl(raw: string | null | undefined, policy: AddressP
     throw AppError.badInput('url', 'points at this machine');
   }
   return url.toString();
+}
+
+/**
+ * `checkWebhookUrl`, and in production also what the name resolves to now. A name that does not
+ * resolve yet is let through: every delivery checks the address it connects to anyway.
+ */
+export async function checkWebhookTarget(raw: string | null | undefined, policy: AddressPolicy): Promise<string> {
+  const url = checkWebhookUrl(raw, policy);
+  const host = new URL(url).hostname;
+  if (!policy.production || isIP(host.replace(/^\[|\]$/g, ''))) return url;
+  const addresses = await dns.lookup(host, { all: true }).catch(() => []);
+  for (const { address } of addresses) {
+    const refusal = refusalOf(address, policy);
+    if (refusal) throw AppError.badInput('url', `resolves to ${refusal}`);
+  }
+  return url;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

@@ -7,7 +7,7 @@ import type { Slice, Window } from '../../../lib/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import type { TokenCipher } from '../integrations/token-cipher.js';
-import { checkWebhookUrl, type AddressPolicy } from './webhook-address.js';
+import { checkWebhookTarget, type AddressPolicy } from './webhook-address.js';
 import { enqueueDelivery } from './webhook.delivery.js';
 import { Webhook, WebhookDelivery, WebhookMessage } from './webhook.entity.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './webhook.events.js';
@@ -51,7 +51,7 @@ export class WebhookService {
   async create(input: CreateWebhookInput): Promise<{ secret: string; webhook: Webhook }> {
     const webhook = new Webhook();
     webhook.ownerId = this.reach.ownerId;
-    webhook.url = checkWebhookUrl(input.url, this.tools);
+    webhook.url = await checkWebhookTarget(input.url, this.tools);
     webhook.events = checkEvents(input.events);
     webhook.brandIds = await this.checkBrands(input.brandIds);
     webhook.description = input.description?.trim() || null;
@@ -63,7 +63,7 @@ export class WebhookService {
 
   async update(id: string, input: UpdateWebhookInput): Promise<Webhook> {
     const webhook = await this.get(id);
-    if (input.url !== undefined && input.url !== null) webhook.url = checkWebhookUrl(input.url, this.tools);
+    if (input.url !== undefined && input.url !== null) webhook.url = await checkWebhookTarget(input.url, this.tools);
     if (input.events !== undefined && input.events !== null) webhook.events = checkEvents(input.events);
     if (input.brandIds !== undefined) webhook.brandIds = await this.checkBrands(input.brandIds);
     if (input.description !== undefined) webhook.description = input.description?.trim() || null;
