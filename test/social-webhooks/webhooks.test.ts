@@ -222,6 +222,22 @@ describe('social webhooks', () => {
     for (const id of [everyBrand.webhook.id, limited.webhook.id]) await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id });
   });
 
+  it('tells post.failed from the publisher, with the platform and the attempt\'s error', async () => {
+    const { secret, webhook: hook } = await webhook({ events: ['post.failed', 'post.published'] });
+    const scheduledAt = new Date(Date.now() + 1500).toISOString();
+    const queued = await post({ content: 'to nowhere', platforms: ['mastodon'], scheduledAt });
+    const [request] = await until(async () => {
+      const found = receiver.of('post.failed', queued.id);
+      return found.length ? found : null;
+    }, 30_000);
+    expect(verify(secret, request)).toMatchObject({
+      type: 'post.failed',
+      data: { postId: queued.id, status: 'failed', platform: 'mastodon', error: expect.stringContaining('no mastodon account is connected'), actor: { type: 'system', id: 'publisher' } },
+    });
+    expect(receiver.of('post.published', queued.id)).toHaveLength(0);
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+  });
+
   it('tells integration.needs_reconnect to webhooks of every brand', async () => {
     const { secret } = await webhook({ events: ['integration.needs_reconnect'] });
     const id = '00000000-0000-4000-8000-00000000a11c';
