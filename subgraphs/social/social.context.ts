@@ -57,13 +57,12 @@ export async function createSocialContext(runtime: SocialRuntime, em: EntityMana
   const events = new ContentEventService(em, reach);
   const attempts = new PublishAttemptService(em);
   const media = new MediaService(em, reach, runtime.media);
-  const posts = new PostService(em, reach, brands, runtime.queue);
   return {
     principal,
     em,
     brands,
     apiKeys: new ApiKeyService(em, reach),
-    posts,
+    posts: new PostService(em, reach, brands, runtime.queue),
     campaigns,
     events,
     rollups: new RollupService(em, reach),
@@ -72,7 +71,11 @@ export async function createSocialContext(runtime: SocialRuntime, em: EntityMana
     aiImages: new AiImageService(reach, media, runtime.images.provider, runtime.images.limiter, runtime.logger),
     healthChecks: runtime.healthChecks,
     webhooks: new WebhookService(em, reach, { ...runtime.webhooks, boss: runtime.queue.boss }),
-    reviewLinks: new ReviewLinkService(em, reach, posts, { webUrl: runtime.integrations.webUrl, media: runtime.media, schedule: runtime.queue }),
+    reviewLinks: new ReviewLinkService(em, reach, {
+      webUrl: runtime.integrations.webUrl,
+      media: runtime.media,
+      postsIn: (within) => new PostService(em, within, new BrandService(em, within), runtime.queue),
+    }),
     brandById: batchLoader((ids) => brands.findMany(ids), () => null),
     eventsByContent: batchLoader((ids) => events.forContents(ids), () => []),
     attemptsByPost: batchLoader((ids) => attempts.forPosts(ids), () => []),

@@ -18,15 +18,15 @@ const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const QUEUE_STATUSES = [PostStatus.queued, PostStatus.publishing, PostStatus.failed];
 const CREATE_STATUSES = [PostStatus.draft, PostStatus.suggested, PostStatus.queued];
 
+export interface PostFilter {
+  brandId?: string | null;
+  statuses?: readonly PostStatus[] | null;
+}
+
 /** Who decides on a suggestion when it is not the caller (a review link), and what they said. */
 export interface Decision {
   actor?: Actor;
   comment?: string | null;
-}
-
-export interface PostFilter {
-  brandId?: string | null;
-  statuses?: readonly PostStatus[] | null;
 }
 
 /** The posts of `filter` inside the reach, as a query; null when the filter names a brand out of reach (nothing matches). */

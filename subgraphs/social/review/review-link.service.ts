@@ -3,12 +3,10 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
 import { randomToken, sha256Hex } from '../../../lib/secrets.js';
 import { Brand } from '../access/brand.entity.js';
-import { BrandService } from '../access/brand.service.js';
 import { Reach } from '../access/reach.js';
 import { ActorType } from '../content/content-event.entity.js';
 import { Post, PostStatus } from '../content/post.entity.js';
-import { PostService } from '../content/post.service.js';
-import type { PublishSchedule } from '../content/publish-schedule.js';
+import type { PostService } from '../content/post.service.js';
 import { MediaFile, MediaStatus } from '../media/media.entity.js';
 import { MediaService, type MediaSettings } from '../media/media.service.js';
 import { ReviewLink } from './review-link.entity.js';
@@ -17,11 +15,12 @@ import type { CreatedReviewLink, ReviewedPost } from './review-link.input.js';
 const DEFAULT_HOURS = 72;
 const MAX_HOURS = 720;
 
-/** What review links need beyond the request: where the web app lives, the media store, the publisher's schedule. */
+/** What review links need beyond the request: where the web app lives, the media store, and posts bound to a reach. */
 export interface ReviewTools {
   webUrl: string;
   media: MediaSettings;
-  schedule: PublishSchedule;
+  /** The post rules as someone inside `reach` applies them (social.context.ts wires the service). */
+  postsIn: (reach: Reach) => PostService;
 }
 
 /**
@@ -33,7 +32,6 @@ export class ReviewLinkService {
   constructor(
     private readonly em: EntityManager,
     private readonly reach: Reach,
-    private readonly posts: PostService,
     private readonly tools: ReviewTools,
   ) {}
 
@@ -41,7 +39,7 @@ export class ReviewLinkService {
     const hours = expiresInHours ?? DEFAULT_HOURS;
     if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS) throw AppError.badInput('expiresInHours', `must be a whole number of hours from 1 to ${MAX_HOURS}`);
     // Inside the caller's reach: a key limited to one brand finds no post of another.
-    const post = await this.posts.get(postId);
+    const post = await this.tools.postsIn(this.reach).get(postId);
     if (post.status !== PostStatus.suggested) {
       throw new AppError(ErrorCode.CONFLICT, `Only a suggestion draft can be reviewed; this one is ${post.status}`, { details: { currentState: post.status } });
     }
@@ -78,7 +76,7 @@ export class ReviewLinkService {
     if (note && note.length > 2000) throw AppError.badInput('comment', 'is longer than 2000 characters');
     const link = await this.usableLink(token);
     const ownerReach = Reach.of({ userId: link.ownerId, scopes: new Set(['suggestions.write']), via: 'api-key', brandIds: new Set([link.brandId]) });
-    const posts = new PostService(this.em, ownerReach, new BrandService(this.em, ownerReach), this.tools.schedule);
+    const posts = this.tools.postsIn(ownerReach);
     const decision = { actor: { type: ActorType.review_link, id: link.id }, comment: note };
     const post = action === 'approve' ? await posts.approve(link.postId, decision) : await posts.reject(link.postId, decision);
     return this.viewOf(link, post);
