@@ -81,6 +81,10 @@ function receives(webhook: Webhook, event: WebhookEvent): boolean {
  * of processes may dispatch at once; a row of a change that rolled back never existed.
  */
 export async function dispatchOutbox(em: EntityManager, boss: PgBoss): Promise<number> {
+  // The idle case, every second: one cheap look on the queue's own path (like pg-boss's polling),
+  // and a transaction only when there is something to dispatch.
+  const { rows: waiting } = await jobsDbOf(em).executeSql('select 1 from social.webhook_outbox limit 1');
+  if (!waiting.length) return 0;
   return em.transactional(async (tx) => {
     const rows = await tx.find(WebhookOutbox, {}, { orderBy: { seq: 'asc' }, limit: OUTBOX_BATCH, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE });
     if (!rows.length) return 0;
