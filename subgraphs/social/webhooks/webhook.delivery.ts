@@ -189,9 +189,11 @@ export async function deliverMessage(em: EntityManager, boss: PgBoss, settings: 
 
 /** Deletes attempts and finished events older than HISTORY_DAYS (a pending one stays until it ends). */
 export async function pruneWebhookHistory(em: EntityManager, now = new Date()): Promise<void> {
-  const before = new Date(now.getTime() - HISTORY_DAYS * 24 * 3600_000);
-  await em.nativeDelete(WebhookDelivery, { attemptedAt: { $lt: before } });
-  await em.nativeDelete(WebhookMessage, { createdAt: { $lt: before }, status: { $ne: WebhookMessageStatus.pending } });
+  const before = new Date(now.getTime() - HISTORY_DAYS * 24 * 3600_000).toISOString();
+  // Housekeeping, like the idle look at the outbox, runs on the queue's own path, beside no request.
+  const db = jobsDbOf(em);
+  await db.executeSql('delete from social.webhook_delivery where attempted_at < $1', [before]);
+  await db.executeSql(`delete from social.webhook_message where created_at < $1 and status <> 'pending'`, [before]);
 }
 
 /**
