@@ -15,10 +15,13 @@ import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } f
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
+import { operationTelemetry } from './graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
+import { httpMetrics } from './metrics.js';
 import type { Deps, RunningPart } from './service.js';
 import { applyShield, type RuleTree } from './shield.js';
+import { resumeTrace, traceRequests, traceResolvers } from './tracing.js';
 
 const FEDERATION_LINK = `
   extend schema
@@ -94,12 +97,12 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
-  app.use(assignRequestId);
+  app.use(assignRequestId, httpMetrics(`${name}-subgraph`, ['/graphql']), traceRequests(`${name}-subgraph`));
   let shuttingDown = false;
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 
   const apollo = new ApolloServer<Context>({
-    schema: options.schema,
+    schema: traceResolvers(options.schema),
     // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
     // signal handlers would stop this server behind that back, and the platform's close then hangs.
     stopOnTerminationSignals: false,
@@ -108,7 +111,12 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
     // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
+    ],
   });
   await apollo.start();
 
@@ -116,6 +124,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     '/graphql',
     httpLogger(logger, `${name}-subgraph`),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    resumeTrace,
     expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
   );
   app.use(graphqlRequestErrorHandler(log));
