@@ -110,7 +110,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   let shuttingDown = false;
   const app = express();
   app.disable('x-powered-by');
-  app.use(assignRequestId, httpMetrics('gateway', ['/graphql']), traceRequests('gateway'), compressAnswers());
+  app.use(assignRequestId, httpMetrics('gateway', ['/graphql']), traceRequests('gateway', ['/graphql']), compressAnswers());
   addProbes(app, () => !shuttingDown);
   const graphiql = config.isProduction ? undefined : graphiqlRouter(log);
   if (graphiql) app.use(graphiql);

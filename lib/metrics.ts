@@ -4,6 +4,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, R
 import type { Config } from './config.js';
 import { listen, type RunningServer } from './http.js';
 import type { Logger } from './logger.js';
+import { routePatternOf } from './route-pattern.js';
 
 /**
  * The process's Prometheus metrics. One registry per process, as `/metrics` describes the whole
@@ -137,18 +138,6 @@ export class BoundedLabel {
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-type RoutedRequest = IncomingMessage & { route?: { path?: unknown }; baseUrl?: string; originalUrl?: string };
-
-/**
- * The route pattern that served a request (`/api/contacts/:id`), never its raw path: Express's
- * matched route, else one of the part's fixed mount paths (`/graphql`), else `unmatched`.
- */
-function routeOf(req: RoutedRequest, mounts: readonly string[]): string {
-  if (typeof req.route?.path === 'string') return `${req.baseUrl ?? ''}${req.route.path}`;
-  const path = (req.originalUrl ?? req.url ?? '').split('?')[0] ?? '';
-  return mounts.includes(path) ? path : 'unmatched';
-}
-
 /** Express middleware counting and timing every answer of `part`; first in the chain, so probes and errors count too. */
 export function httpMetrics(part: string, mounts: readonly string[] = []) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
@@ -156,7 +145,7 @@ export function httpMetrics(part: string, mounts: readonly string[] = []) {
     res.once('finish', () => {
       const labels = {
         part,
-        route: routeOf(req, mounts),
+        route: routePatternOf(req, mounts),
         method: METHODS.has(req.method ?? '') ? (req.method as string) : 'OTHER',
         status: String(res.statusCode),
       };

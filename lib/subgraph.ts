@@ -97,7 +97,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
-  app.use(assignRequestId, httpMetrics(`${name}-subgraph`, ['/graphql']), traceRequests(`${name}-subgraph`));
+  app.use(assignRequestId, httpMetrics(`${name}-subgraph`, ['/graphql']), traceRequests(`${name}-subgraph`, ['/graphql']));
   let shuttingDown = false;
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 

@@ -4,6 +4,7 @@ import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } f
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { routePatternOf } from './route-pattern.js';
 
 /**
  * OpenTelemetry traces, with the SDK's standard variables (`OTEL_EXPORTER_OTLP_ENDPOINT`,
@@ -79,13 +80,11 @@ export function requestTraceFields(req: IncomingMessage): { trace_id?: string; s
   return active ? traceFields(active) : {};
 }
 
-type RoutedRequest = IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
-
 /**
  * Express middleware making the server span of one HTTP request of `part`, as a child of the
  * caller's `traceparent` when it sent one. Ends when the answer is sent, named by route pattern.
  */
-export function traceRequests(part: string) {
+export function traceRequests(part: string, mounts: readonly string[] = []) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     if (!enabled) return next();
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
@@ -97,9 +96,8 @@ export function traceRequests(part: string) {
     const active = trace.setSpan(parent, span);
     requestContexts.set(req, active);
     res.once('close', () => {
-      const routed = req as RoutedRequest;
-      const route = typeof routed.route?.path === 'string' ? `${routed.baseUrl ?? ''}${routed.route.path}` : undefined;
-      if (route) {
+      const route = routePatternOf(req, mounts);
+      if (route !== 'unmatched') {
         span.setAttribute('http.route', route);
         span.updateName(`${req.method} ${route}`);
       }
