@@ -165,6 +165,8 @@ export async function serveMetrics(config: Config, logger: Logger): Promise<Runn
   enableProcessMetrics();
   if (cluster.isWorker) {
     AggregatorRegistry.setRegistries([metricsRegistry]);
+    // Making one is what sets up a worker's answer to the primary's requests (prom-client adds its IPC listener then).
+    new AggregatorRegistry();
     return undefined;
   }
   const port = config.env.METRICS_PORT;
