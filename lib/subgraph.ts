@@ -55,7 +55,8 @@ export type EntityReferences<Context> = Record<string, { __resolveReference(refe
 /**
  * Builds a Federation 2 subgraph schema from type-graphql classes: type-graphql makes the schema,
  * it is printed with its directives, and @apollo/subgraph rebuilds it with the federation fields.
- * Returns the bare schema (for `npm run schema`) and the guarded one (served).
+ * Returns the bare schema (for `npm run schema`) and the guarded one (served, over HTTP or in process;
+ * its resolvers make spans while tracing is on).
  */
 export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
   const typeGraphQLSchema = describeRootTypes(
@@ -74,7 +75,7 @@ export async function buildFederatedSchema(definition: SubgraphDefinition): Prom
   const schema = buildSubgraphSchema([
     { typeDefs: gql(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`), resolvers },
   ]);
-  return { schema, guarded: applyShield(schema, definition.rules) };
+  return { schema, guarded: traceResolvers(applyShield(schema, definition.rules)) };
 }
 
 export function printSdl(schema: GraphQLSchema): string {
@@ -102,7 +103,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 
   const apollo = new ApolloServer<Context>({
-    schema: traceResolvers(options.schema),
+    schema: options.schema,
     // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
     // signal handlers would stop this server behind that back, and the platform's close then hangs.
     stopOnTerminationSignals: false,

@@ -1,10 +1,15 @@
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
+import { PROJECT_ROOT } from '../../lib/paths.js';
 import { startTracing, type Tracing } from '../../lib/tracing.js';
 import { LogCollector } from '../support/logs.js';
+import { freePort } from '../support/ports.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /** One span as OTLP/JSON carries it (ids in hex). */
@@ -55,30 +60,32 @@ async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; pa
 
 const attribute = (span: ExportedSpan, key: string) => span.attributes.find((item) => item.key === key)?.value;
 
-describe('one REST request gives one trace, down to its SQL', () => {
+/** Whether `wanted` appears in `names` in this order (other names may stand between). */
+function inOrder(names: string[], wanted: string[]): boolean {
+  let next = 0;
+  for (const name of names) if (name === wanted[next]) next++;
+  return next === wanted.length;
+}
+
+describe('tracing', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let tracing: Tracing;
-  let platform: TestPlatform;
-  const logs = new LogCollector();
-  const otel = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'platform-under-test' };
   const saved: Record<string, string | undefined> = {};
+  const otel = () => ({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'platform-under-test', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
 
   beforeAll(async () => {
     receiver = await startReceiver();
     // The SDK reads OpenTelemetry's own variables from the environment, as it does in production.
-    const env = { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
-    for (const [name, value] of Object.entries(env)) {
+    for (const [name, value] of Object.entries(otel())) {
       saved[name] = process.env[name];
       process.env[name] = value;
     }
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
+    const config = loadConfig({ ...otel(), LOG_LEVEL: 'silent' });
     tracing = (await startTracing(config, createLogger(config), 'platform')) as Tracing;
     expect(tracing).toBeDefined();
-    platform = await startTestPlatform({ ...env, LOG_LEVEL: 'info' }, { logStream: logs });
-  }, 120_000);
+  });
 
   afterAll(async () => {
-    await platform?.stop();
     await tracing?.close();
     await receiver?.close();
     for (const [name, value] of Object.entries(saved)) {
@@ -87,61 +94,115 @@ describe('one REST request gives one trace, down to its SQL', () => {
     }
   });
 
-  it('chains the REST span, the gateway plan and fetch, the subgraph operation and resolver, and each SQL statement', async () => {
-    const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Grace', email: 'grace@example.com' });
-    expect(created.status).toBe(201);
-    const read = await rest('GET', `${platform.urls.contactsRest}/api/contacts/${created.body.id}`, undefined, { 'x-request-id': 'traced-1' });
-    expect(read.status).toBe(200);
-    await tracing.flush();
+  describe.each([
+    ['in process (npm start)', false],
+    ['over HTTP (GATEWAY_URL, the REST service deployed apart)', true],
+  ])('one REST request gives one trace, down to its SQL: REST service to gateway %s', (_mode, overHttp) => {
+    let platform: TestPlatform;
+    const logs = new LogCollector();
+    const requestId = `traced-${overHttp ? 'http' : 'in-process'}`;
 
-    const restSpan = receiver.spans.find((span) => span.name === 'GET /api/contacts/:id');
-    expect(restSpan).toBeDefined();
-    expect(restSpan?.parentSpanId ?? '').toBe('');
-    expect(attribute(restSpan!, 'http.route')?.stringValue).toBe('/api/contacts/:id');
-    const trace = receiver.spans.filter((span) => span.traceId === restSpan?.traceId);
-    const byId = new Map(trace.map((span) => [span.spanId, span]));
+    beforeAll(async () => {
+      const gatewayPort = await freePort();
+      platform = await startTestPlatform(
+        { ...otel(), LOG_LEVEL: 'info', ...(overHttp ? { GATEWAY_PORT: String(gatewayPort), GATEWAY_URL: `http://127.0.0.1:${gatewayPort}/graphql` } : {}) },
+        { logStream: logs },
+      );
+    }, 120_000);
 
-    // Every span of the request is in this one trace and hangs, through its parents, from the REST span.
-    for (const span of trace) {
-      let cursor: ExportedSpan | undefined = span;
-      while (cursor?.parentSpanId) cursor = byId.get(cursor.parentSpanId);
-      expect(cursor).toBe(restSpan);
-    }
+    afterAll(async () => {
+      await platform?.stop();
+    });
 
-    const sql = trace.find((span) => span.name === 'SELECT contacts' && attribute(span, 'db.query.text')?.stringValue?.includes('"contacts"'));
-    expect(sql).toBeDefined();
-    // SQL with placeholders only: no value of the request in the span.
-    expect(attribute(sql!, 'db.query.text')?.stringValue).not.toContain(created.body.id as string);
-    const chain: string[] = [];
-    for (let cursor: ExportedSpan | undefined = sql; cursor; cursor = cursor.parentSpanId ? byId.get(cursor.parentSpanId) : undefined) chain.unshift(cursor.name);
-    expect(chain[0]).toBe('GET /api/contacts/:id');
-    expect(chain.at(-1)).toBe('SELECT contacts');
-    const order = ['GET /api/contacts/:id', 'gateway.request', 'gateway.execute', 'gateway.fetch', 'POST /graphql', 'query Contact__contacts__0', 'Query.contact', 'SELECT contacts'];
-    expect(chain.filter((name) => order.includes(name))).toEqual(order);
-    // The plan is a sibling under the gateway's request span.
-    const gatewayRequest = trace.find((span) => span.name === 'gateway.request');
-    expect(trace.find((span) => span.name === 'gateway.plan')?.parentSpanId).toBe(gatewayRequest?.spanId);
-    expect(receiver.serviceNames).toEqual(new Set(['platform-under-test']));
-  });
+    let restSpan: ExportedSpan | undefined;
+    let trace: ExportedSpan[] = [];
 
-  it('merges trivial resolvers and makes no SQL span outside a request', () => {
-    // Contact's plain fields (firstName, email...) are property reads: no span of their own.
-    expect(receiver.spans.some((span) => span.name === 'Contact.firstName')).toBe(false);
-  });
+    it('chains the REST span, the gateway plan and fetch, the subgraph operation and resolver, and each SQL statement', async () => {
+      const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Grace', email: `grace-${requestId}@example.com` });
+      expect(created.status).toBe(201);
+      const read = await rest('GET', `${platform.urls.contactsRest}/api/contacts/${created.body.id}`, undefined, { 'x-request-id': requestId });
+      expect(read.status).toBe(200);
+      await tracing.flush();
 
-  it('puts the trace id in the log lines beside the request id', () => {
-    const lines = logs.lines.filter((line) => line.req?.id === 'traced-1' || line.requestId === 'traced-1');
-    const components = new Set(lines.map((line) => line.component));
-    expect(components).toEqual(new Set(['contacts-rest', 'gateway', 'contacts-subgraph']));
-    const traceIds = new Set(lines.map((line) => line.trace_id));
-    expect(traceIds.size).toBe(1);
-    const traceId = [...traceIds][0];
-    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(receiver.spans.some((span) => span.traceId === traceId && span.name === 'GET /api/contacts/:id')).toBe(true);
+      restSpan = receiver.spans.find((span) => span.name === 'GET /api/contacts/:id' && attribute(span, 'platform.request_id')?.stringValue === requestId);
+      expect(restSpan).toBeDefined();
+      expect(restSpan?.parentSpanId ?? '').toBe('');
+      expect(attribute(restSpan!, 'http.route')?.stringValue).toBe('/api/contacts/:id');
+      trace = receiver.spans.filter((span) => span.traceId === restSpan?.traceId);
+      const byId = new Map(trace.map((span) => [span.spanId, span]));
+
+      // Every span of the request is in this one trace and hangs, through its parents, from the REST span.
+      for (const span of trace) {
+        let cursor: ExportedSpan | undefined = span;
+        while (cursor?.parentSpanId) cursor = byId.get(cursor.parentSpanId);
+        expect(cursor).toBe(restSpan);
+      }
+
+      const sql = trace.find((span) => span.name === 'SELECT contacts' && attribute(span, 'db.query.text')?.stringValue?.includes('"contacts"'));
+      expect(sql).toBeDefined();
+      // SQL with placeholders only: no value of the request in the span.
+      expect(attribute(sql!, 'db.query.text')?.stringValue).not.toContain(created.body.id as string);
+      const chain: string[] = [];
+      for (let cursor: ExportedSpan | undefined = sql; cursor; cursor = cursor.parentSpanId ? byId.get(cursor.parentSpanId) : undefined) chain.unshift(cursor.name);
+      expect(chain[0]).toBe('GET /api/contacts/:id');
+      expect(chain.at(-1)).toBe('SELECT contacts');
+      const gatewayServer = overHttp ? ['POST /graphql'] : [];
+      const order = ['GET /api/contacts/:id', ...gatewayServer, 'gateway.request', 'gateway.execute', 'gateway.fetch', 'POST /graphql', 'query Contact__contacts__0', 'Query.contact', 'SELECT contacts'];
+      expect({ chain, inOrder: inOrder(chain, order) }).toEqual({ chain, inOrder: true });
+      expect(chain.filter((name) => name === 'POST /graphql')).toHaveLength(overHttp ? 2 : 1);
+      // The plan is a sibling under the gateway's request span.
+      const gatewayRequest = trace.find((span) => span.name === 'gateway.request');
+      expect(trace.find((span) => span.name === 'gateway.plan')?.parentSpanId).toBe(gatewayRequest?.spanId);
+      expect(receiver.serviceNames).toEqual(new Set(['platform-under-test']));
+    });
+
+    it('merges trivial resolvers', () => {
+      // Contact's plain fields (firstName, email...) are property reads: no span of their own.
+      expect(trace.some((span) => span.name === 'Query.contact')).toBe(true);
+      expect(trace.some((span) => span.name.startsWith('Contact.'))).toBe(false);
+    });
+
+    it('puts the trace id in the log lines beside the request id', () => {
+      const lines = logs.lines.filter((line) => line.req?.id === requestId || line.requestId === requestId);
+      const components = new Set(lines.map((line) => line.component));
+      expect(components).toEqual(new Set(['contacts-rest', 'gateway', 'contacts-subgraph']));
+      const traceIds = new Set(lines.map((line) => line.trace_id));
+      expect(traceIds).toEqual(new Set([restSpan?.traceId]));
+    });
   });
 
   it('exports traces only: no metrics or logs go to the OTLP endpoint', () => {
     expect(receiver.paths.length).toBeGreaterThan(0);
     for (const path of receiver.paths) expect(path).toMatch(/^POST \/v1\/traces application\/json/);
+  });
+});
+
+/**
+ * Without an OTLP endpoint nothing of the SDK is loaded: a process of its own (the built code)
+ * starts the platform's tracing and lists the OpenTelemetry SDK modules Node loaded.
+ */
+describe('tracing unset', () => {
+  const loadedSdk = (env: Record<string, string>) => {
+    const dist = path.join(PROJECT_ROOT, 'dist', 'lib');
+    const script = `
+      import { createRequire } from 'node:module';
+      const { loadConfig } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'config.js')).href)});
+      const { createLogger } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'logger.js')).href)});
+      const { startTracing } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'tracing.js')).href)});
+      const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+      const tracing = await startTracing(config, createLogger(config), 'check');
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => /@opentelemetry[\\/]sdk-/.test(file));
+      console.log(JSON.stringify({ started: tracing !== undefined, sdkModules: loaded.length }));
+      await tracing?.close();
+    `;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    if (result.status !== 0) throw new Error(result.stderr);
+    return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { started: boolean; sdkModules: number };
+  };
+
+  it('loads no SDK module, and does when an endpoint is set', () => {
+    expect(loadedSdk({})).toEqual({ started: false, sdkModules: 0 });
+    expect(loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toMatchObject({ started: true, sdkModules: expect.any(Number) });
+    expect(loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }).sdkModules).toBeGreaterThan(0);
   });
 });
