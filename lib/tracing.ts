@@ -90,7 +90,7 @@ export function traceRequests(part: string, mounts: readonly string[] = []) {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(
       `${req.method} ${part}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'platform.part': part, 'platform.request_id': String(req.id ?? '') } },
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'platform.part': part, 'platform.request_id': typeof req.id === 'string' ? req.id : '' } },
       parent,
     );
     const active = trace.setSpan(parent, span);
