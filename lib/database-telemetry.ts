@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/sql';
 import type { Pool } from 'pg';
 import { dbPoolConnections, dbQueryDuration } from './metrics.js';
-import { inSpan, tracingOn } from './tracing.js';
+import { inChildSpan, tracingOn } from './tracing.js';
 
 /** What MikroORM passes with a statement (its `LogContext`): the SQL with placeholders, before values are inlined. */
 interface StatementContext {
@@ -42,7 +42,7 @@ export function observeDatabase(orm: MikroORM, service: string, pooled: boolean)
       }
     };
     if (!tracingOn()) return timed();
-    return inSpan(`${kind.toUpperCase()} ${service}`, { 'db.system.name': 'postgresql', 'db.namespace': service, 'db.operation.name': kind, 'db.query.text': sql }, timed);
+    return inChildSpan(`${kind.toUpperCase()} ${service}`, { 'db.system.name': 'postgresql', 'db.namespace': service, 'db.operation.name': kind, 'db.query.text': sql }, timed);
   };
 
   if (!pooled) return;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { Config } from './config.js';
@@ -71,6 +71,8 @@ export function traceFields(active: Context = context.active()): { trace_id?: st
   return { trace_id: traceId, span_id: spanId };
 }
 
+const PROBES = new Set(['/healthz', '/readyz']);
+
 /** Each request's span context, kept for the handlers that run after the body was read (see `resumeTrace`). */
 const requestContexts = new WeakMap<IncomingMessage, Context>();
 
@@ -86,7 +88,8 @@ export function requestTraceFields(req: IncomingMessage): { trace_id?: string; s
  */
 export function traceRequests(part: string, mounts: readonly string[] = []) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
-    if (!enabled) return next();
+    // Probes come every few seconds from the kubelet or compose: no trace of their own.
+    if (!enabled || PROBES.has(req.url ?? '')) return next();
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(
       `${req.method} ${part}`,
@@ -133,12 +136,16 @@ export function traceHeaders(): Record<string, string> {
   return carrier;
 }
 
-/** Runs `work` in a span of its own, a child of the active one; records a thrown error. */
-export async function inSpan<T>(name: string, attributes: Record<string, string | number>, work: (span: Span) => Promise<T>): Promise<T> {
-  if (!enabled) return work(trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
+/**
+ * Runs `work` in a span of its own, a child of the active one, recording a thrown error. Without an
+ * active span (a readiness check's `select 1`, migrations, background jobs) it makes none: such
+ * work would otherwise become a trace of one span each.
+ */
+export async function inChildSpan<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
+  if (!enabled || !trace.getSpan(context.active())) return work();
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
-      return await work(span);
+      return await work();
     } catch (error) {
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });

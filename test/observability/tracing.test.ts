@@ -60,6 +60,8 @@ async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; pa
 
 const attribute = (span: ExportedSpan, key: string) => span.attributes.find((item) => item.key === key)?.value;
 
+let probed = false;
+
 /** Whether `wanted` appears in `names` in this order (other names may stand between). */
 function inOrder(names: string[], wanted: string[]): boolean {
   let next = 0;
@@ -156,6 +158,14 @@ describe('tracing', () => {
       expect(receiver.serviceNames).toEqual(new Set(['platform-under-test']));
     });
 
+    it('answers probes without a trace', async () => {
+      for (const url of [platform.urls.contactsRest, platform.subgraphs.contacts.url.replace(/\/graphql$/, '')]) {
+        expect((await rest('GET', `${url}/readyz`)).status).toBe(200);
+      }
+      await tracing.flush();
+      probed = true;
+    });
+
     it('merges trivial resolvers', () => {
       // Contact's plain fields (firstName, email...) are property reads: no span of their own.
       expect(trace.some((span) => span.name === 'Query.contact')).toBe(true);
@@ -174,6 +184,14 @@ describe('tracing', () => {
   it('exports traces only: no metrics or logs go to the OTLP endpoint', () => {
     expect(receiver.paths.length).toBeGreaterThan(0);
     for (const path of receiver.paths) expect(path).toMatch(/^POST \/v1\/traces application\/json/);
+  });
+
+  it('starts traces at requests only: no trace of a probe, a migration or a readiness query', () => {
+    const roots = receiver.spans.filter((span) => !span.parentSpanId);
+    expect(roots.length).toBeGreaterThan(0);
+    // Server spans (kind 2) of API requests; the readiness probes were asked too (below), and are not among them.
+    expect(roots.filter((span) => span.kind !== 2 || /healthz|readyz/.test(span.name))).toEqual([]);
+    expect(probed).toBe(true);
   });
 });
 
