@@ -188,13 +188,15 @@ export async function serveMetrics(config: Config, logger: Logger): Promise<Runn
       res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n');
     }
   };
-  const server = await listen(
-    (req: IncomingMessage, res: ServerResponse) => void answer(req, res),
-    port,
-    config.env.HOST,
-    '/metrics',
-  );
-  return server;
+  try {
+    return await listen((req: IncomingMessage, res: ServerResponse) => void answer(req, res), port, config.env.HOST, '/metrics');
+  } catch (error) {
+    // Metrics are for watching the part, not for serving its users: a taken port is an error in the
+    // log (and a target down in Prometheus), not a part that refuses to start.
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    log.error({ port }, `METRICS_PORT ${port} is in use: metrics are not served by this process`);
+    return undefined;
+  }
 }
 
 let processMetrics = false;

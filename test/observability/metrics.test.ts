@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../lib/logger.js';
 import { serveMetrics } from '../../lib/metrics.js';
 import type { RunningServer } from '../../lib/http.js';
+import { LogCollector } from '../support/logs.js';
 import { freePort } from '../support/ports.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -113,6 +114,13 @@ describe('GET /metrics after real requests', () => {
     expect(text).toContain('# TYPE publish_outcomes_total counter');
     expect(find(samples, 'signin_mails_total', { transport: 'log', outcome: 'sent' })[0]?.value).toBe(5);
     expect(find(samples, 'rate_limit_refusals_total', { limit: 'surveys-sign-in-address' })[0]?.value).toBe(1);
+  });
+
+  it('starts without metrics, saying so, when METRICS_PORT is taken', async () => {
+    const logs = new LogCollector();
+    const again = await serveMetrics(platform.config, createLogger({ env: { ...platform.config.env, LOG_LEVEL: 'info' } }, logs));
+    expect(again).toBeUndefined();
+    expect(logs.lines).toContainEqual(expect.objectContaining({ level: 50, component: 'metrics', port: metrics.port }));
   });
 
   it('answers 404 beside /metrics', async () => {
