@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { randomUUID } from 'node:crypto';
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -13,6 +14,7 @@ import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
+import type { LocalSubgraph } from '../lib/local-subgraph.js';
 import { assignRequestId, httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import type { RunningPart } from '../lib/service.js';
@@ -49,10 +51,31 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   }
 }
 
+/**
+ * A subgraph in this process (`npm start`): the gateway runs its schema directly, with the caller's
+ * credentials and request id as the HTTP path would send them, and skips loopback HTTP, a second
+ * Express stack and JSON both ways.
+ */
+type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
+
+export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
+  constructor(private readonly subgraph: LocalSubgraph) {}
+
+  async process({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
+    // Health checks and schema loading run without a caller.
+    const caller = 'forwardHeaders' in context ? (context as GatewayContext) : undefined;
+    const requestId = caller?.requestId ?? randomUUID();
+    const headers = { ...caller?.forwardHeaders, [REQUEST_ID_HEADER]: requestId };
+    return this.subgraph.execute(request, { headers, id: requestId });
+  }
+}
+
 export interface GatewayOptions {
   port: number;
   /** Subgraph URLs by subgraph name; they override the URLs written in the supergraph. */
   subgraphUrls: Record<string, string>;
+  /** Subgraphs running in this process, by name: executed directly, whatever their URL. */
+  localSubgraphs?: Record<string, LocalSubgraph>;
   supergraphSdl?: string;
 }
 
@@ -68,8 +91,10 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     supergraphSdl: options.supergraphSdl ?? readFileSync(SUPERGRAPH_PATH, 'utf8'),
     // Node's own fetch (undici) keeps connections to the subgraphs alive; the default fetcher adds an
     // HTTP cache layer that a GraphQL POST never uses.
-    buildService: ({ name, url }) =>
-      new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
+    buildService: ({ name, url }) => {
+      const local = options.localSubgraphs?.[name];
+      return local ? new LocalDataSource(local) : new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch });
+    },
     logger: log,
   });
   const armor = new ApolloArmor({
