@@ -18,7 +18,7 @@ describe.each([
 
   beforeAll(async () => {
     const port = await freePort();
-    const env = overHttp ? { CONTACTS_SUBGRAPH_PORT: String(port), CONTACTS_SUBGRAPH_URL: `http://127.0.0.1:${port}/graphql`, CONTACTS_AUTH: 'required' } : { CONTACTS_AUTH: 'required' };
+    const env: Record<string, string> = overHttp ? { CONTACTS_SUBGRAPH_PORT: String(port), CONTACTS_SUBGRAPH_URL: `http://127.0.0.1:${port}/graphql`, CONTACTS_AUTH: 'required' } : { CONTACTS_AUTH: 'required' };
     platform = await startTestPlatform({ LOG_LEVEL: 'info', ...env }, { logStream: logs });
   });
   afterAll(async () => {
