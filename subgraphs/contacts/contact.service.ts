@@ -40,7 +40,17 @@ export class ContactService {
     return { items: rows.map(toContactRow), total };
   }
 
-  /** A live contact, or null for an unknown, malformed or deleted id. */
+  /**
+   * A live contact to show, as a plain row (null for an unknown, malformed or deleted id): a read
+   * changes nothing, so it skips the identity map and the change-tracking snapshot of `find`.
+   */
+  async read(id: string): Promise<Contact | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.live().andWhere({ id }).execute<Contact | undefined>('get', true);
+    return row ? toContactRow(row) : null;
+  }
+
+  /** A live contact to change, managed by the entity manager, or null for an unknown, malformed or deleted id. */
   async find(id: string): Promise<Contact | null> {
     if (!isUuid(id)) return null;
     return this.em.findOne(Contact, { id, deleted: false });
@@ -72,10 +82,15 @@ export class ContactService {
    * search holds no word, which matches nothing.
    */
   private liveContacts(search: string | null | undefined) {
-    const qb = this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
+    const qb = this.live();
     if (!search) return qb;
     const query = toPrefixQuery(search);
     return query ? qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]) : null;
+  }
+
+  /** Live contacts as a query over the read columns. */
+  private live() {
+    return this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {
