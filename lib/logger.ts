@@ -9,6 +9,12 @@ export type { Logger };
 export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * The platform's logger. By default it writes to stdout asynchronously: Node writes to a pipe or a
+ * terminal synchronously on Linux, so every request's log line would block the event loop for a
+ * write system call (and for as long as a slow reader leaves the pipe full). pino flushes what is
+ * left when the process exits.
+ */
 export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.WritableStream): Logger {
   return pino({
     level: config.env.LOG_LEVEL,
@@ -17,7 +23,7 @@ export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.W
       paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
       censor: '[redacted]',
     },
-  }, destination ?? process.stdout);
+  }, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /**
