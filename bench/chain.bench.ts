@@ -15,20 +15,15 @@
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { loadConfig } from '../lib/config.js';
-import { createLogger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { loadOperations } from '../lib/rest.js';
-import { startPlatform } from '../scripts/platform.js';
-import { serveFloor } from './floor.js';
 import {
+  SERVE,
   benchDatabase,
   cpuSeconds,
   fmt,
@@ -55,50 +50,6 @@ const STEADY_RATE = 200;
 const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 10);
 const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 
-const here = fileURLToPath(import.meta.url);
-
-/** The whole platform in this (child) process, as `npm start` runs it with one worker, on free ports. */
-async function servePlatform(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'chain-bench-'));
-  const free = '0';
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL,
-    GATEWAY_PORT: free,
-    SOCIAL_REST_PORT: free,
-    SURVEYS_REST_PORT: free,
-    CONTACTS_REST_PORT: free,
-    SOCIAL_SUBGRAPH_PORT: free,
-    SURVEYS_SUBGRAPH_PORT: free,
-    CONTACTS_SUBGRAPH_PORT: free,
-  });
-  const platform = await startPlatform(config, createLogger(config));
-  const local = (url: string) => url.replace('//localhost:', '//127.0.0.1:');
-  process.send?.({
-    urls: {
-      rest: local(platform.rest.contacts.url),
-      gateway: local(platform.gateway.url),
-      contactsSubgraph: local(platform.subgraphs.contacts.url),
-      socialSubgraph: local(platform.subgraphs.social.url),
-      surveysSubgraph: local(platform.subgraphs.surveys.url),
-    },
-  });
-  process.on('SIGTERM', () => {
-    void platform.close().finally(() => {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    });
-  });
-}
-
-async function serveFloorChild(): Promise<void> {
-  const floor = await serveFloor(process.env.BENCH_PLATFORM_DATABASE_URL);
-  process.send?.({ urls: { floor: floor.url } });
-  process.on('SIGTERM', () => void floor.close().finally(() => process.exit(0)));
-}
 
 /** Hive Gateway as an operator runs it: its CLI, from the project root (gateway.config.ts), on the checked-in supergraph. */
 async function startHive(urls: Record<string, string>): Promise<Child> {
@@ -151,9 +102,9 @@ async function main(): Promise<void> {
     console.log(`chain bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load, database ${database.name}`);
     const env = { BENCH_PLATFORM_DATABASE_URL: database.url };
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-    const platform = await startChild(here, ['--serve-platform'], env, profile);
+    const platform = await startChild(SERVE, ['platform'], env, profile);
     children.push(platform);
-    const floor = await startChild(here, ['--serve-floor'], env);
+    const floor = await startChild(SERVE, ['floor'], env);
     children.push(floor);
     const hive = await startHive(platform.urls);
     children.push(hive);
@@ -280,13 +231,7 @@ BENCH_ROUNDS, BENCH_TARGETS (e.g. REST,Hive), BENCH_LOG_LEVEL and BENCH_PROFILE 
 --cpu-prof of the platform) tune it.
 `);
 
-if (process.argv.includes('--serve-platform')) {
-  await servePlatform();
-} else if (process.argv.includes('--serve-floor')) {
-  await serveFloorChild();
-} else {
-  await main().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+await main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -6,8 +6,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+
+/** bench/serve.ts, compiled: the child process that serves the platform or the floor. */
+export const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));
 
 export const BENCH_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
