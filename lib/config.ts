@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { productionProblems, productionWarnings } from './production.js';
 
 /**
  * The whole runtime contract in one schema. Read once at start (`loadConfig`) and passed down
@@ -62,6 +63,14 @@ const EnvSchema = z.object({
   IDENTITY_JWKS_URL: optionalUrl,
   IDENTITY_ISSUER: optionalText,
   IDENTITY_AUDIENCE: optionalText,
+  /** `allow`: production may use the embedded development issuer (a warning at every start). */
+  DEV_IDENTITY: optionalText.pipe(z.enum(['allow']).optional()),
+  /** Oldest bearer token accepted, counted from its `iat`, whatever its `exp` says. */
+  IDENTITY_MAX_TOKEN_AGE_SECONDS: z.coerce.number().int().positive().default(24 * 60 * 60),
+  /** Where the subgraph HTTP servers listen; beyond loopback only with SUBGRAPH_TOKEN in production. */
+  SUBGRAPH_HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
+  /** Shared secret the gateway sends to the subgraphs (`X-Subgraph-Token`); set: subgraphs refuse calls without it. */
+  SUBGRAPH_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters (openssl rand -base64 32)').optional()),
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Largest CSV file `POST /api/contacts/import` accepts (100,000 rows are about 10 MB). */
   IMPORT_MAX_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
@@ -126,6 +135,8 @@ export interface Config {
   platforms: Record<string, PlatformCredentials>;
   /** Origins (`scheme://host[:port]`) whose pages may call the gateway and the REST services with credentials. */
   corsOrigins: string[];
+  /** Allowed but unsafe choices, logged as warnings at every start (`DEV_IDENTITY=allow` in production). */
+  warnings: string[];
 }
 
 export class ConfigError extends Error {
@@ -197,6 +208,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     problems.push('ENCRYPTION_KEY must be 32 bytes, base64 encoded');
   }
   const corsOrigins = readCorsOrigins(env.CORS_ORIGINS ?? new URL(env.WEB_URL).origin, problems);
+  const production = { ...env, CONTACTS_AUTH_GIVEN: Boolean(source.CONTACTS_AUTH?.trim()) };
+  if (env.NODE_ENV === 'production') problems.push(...productionProblems(production));
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = path.resolve(env.DATA_DIR);
@@ -220,5 +233,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     surveysCookieSecure: env.NODE_ENV === 'production' || publicUrls.surveys.startsWith('https:'),
     platforms: readPlatforms(source),
     corsOrigins,
+    warnings: env.NODE_ENV === 'production' ? productionWarnings(production) : [],
   };
 }

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './logger.js';
 export async function runMain(name: string, start: (config: Config, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config);
+  for (const warning of config.warnings) logger.warn(warning);
   let running: { close(): Promise<void> };
   try {
     running = await start(config, logger);

@@ -62,7 +62,9 @@ describe('docker-compose.yml', () => {
   const parts = { ...published, ...subgraphs };
   const platformServices = Object.entries(services).filter(([, service]) => service.image === 'federated-platform');
   const secrets = { POSTGRES_PASSWORD: 'pg-secret', S3_ACCESS_KEY_ID: 'platform-key', S3_SECRET_ACCESS_KEY: 's3-secret-1', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
-  const variables = { ...envExample(), ...secrets };
+  /** The identity decision .env.example leaves to the operator (DEV_IDENTITY or IDENTITY_*). */
+  const decisions = { DEV_IDENTITY: 'allow' };
+  const variables = { ...envExample(), ...secrets, ...decisions };
 
   it('brings up every real part the platform uses', () => {
     expect(Object.keys(services).sort()).toEqual(
@@ -146,6 +148,17 @@ describe('docker-compose.yml', () => {
       expect(config.env.GATEWAY_URL).toBe('http://gateway:4000/graphql');
       expect(config.env.CONTACTS_SUBGRAPH_URL).toBe('http://contacts-subgraph:4003/graphql');
     }
+  });
+
+  it('starts no part until the operator decided identity; SMTP and CONTACTS_AUTH are decided in the file and .env', () => {
+    const resolve = (given: Record<string, string>) =>
+      Object.fromEntries(Object.entries(services.gateway.environment!).map(([key, value]) => [key, interpolate(String(value), given)]));
+    expect(() => loadConfig(resolve({ ...envExample(), ...secrets }))).toThrow(/IDENTITY_JWKS_URL: set it .* or set DEV_IDENTITY=allow/);
+    const external = { IDENTITY_JWKS_URL: 'https://id.example.com/jwks.json', IDENTITY_ISSUER: 'https://id.example.com/', IDENTITY_AUDIENCE: 'platform' };
+    expect(loadConfig(resolve({ ...envExample(), ...secrets, ...external })).warnings).toEqual([]);
+    expect(loadConfig(resolve(variables)).warnings.join('\n')).toMatch(/DEV_IDENTITY=allow/);
+    expect(services.gateway.environment!.DEV_IDENTITY).toBe('${DEV_IDENTITY:-}');
+    expect(services.gateway.environment!.CONTACTS_AUTH).toMatch(/^\$\{CONTACTS_AUTH:\?/);
   });
 
   it('serves the same supergraph with Hive Gateway and the project’s gateway.config.ts, in the `hive` profile', () => {
