@@ -15,7 +15,7 @@ import { IntegrationService } from './integrations/integration.service.js';
 import type { IntegrationsContext } from './integrations/integrations.context.js';
 import { AiImageService } from './media/ai-image.service.js';
 import type { MediaContext } from './media/media.context.js';
-import { MediaService } from './media/media.service.js';
+import { mediaInReach, MediaService } from './media/media.service.js';
 import { PublishAttemptService } from './publishing/publish-attempt.service.js';
 import type { PublishingContext } from './publishing/publishing.context.js';
 import type { SocialRuntime } from './social.runtime.js';
@@ -58,7 +58,7 @@ export async function createSocialContext(runtime: SocialRuntime, em: EntityMana
     em,
     brands,
     apiKeys: new ApiKeyService(em, reach),
-    posts: new PostService(em, reach, brands, runtime.queue),
+    posts: new PostService(em, reach, brands, runtime.queue, (tx, ids) => mediaInReach(tx, reach, ids)),
     campaigns,
     events,
     rollups: new RollupService(em, reach),
