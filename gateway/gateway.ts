@@ -4,9 +4,9 @@ import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOp
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { applyTrustProxy, CLIENT_ADDRESS_HEADER } from '../lib/client-address.js';
 import type { Config } from '../lib/config.js';
 import { corsFor } from '../lib/cors.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
@@ -15,6 +15,8 @@ import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
 import { assignRequestId, httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
+import { queryLimits } from '../lib/query-limits.js';
+import { SUBGRAPH_TOKEN_HEADER } from '../lib/subgraph-token.js';
 import type { RunningPart } from '../lib/service.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
 
@@ -25,13 +27,18 @@ const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operatio
 
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
 export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  /** `SUBGRAPH_TOKEN`: the gateway's proof to subgraphs deployed apart that the call is its own. */
+  subgraphToken?: string;
+
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = request.http?.headers;
+    if (headers && this.subgraphToken) headers.set(SUBGRAPH_TOKEN_HEADER, this.subgraphToken);
     // Health checks and schema loading run without a caller.
     if (!headers || !('forwardHeaders' in context)) return;
     const caller = context as GatewayContext;
     for (const [name, value] of Object.entries(caller.forwardHeaders)) headers.set(name, value);
     headers.set(REQUEST_ID_HEADER, caller.requestId);
+    if (caller.clientAddress) headers.set(CLIENT_ADDRESS_HEADER, caller.clientAddress);
   }
 
   /**
@@ -69,17 +76,12 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     // Node's own fetch (undici) keeps connections to the subgraphs alive; the default fetcher adds an
     // HTTP cache layer that a GraphQL POST never uses.
     buildService: ({ name, url }) =>
-      new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
+      Object.assign(new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }), {
+        subgraphToken: config.env.SUBGRAPH_TOKEN,
+      }),
     logger: log,
   });
-  const armor = new ApolloArmor({
-    maxDepth: { n: config.env.GRAPHQL_MAX_DEPTH },
-    costLimit: { maxCost: config.env.GRAPHQL_MAX_COST },
-    maxAliases: { n: 30 },
-    maxTokens: { n: 5000 },
-    // Suggestions reveal schema names; keep them where introspection is open anyway.
-    blockFieldSuggestion: { enabled: config.isProduction },
-  }).protect();
+  const armor = queryLimits(config);
 
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
@@ -102,6 +104,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
 
   let shuttingDown = false;
   const app = express();
+  applyTrustProxy(app, config.env.TRUST_PROXY);
   app.disable('x-powered-by');
   app.use(assignRequestId, compressAnswers());
   addProbes(app, () => !shuttingDown);
@@ -113,7 +116,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     httpLogger(logger, 'gateway'),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     expressMiddleware(apollo, {
-      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req) }),
+      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req), clientAddress: req.ip }),
     }),
   );
   app.use(graphqlRequestErrorHandler(log));

@@ -9,6 +9,8 @@ export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as con
 export interface GatewayContext {
   forwardHeaders: Record<string, string>;
   requestId: string;
+  /** The caller's address as the edge saw it (`TRUST_PROXY` applied); the subgraphs count sign-in mail per client with it. */
+  clientAddress?: string;
 }
 
 export function forwardHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -54,6 +56,8 @@ export function httpClient(url: string): GraphQLClient {
         headers: {
           ...context.forwardHeaders,
           [REQUEST_ID_HEADER]: context.requestId,
+          // The gateway believes this only from the REST services it trusts (TRUST_PROXY).
+          ...(context.clientAddress ? { 'x-forwarded-for': context.clientAddress } : {}),
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',
         },

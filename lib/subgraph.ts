@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ApolloServer, type BaseContext } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
@@ -14,6 +14,8 @@ import { gql } from 'graphql-tag';
 import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
+import { queryLimits } from './query-limits.js';
+import { requireSubgraphToken } from './subgraph-token.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
@@ -98,6 +100,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   let shuttingDown = false;
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 
+  const limits = queryLimits(config);
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
@@ -105,22 +108,31 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     stopOnTerminationSignals: false,
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
+    // The gateway's limits on this port too, so that calling a subgraph directly is no way around them.
+    validationRules: limits.validationRules,
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
     // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      ...(limits.plugins as unknown as ApolloServerPlugin<Context>[]),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+    ],
   });
   await apollo.start();
 
   app.use(
     '/graphql',
     httpLogger(logger, `${name}-subgraph`),
+    requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
   );
   app.use(graphqlRequestErrorHandler(log));
 
-  const running = await listen(app, options.port, config.env.HOST, '/graphql');
+  // SUBGRAPH_HOST, loopback by default: only the gateway calls a subgraph (production wants SUBGRAPH_TOKEN beyond loopback).
+  const running = await listen(app, options.port, config.env.SUBGRAPH_HOST, '/graphql');
   return {
     ...running,
     close: async () => {

@@ -30,6 +30,8 @@ export interface SignInSettings {
   fromEmail: string;
   mailer: Mailer;
   perAddress: RateLimiter;
+  /** Per client address (the gateway forwards it): each requested link counts, however many in one request. */
+  perClient: RateLimiter;
   logger: Logger;
 }
 
@@ -48,6 +50,8 @@ export class AuthService {
   constructor(
     private readonly em: EntityManager,
     private readonly settings: SignInSettings,
+    /** The caller's address bucket (lib/client-address.ts), for the limit per client. */
+    private readonly client = 'unknown',
   ) {}
 
   private isAdmin(email: string): boolean {
@@ -83,6 +87,7 @@ export class AuthService {
    */
   async requestLink(rawEmail: string): Promise<MagicLinkRequested> {
     const email = normalizeEmail(rawEmail);
+    await this.settings.perClient.consume(this.client, 'Too many sign-in requests from this client; try again later');
     await this.settings.perAddress.consume(email, 'Too many sign-in requests for this address; try again later');
     if (!this.maySignIn(email)) {
       this.settings.logger.info({ email }, 'sign-in link refused: address not allowed');

@@ -1,3 +1,4 @@
+import { subgraphClientOf } from '../../lib/client-address.js';
 import type { IncomingMessage } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/database.js';
@@ -39,7 +40,7 @@ function sessionTokenOf(req: IncomingMessage): string | undefined {
 
 /** One request's context on `em`, the request's own fork: the caller (a session, if any), the services, the loaders. */
 export async function createSurveysContext(runtime: SurveysRuntime, em: EntityManager, req: IncomingMessage): Promise<SurveysContext> {
-  const auth = new AuthService(em, runtime.signIn);
+  const auth = new AuthService(em, runtime.signIn, subgraphClientOf(req, runtime.gatewayOnly));
   const session = await auth.sessionOf(sessionTokenOf(req));
   // Without a session nobody is shown anything; the empty user never matches an owner.
   const surveys = new SurveyService(em, session?.user ?? { email: '', isAdmin: false });
