@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   createLocalJWKSet,
@@ -14,6 +14,7 @@ import {
 } from 'jose';
 import type { Config } from './config.js';
 import { AppError, ErrorCode } from './errors.js';
+import { createFileOnce } from './secrets.js';
 
 /** Who is calling: a user, with the scopes the credential carries (`null`: every scope). */
 export interface Principal {
@@ -141,14 +142,9 @@ async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> {
     privateJwk: { ...(await exportJWK(privateKey)), kid, alg: ALGORITHM },
     publicJwk: { ...(await exportJWK(publicKey)), kid, alg: ALGORITHM, use: 'sig' },
   };
-  mkdirSync(path.dirname(file), { recursive: true });
-  // wx: if another process made the file first, use theirs so both agree on the key.
-  try {
-    writeFileSync(file, JSON.stringify(keys), { mode: 0o600, flag: 'wx' });
-  } catch {
-    return JSON.parse(readFileSync(file, 'utf8')) as DevKeyFile;
-  }
-  return keys;
+  // If another process made the file first, use theirs so both agree on the key; never a half-written one.
+  createFileOnce(file, JSON.stringify(keys));
+  return JSON.parse(readFileSync(file, 'utf8')) as DevKeyFile;
 }
 
 /** The bearer credential of a request, if any. */

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
+import { redactRequest } from './log-redaction.js';
 
 export type { Logger };
 
@@ -53,6 +54,8 @@ export function httpLogger(logger: Logger, component: string) {
       res.setHeader(REQUEST_ID_HEADER, id);
       return id;
     },
+    // No query value and no token in a path reaches the log (lib/log-redaction.ts).
+    serializers: { req: redactRequest },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
   });

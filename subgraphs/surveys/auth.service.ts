@@ -76,7 +76,9 @@ export class AuthService {
   async sessionOf(token: string | undefined): Promise<ActiveSession | null> {
     if (!token || !TOKEN_SHAPE.test(token)) return null;
     const session = await this.em.findOne(UserSession, { tokenHash: sha256Hex(token), expiresAt: { $gt: new Date() } });
-    if (!session) return null;
+    // The rules are those of now, not of the sign-in: an address taken off ALLOWED_EMAIL_DOMAINS or
+    // ADMIN_EMAILS loses its session (and admin sight) at once.
+    if (!session || !this.maySignIn(session.email)) return null;
     return { id: session.id, user: this.userOf(session.email), expiresAt: session.expiresAt };
   }
 
