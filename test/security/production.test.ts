@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { generateKeyPair, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../lib/config.js';
 import { Identity } from '../../lib/identity.js';
 import { createMailer } from '../../lib/mail.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
+import { startJwksServer } from '../support/jwks.js';
+import { LogCollector } from '../support/logs.js';
 import { freePort } from '../support/ports.js';
 
 /** Every production decision made, the safe way. */
@@ -120,18 +121,12 @@ describe('production refuses unsafe defaults', () => {
   });
 
   it('never writes a sign-in mail to the log in production, and marks it as development-only elsewhere', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        lines.push(chunk.toString());
-        callback();
-      },
-    });
+    const sink = new LogCollector();
     const developmentConfig = loadConfig({});
     expect(() => createMailer({ ...developmentConfig, isProduction: true }, pino(sink))).toThrow(/SMTP_URL is required in production/);
     const mailer = createMailer(developmentConfig, pino({ level: 'trace' }, sink));
     await mailer.send({ from: 'a@b.example', to: 'c@d.example', subject: 'Sign in', text: 'https://app.example/auth/magic?token=abc' });
-    const line = JSON.parse(lines[0]) as { level: number; developmentOnly: string; text: string };
+    const line = sink.lines[0] as { level: number; developmentOnly: string; text: string };
     expect(line.level).toBe(40);
     expect(line.developmentOnly).toMatch(/for development only/);
   });
@@ -142,18 +137,13 @@ describe('bearer tokens', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('need an expiry, and are refused once older than IDENTITY_MAX_TOKEN_AGE_SECONDS', async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    const { exportJWK } = await import('jose');
-    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
-    const { createServer } = await import('node:http');
-    const server = createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
+    const jwks = await startJwksServer('ES256');
+    const { privateKey } = jwks;
     try {
       const identity = await Identity.create(
         loadConfig({
           DATA_DIR: dataDir,
-          IDENTITY_JWKS_URL: `http://127.0.0.1:${port}/jwks`,
+          IDENTITY_JWKS_URL: jwks.url,
           IDENTITY_ISSUER: 'https://id.example',
           IDENTITY_AUDIENCE: 'platform',
           IDENTITY_MAX_TOKEN_AGE_SECONDS: '3600',
@@ -175,7 +165,7 @@ describe('bearer tokens', () => {
       // No issue time, and valid far longer than the maximum age.
       await expect(identity.verify(await token({ exp: now + 30 * 86400 }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     } finally {
-      server.close();
+      jwks.close();
     }
   });
 });

@@ -1,13 +1,13 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../lib/config.js';
 import { redactUrl } from '../../lib/log-redaction.js';
 import { createFileOnce, masterKey } from '../../lib/secrets.js';
 import { AuthService } from '../../subgraphs/surveys/auth.service.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { LogCollector } from '../support/logs.js';
 import { freePort } from '../support/ports.js';
 
 describe('generated key files', () => {
@@ -46,15 +46,9 @@ describe('request logs', () => {
 
   describe('of the running platform', () => {
     let platform: TestPlatform;
-    const lines: string[] = [];
+    const sink = new LogCollector();
     beforeAll(async () => {
       const port = await freePort();
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          lines.push(chunk.toString());
-          callback();
-        },
-      });
       platform = await startTestPlatform(
         { LOG_LEVEL: 'trace', SOCIAL_REST_PORT: String(port), SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}` },
         { logStream: sink },
@@ -72,11 +66,25 @@ describe('request logs', () => {
       await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array([1, 2, 3]) });
       await fetch(`${platform.urls.socialRest}/api/integrations/mastodon/callback?state=the-state-value-0123456789&code=the-oauth-code-0123456789`, { redirect: 'manual' });
       const grantToken = uploadUrl.pathname.split('/').pop()!;
-      const text = lines.join('');
+      const text = JSON.stringify(sink.lines);
       expect(text).toContain('/storage/:token');
       expect(text).not.toContain(grantToken);
       expect(text).not.toContain('the-oauth-code-0123456789');
       expect(text).not.toContain('the-state-value-0123456789');
+    });
+
+    it('let only one of two uploads to one signed URL land, whole: the file store creates the target exclusively', async () => {
+      const owner = { authorization: `Bearer ${await platform.token('racer')}` };
+      const size = 4 * 1024 * 1024;
+      const grant = await rest('POST', `${platform.urls.socialRest}/api/media/upload`, { filename: 'b.png', contentType: 'image/png', size }, owner);
+      const bodies = [Buffer.alloc(size, 1), Buffer.alloc(size, 2)];
+      const sent = await Promise.all(
+        bodies.map((body) => fetch(grant.body.uploadUrl as string, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(body) })),
+      );
+      expect(sent.map((answer) => answer.status).sort()).toEqual([200, 409]);
+      const listed = await rest('GET', `${platform.urls.socialRest}/api/media`, undefined, owner);
+      const stored = Buffer.from(await (await fetch(listed.body.data[0].url as string)).arrayBuffer());
+      expect(stored.equals(bodies[sent[0].status === 200 ? 0 : 1])).toBe(true);
     });
   });
 });
