@@ -6,7 +6,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { applyTrustProxy, CLIENT_ADDRESS_HEADER } from '../lib/client-address.js';
+import { applyTrustProxy, CLIENT_ADDRESS_HEADER, gatewayClientOf } from '../lib/client-address.js';
 import type { Config } from '../lib/config.js';
 import { corsFor } from '../lib/cors.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
@@ -116,7 +116,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     httpLogger(logger, 'gateway'),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     expressMiddleware(apollo, {
-      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req), clientAddress: req.ip }),
+      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req), clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN) }),
     }),
   );
   app.use(graphqlRequestErrorHandler(log));

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Express } from 'express';
+import { carriesSubgraphToken } from './subgraph-token.js';
 
 /**
  * Who the client is, for the limits counted per client (sign-in mail). The edge that meets the client
@@ -52,6 +53,17 @@ export function clientBucket(address: string | undefined): string {
   const right = tail ? tail.split(':') : [];
   const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
   return `${groups.slice(0, 4).map((group) => Number.parseInt(group || '0', 16).toString(16)).join(':')}::/64`;
+}
+
+/**
+ * The client of a request to the gateway: the address a REST service deployed apart forwards in
+ * `X-Platform-Client`, when it proves with the shared `SUBGRAPH_TOKEN` that it is one; else the
+ * address Express found (`req.ip`, `TRUST_PROXY` applied).
+ */
+export function gatewayClientOf(req: IncomingMessage & { ip?: string }, token: string | undefined): string | undefined {
+  const forwarded = req.headers[CLIENT_ADDRESS_HEADER];
+  const value = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.trim();
+  return token && value && isIP(value) && carriesSubgraphToken(req, token) ? value : req.ip;
 }
 
 const isLoopback = (address: string | undefined) => !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));

@@ -1,6 +1,8 @@
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
+import { CLIENT_ADDRESS_HEADER } from './client-address.js';
 import { REQUEST_ID_HEADER } from './logger.js';
+import { SUBGRAPH_TOKEN_HEADER } from './subgraph-token.js';
 
 /** Credentials a caller sent, passed on untouched to every subgraph: each reads the one it uses. */
 export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
@@ -47,8 +49,11 @@ export function inProcessClient(apollo: ApolloServer<GatewayContext>): GraphQLCl
   };
 }
 
-/** A gateway deployed apart (`GATEWAY_URL`). */
-export function httpClient(url: string): GraphQLClient {
+/**
+ * A gateway deployed apart (`GATEWAY_URL`). With the shared `SUBGRAPH_TOKEN`, the caller's address goes
+ * along in `X-Platform-Client`, which the gateway believes from holders of that token only.
+ */
+export function httpClient(url: string, internalToken?: string): GraphQLClient {
   return {
     async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
       const response = await fetch(url, {
@@ -56,8 +61,7 @@ export function httpClient(url: string): GraphQLClient {
         headers: {
           ...context.forwardHeaders,
           [REQUEST_ID_HEADER]: context.requestId,
-          // The gateway believes this only from the REST services it trusts (TRUST_PROXY).
-          ...(context.clientAddress ? { 'x-forwarded-for': context.clientAddress } : {}),
+          ...(internalToken && context.clientAddress ? { [CLIENT_ADDRESS_HEADER]: context.clientAddress, [SUBGRAPH_TOKEN_HEADER]: internalToken } : {}),
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',
         },

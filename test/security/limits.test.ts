@@ -207,6 +207,22 @@ describe('subgraphs behind SUBGRAPH_HOST and SUBGRAPH_TOKEN', () => {
     expect((await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Via REST' })).status).toBe(201);
   });
 
+  it('believes the client address a REST service deployed apart forwards only with the token', async () => {
+    const ask = (count: number, from: number, headers: Record<string, string>) =>
+      graphql(
+        platform.urls.gateway,
+        `mutation { ${Array.from({ length: count }, (_, index) => `m${index}: requestMagicLink(input: { email: "apart${from + index}@example.com" }) { accepted }`).join(' ')} }`,
+        {},
+        headers,
+      );
+    const internal = { 'x-platform-client': '198.51.100.20', 'x-subgraph-token': token };
+    expect((await ask(30, 0, internal)).body.errors).toBeUndefined();
+    expect(codeOf((await ask(1, 100, internal)).body as Answer)).toBe('RATE_LIMITED');
+    // Without the token the header is nobody's word: the caller is counted as itself.
+    expect((await ask(1, 200, { 'x-platform-client': '198.51.100.20' })).body.errors).toBeUndefined();
+    expect((await ask(1, 300, { 'x-platform-client': '198.51.100.20', 'x-subgraph-token': 'a-wrong-secret-of-some-length' })).body.errors).toBeUndefined();
+  });
+
   it('listens on loopback only by default, while HOST=0.0.0.0 opens the other parts', async () => {
     const external = Object.values(os.networkInterfaces())
       .flat()
