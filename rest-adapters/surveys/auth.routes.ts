@@ -1,6 +1,5 @@
 import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
-import type { RateLimiter } from '../../lib/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 
@@ -14,10 +13,10 @@ function cookieOptions(config: Config): CookieOptions {
 }
 
 /**
- * Magic-link sign-in. The limit per client address is applied here, at the edge that sees the
- * client's address; the limit per e-mail address and every other rule live in the subgraph.
+ * Magic-link sign-in. The limits (per client address, which goes along with the operation, and per
+ * e-mail address) and every other rule live in the subgraph, so GraphQL callers meet them too.
  */
-export function authRoutes(run: RunOperation, options: { config: Config; signInPerClient: RateLimiter }): RestRoute[] {
+export function authRoutes(run: RunOperation, options: { config: Config }): RestRoute[] {
   const cookie = cookieOptions(options.config);
 
   return [
@@ -27,7 +26,6 @@ export function authRoutes(run: RunOperation, options: { config: Config; signInP
       summary: 'Request a sign-in link by e-mail ({ email }); the answer is the same for every address',
       handler: async (req, res) => {
         const input = jsonBody(req);
-        await options.signInPerClient.consume(req.ip ?? req.socket.remoteAddress ?? 'unknown', 'Too many sign-in requests from this client; try again later');
         const { requestMagicLink } = await run<{ requestMagicLink: { message: string } }>('RequestMagicLink', { input }, req);
         res.status(202).json({ message: requestMagicLink.message });
       },

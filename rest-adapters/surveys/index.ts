@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { RateLimits } from '../../lib/rate-limit.js';
 import { createRestApp, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
@@ -10,10 +9,6 @@ import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
-
-/** Sign-in requests per client address per window: 30 per client address per 15 minutes. */
-const SIGN_IN_PER_CLIENT = 30;
-const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** Every route of the venue survey REST contract, in matching order. */
 function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[1]): RestRoute[] {
@@ -28,14 +23,12 @@ function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof aut
 
 export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
   const { config } = deps;
-  const limits = new RateLimits(config);
-  const signInPerClient = limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS);
   const storage = createStorage(config);
   const app = createRestApp({
     name: 'surveys',
     config,
     logger: deps.logger,
-    routes: surveysRestRoutes(options.client, { config, signInPerClient }),
+    routes: surveysRestRoutes(options.client, { config }),
     // The local file store's signed upload and download URLs point here (SURVEYS_PUBLIC_URL).
     routers: [storageRouter(storage, config)],
   });
@@ -45,7 +38,6 @@ export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, op
     url: server.url,
     close: async () => {
       await server.close();
-      await limits.close();
     },
   };
 }
