@@ -13,12 +13,16 @@ import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
+import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from '../lib/input.js';
 import { assignRequestId, httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import type { RunningPart } from '../lib/service.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
+
+/** Longest document the gateway parses, in tokens: a longer one is a 400 before any work is spent on it. */
+export const GRAPHQL_MAX_TOKENS = 5000;
 
 /** Headers of Apollo's CSRF prevention, which a page sends to run a query by GET (a preflighted request). */
 const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
@@ -76,7 +80,9 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     maxDepth: { n: config.env.GRAPHQL_MAX_DEPTH },
     costLimit: { maxCost: config.env.GRAPHQL_MAX_COST },
     maxAliases: { n: 30 },
-    maxTokens: { n: 5000 },
+    // The token limit is graphql-js's own (parseOptions below): armor's throws from a plugin hook,
+    // which Apollo answers as an internal error (500) although the document is the client's fault.
+    maxTokens: { enabled: false },
     // Suggestions reveal schema names; keep them where introspection is open anyway.
     blockFieldSuggestion: { enabled: config.isProduction },
   }).protect();
@@ -89,6 +95,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: GRAPHQL_MAX_TOKENS },
     validationRules: armor.validationRules,
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in gateway')),
@@ -111,7 +118,8 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     '/graphql',
     corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
-    express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
+    refuseUnstorableGraphQLText,
     expressMiddleware(apollo, {
       context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req) }),
     }),

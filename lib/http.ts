@@ -69,6 +69,7 @@ export function graphqlRequestErrorHandler(log: Logger): ErrorRequestHandler {
     const unreadable = requestReadError(error);
     if (!unreadable) log.error({ err: error }, 'request failed before GraphQL');
     const code = unreadable?.code ?? ErrorCode.INTERNAL_SERVER_ERROR;
-    res.status(HTTP_STATUS[code]).json({ errors: [{ message: unreadable?.message ?? INTERNAL_MESSAGE, extensions: { code } }] });
+    const fields = unreadable?.fields.length ? { errors: unreadable.fields } : {};
+    res.status(HTTP_STATUS[code]).json({ errors: [{ message: unreadable?.message ?? INTERNAL_MESSAGE, extensions: { code, ...fields } }] });
   };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { AppError } from './errors.js';
+import { unstorable } from './input.js';
 
 /** One file part as it arrives: its bytes as a stream, never held whole in memory. */
 export interface MultipartFile {
@@ -100,6 +101,8 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return fail(AppError.badInput(name, 'is too long'));
+      const why = unstorable(value);
+      if (why) return fail(AppError.badInput(name, why));
       fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
@@ -111,6 +114,11 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
       if (name !== options.fileField || handling) {
         stream.resume();
         return fail(AppError.badInput(options.fileField, `the form must hold exactly one file, in field "${options.fileField}"; it holds another in "${name}"`));
+      }
+      const badName = unstorable(info.filename ?? '');
+      if (badName) {
+        stream.resume();
+        return fail(AppError.badInput(options.fileField, `its file name ${badName}`));
       }
       fileStream = stream;
       handling = options.onFile({ stream, filename: info.filename ?? '', contentType: info.mimeType }, { ...fields });

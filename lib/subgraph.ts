@@ -16,6 +16,7 @@ import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
+import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from './input.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
 import type { Deps, RunningPart } from './service.js';
 import { applyShield, type RuleTree } from './shield.js';
@@ -115,7 +116,8 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   app.use(
     '/graphql',
     httpLogger(logger, `${name}-subgraph`),
-    express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
+    refuseUnstorableGraphQLText,
     expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
   );
   app.use(graphqlRequestErrorHandler(log));
