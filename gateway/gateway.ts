@@ -46,7 +46,8 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]): Promise<GraphQLError> {
     const body = (await response.clone().json().catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
     const first = body?.errors?.[0];
-    if (response.status < 500 && first?.message) {
+    // A subgraph whose database is out says so with a 503 of its own: pass that on too, with its Retry-After.
+    if ((response.status < 500 || first?.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE) && first?.message) {
       return new GraphQLError(first.message, { extensions: { ...first.extensions, code: first.extensions?.code ?? ErrorCode.BAD_USER_INPUT } });
     }
     return super.errorFromResponse(response);

@@ -9,20 +9,14 @@ import { createLogger, type Logger } from './logger.js';
 export async function runMain(name: string, start: (config: Config, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config);
-  let running: { close(): Promise<void> };
-  try {
-    running = await start(config, logger);
-  } catch (error) {
-    logger.error({ err: error }, `${name} could not start`);
-    console.error(`${name} could not start:`, error instanceof Error ? error.message : error);
-    process.exit(1);
-  }
-
+  let running: { close(): Promise<void> } | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Still starting (e.g. waiting for the database): nothing was served yet, so nothing is lost.
+    if (!running) process.exit(0);
     try {
       await running.close();
       logger.info('stopped cleanly');
@@ -34,6 +28,13 @@ export async function runMain(name: string, start: (config: Config, logger: Logg
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  try {
+    running = await start(config, logger);
+  } catch (error) {
+    logger.error({ err: error }, `${name} could not start`);
+    console.error(`${name} could not start:`, error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
 }
 
 /**

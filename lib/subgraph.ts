@@ -16,6 +16,8 @@ import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
+import { answersWithin, isDatabaseUnavailable, OutageWatch, outageAwarePlugin, serviceUnavailable, unavailableContext } from './availability.js';
+import { untilDatabaseAnswers } from './startup.js';
 import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from './input.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
 import type { Deps, RunningPart } from './service.js';
@@ -91,47 +93,100 @@ export interface SubgraphServerOptions<Context extends BaseContext> {
 
 /** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
 export async function serveSubgraph<Context extends BaseContext>(options: SubgraphServerOptions<Context>): Promise<RunningServer> {
+  const port = await openSubgraphPort(options);
+  try {
+    await port.serve(options);
+  } catch (error) {
+    await port.close();
+    throw error;
+  }
+  return port;
+}
+
+/**
+ * A subgraph's port, open before its database is: `/healthz` answers 200 at once, `/readyz` 503
+ * and `/graphql` 503 (with `Retry-After`) until `serve` gives it its schema, so a start that waits
+ * for PostgreSQL is alive to its probes, and not ready.
+ */
+export interface SubgraphPort extends RunningServer {
+  serve<Context extends BaseContext>(options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>): Promise<void>;
+}
+
+export async function openSubgraphPort(options: Pick<SubgraphServerOptions<BaseContext>, 'name' | 'config' | 'logger' | 'port'>): Promise<SubgraphPort> {
   const { config, logger, name } = options;
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
   app.use(assignRequestId);
   let shuttingDown = false;
-  addProbes(app, async () => !shuttingDown && (await options.isReady()));
-
-  const apollo = new ApolloServer<Context>({
-    schema: options.schema,
-    // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
-    // signal handlers would stop this server behind that back, and the platform's close then hangs.
-    stopOnTerminationSignals: false,
-    introspection: !config.isProduction,
-    includeStacktraceInErrorResponses: false,
-    formatError: (formatted, error) =>
-      formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
-    // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
+  let isReady: (() => Promise<boolean>) | undefined;
+  let graphql: express.RequestHandler | undefined;
+  let apollo: ApolloServer<never> | undefined;
+  const outage = new OutageWatch();
+  const databaseAnswers = async () => {
+    const answers = isReady ? await isReady() : false;
+    if (!answers) outage.markDown();
+    return answers;
+  };
+  addProbes(app, async () => !shuttingDown && isReady !== undefined && (await databaseAnswers()));
+  app.use('/graphql', (req, res, next) => {
+    if (graphql) return graphql(req, res, next);
+    const starting = serviceUnavailable();
+    res.status(503).set('retry-after', String(starting.retryAfter)).json({ errors: [{ message: 'The service is starting: its database is not ready yet', extensions: starting.extensions }] });
   });
-  await apollo.start();
-
-  app.use(
-    '/graphql',
-    httpLogger(logger, `${name}-subgraph`),
-    express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
-    refuseUnstorableGraphQLText,
-    expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
-  );
   app.use(graphqlRequestErrorHandler(log));
-
   const running = await listen(app, options.port, config.env.HOST, '/graphql');
+
   return {
     ...running,
+    async serve<Context extends BaseContext>(served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>) {
+      const server = new ApolloServer<Context>({
+        schema: served.schema,
+        // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
+        // signal handlers would stop this server behind that back, and the platform's close then hangs.
+        stopOnTerminationSignals: false,
+        introspection: !config.isProduction,
+        includeStacktraceInErrorResponses: false,
+        formatError: (formatted, error) => {
+          // A lost database is an outage, not a bug: 503 with Retry-After (REST) and SERVICE_UNAVAILABLE (GraphQL).
+          if (isDatabaseUnavailable(error)) {
+            outage.markDown();
+            log.warn({ err: error }, 'database unavailable');
+            const unavailable = serviceUnavailable();
+            return { message: unavailable.message, path: formatted.path, extensions: unavailable.extensions };
+          }
+          return formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver'));
+        },
+        // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
+        plugins: [
+          ApolloServerPluginLandingPageDisabled(),
+          ApolloServerPluginInlineTraceDisabled(),
+          ApolloServerPluginCacheControlDisabled(),
+          outageAwarePlugin<Context>(outage, databaseAnswers),
+        ],
+      });
+      await server.start();
+      apollo = server as unknown as ApolloServer<never>;
+      const handlers = express.Router();
+      handlers.use(
+        httpLogger(logger, `${name}-subgraph`),
+        express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
+        refuseUnstorableGraphQLText,
+        expressMiddleware(server, { context: async ({ req }) => served.context(req).catch(unavailableContext) }),
+      );
+      graphql = handlers;
+      isReady = served.isReady;
+    },
     close: async () => {
       shuttingDown = true;
       await running.close();
-      await apollo.stop();
+      await apollo?.stop();
     },
   };
 }
+
+/** How long closing a service's database pool may take at shutdown. */
+const DATABASE_CLOSE_TIMEOUT_MS = 3000;
 
 /** Where a subgraph service listens, and who watches its SQL (tests count statements). */
 export interface SubgraphListenOptions {
@@ -170,31 +225,36 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
   options: SubgraphServiceOptions<Runtime, Context>,
 ): Promise<RunningSubgraph<Runtime>> {
   const { config, logger } = deps;
-  const orm = await openDatabase(config, logger, {
-    service: options.service,
-    entities: options.entities,
-    migrations: options.migrations,
-    onQuery: options.onQuery,
-  });
-  const closers: Array<() => Promise<void>> = [() => orm.close()];
+  // The port answers its probes while the database is awaited (alive, not ready).
+  const port = await openSubgraphPort({ name: options.service, config, logger, port: options.port });
+  let orm: Orm | undefined;
+  let runtime: Runtime | undefined;
+  // A connection cut off mid-transaction during an outage may never be handed back to the pool, and
+  // closing the pool waits for it: the close is bounded, so shutdown after an outage still ends.
+  const closeDatabase = async (opened: Orm) => {
+    if (!(await answersWithin(() => opened.close().then(() => true), DATABASE_CLOSE_TIMEOUT_MS))) {
+      logger.warn({ service: options.service }, `database pool not closed within ${DATABASE_CLOSE_TIMEOUT_MS} ms (a connection lost in an outage); leaving it`);
+    }
+  };
   const closeAll = async () => {
-    for (const close of [...closers].reverse()) await close();
+    await port.close();
+    if (runtime) await runtime.close();
+    if (orm) await closeDatabase(orm);
   };
   try {
-    const runtime = await options.runtime(orm);
-    closers.push(() => runtime.close());
+    const database = await untilDatabaseAnswers(config, logger.child({ component: `${options.service}-db` }), () =>
+      openDatabase(config, logger, { service: options.service, entities: options.entities, migrations: options.migrations, onQuery: options.onQuery }),
+    );
+    orm = database;
+    const serviceRuntime = await options.runtime(database);
+    runtime = serviceRuntime;
     const { guarded } = await buildFederatedSchema(options.definition);
-    const server = await serveSubgraph({
-      name: options.service,
+    await port.serve({
       schema: guarded,
-      config,
-      logger,
-      port: options.port,
-      context: (req) => options.context(runtime, orm.em.fork(), req),
-      isReady: () => databaseAnswers(orm),
+      context: (req) => options.context(serviceRuntime, database.em.fork(), req),
+      isReady: () => answersWithin(() => databaseAnswers(database)),
     });
-    closers.push(() => server.close());
-    return { name: `${options.service}-subgraph`, url: server.url, orm, runtime, close: closeAll };
+    return { name: `${options.service}-subgraph`, url: port.url, orm: database, runtime: serviceRuntime, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
