@@ -1,5 +1,9 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { DRAIN_TIMEOUT_MS } from './shutdown.js';
+
+/** The longest a stop may take: the drain, plus closing databases and queues. */
+const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + 5_000;
 
 /**
  * The life of a long-running entry point (`npm start`, `npm run worker`, one part of the platform):
@@ -17,6 +21,11 @@ export async function runMain(name: string, start: (config: Config, logger: Logg
     logger.info({ signal }, 'shutting down');
     // Still starting (e.g. waiting for the database): nothing was served yet, so nothing is lost.
     if (!running) process.exit(0);
+    // Each server drains for DRAIN_TIMEOUT_MS at most; whatever else hangs does not keep the process.
+    setTimeout(() => {
+      logger.error(`shutdown took longer than ${SHUTDOWN_DEADLINE_MS} ms; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
     try {
       await running.close();
       logger.info('stopped cleanly');
