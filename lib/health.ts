@@ -20,10 +20,12 @@ export class HealthCheckResult {
   @Field(() => String, { nullable: true, description: 'Why it failed; never internal details' }) detail!: string | null;
 }
 
-/** What a service's health query answers. */
-export interface ServiceHealth {
-  ok: boolean;
-  checks: HealthCheckResult[];
+/** What a service's health query answers (the contacts and surveys services share this type; social has its own). */
+@ObjectType({ description: 'Health of a service and the parts it depends on (its database first)' })
+@Directive('@shareable')
+export class ServiceHealth {
+  @Field(() => Boolean, { description: 'True when every check passed' }) ok!: boolean;
+  @Field(() => [HealthCheckResult], { description: 'Each part checked, with its verdict' }) checks!: HealthCheckResult[];
 }
 
 const CHECK_TIMEOUT_MS = 3000;

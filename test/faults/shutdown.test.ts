@@ -1,36 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
 import { createTestDatabase } from '../support/platform.js';
 import { freePort } from '../support/ports.js';
+import { startPlatformProcess } from '../support/process.js';
 
-/** `npm start` as a user runs it (the built entry point), once it printed its URLs. */
-async function startProcess(env: Record<string, string>): Promise<ChildProcessWithoutNullStreams> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
-    child.stdout.on('data', () => {
-      if (output.includes('Platform running')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
-  return child;
-}
+const startProcess = async (env: Record<string, string>) => (await startPlatformProcess(env)).child;
 
 type Outcome = { kind: 'answered'; status: number; connection: string | undefined; id?: string } | { kind: 'refused' } | { kind: 'cut'; code: string };
 
