@@ -20,6 +20,7 @@ import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLCli
 import { operationTelemetry } from '../lib/graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
+import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from '../lib/input.js';
 import type { LocalSubgraph } from '../lib/local-subgraph.js';
 import { assignRequestId, httpLogger, oneLineLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { httpMetrics } from '../lib/metrics.js';
@@ -61,7 +62,8 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]): Promise<GraphQLError> {
     const body = (await response.clone().json().catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
     const first = body?.errors?.[0];
-    if (response.status < 500 && first?.message) {
+    // A subgraph whose database is out says so with a 503 of its own: pass that on too, with its Retry-After.
+    if ((response.status < 500 || first?.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE) && first?.message) {
       return new GraphQLError(first.message, { extensions: { ...first.extensions, code: first.extensions?.code ?? ErrorCode.BAD_USER_INPUT } });
     }
     return super.errorFromResponse(response);
@@ -166,6 +168,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    parseOptions: armor.parseOptions,
     validationRules: armor.validationRules,
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in gateway')),
@@ -196,7 +199,8 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     '/graphql',
     corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
-    express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
+    refuseUnstorableGraphQLText,
     resumeTrace,
     expressMiddleware(apollo, {
       context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req), clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN) }),

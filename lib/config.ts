@@ -66,6 +66,8 @@ const EnvSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  /** Seconds a start waits for PostgreSQL to answer (0 or unset: for ever, as container platforms expect). */
+  DATABASE_CONNECT_TIMEOUT: z.coerce.number().int().min(0).default(0),
   REDIS_URL: optionalText.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional()),
   STORAGE_URL: optionalText.pipe(
     z

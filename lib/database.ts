@@ -78,10 +78,16 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
   }
 
   observeDatabase(orm, service, Boolean(config.env.DATABASE_URL));
-  await withMigrationLock(config.env.DATABASE_URL, service, async () => {
-    await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
-    await orm.migrator.up();
-  });
+  try {
+    await withMigrationLock(config.env.DATABASE_URL, service, async () => {
+      await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
+      await orm.migrator.up();
+    });
+  } catch (error) {
+    // A start that is tried again (the database not up yet) must not leave a pool behind per try.
+    await orm.close().catch(() => undefined);
+    throw error;
+  }
   log.info({ migrations: options.migrations.length }, 'database ready');
   return orm;
 }

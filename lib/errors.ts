@@ -145,6 +145,8 @@ const INTERNAL_MESSAGE = 'An unexpected error occurred. It has been logged with 
  * not about reading the request. Shared by the REST adapters, the gateway and the subgraphs.
  */
 export function requestReadError(error: unknown): AppError | undefined {
+  // Thrown by a body check (e.g. the UTF-8 check in express.json's verify): already the answer.
+  if (error instanceof AppError) return error;
   const { type, status } = (error ?? {}) as { type?: string; status?: number };
   if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large');
   if (type === 'entity.parse.failed') return new AppError(ErrorCode.BAD_USER_INPUT, 'The request body is not valid JSON');

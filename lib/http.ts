@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ErrorRequestHandler, Express, Request, Response } from 'express';
 import { ErrorCode, HTTP_STATUS, INTERNAL_MESSAGE, requestReadError } from './errors.js';
 import type { Logger } from './logger.js';
+import { gracefulClose } from './shutdown.js';
 
 export interface RunningServer {
   readonly port: number;
@@ -11,14 +12,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How long open requests may take to finish after SIGTERM before their sockets are cut. */
-export const DRAIN_TIMEOUT_MS = 10_000;
+export { DRAIN_TIMEOUT_MS } from './shutdown.js';
 
 /** Starts `app` on `port` (0: any free port) and returns a handle that drains on close. */
 export function listen(app: Express | http.RequestListener, port: number, host = '0.0.0.0', path = ''): Promise<RunningServer> {
   const server = http.createServer(app as http.RequestListener);
   // Keep-alive sockets from the gateway outlive single requests; close them promptly on shutdown.
   server.keepAliveTimeout = 65_000;
+  const close = gracefulClose(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -28,22 +29,9 @@ export function listen(app: Express | http.RequestListener, port: number, host =
         port: actualPort,
         url: `http://localhost:${actualPort}${path}`,
         server,
-        close: () => closeServer(server),
+        close,
       });
     });
-  });
-}
-
-function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
   });
 }
 
@@ -69,6 +57,7 @@ export function graphqlRequestErrorHandler(log: Logger): ErrorRequestHandler {
     const unreadable = requestReadError(error);
     if (!unreadable) log.error({ err: error }, 'request failed before GraphQL');
     const code = unreadable?.code ?? ErrorCode.INTERNAL_SERVER_ERROR;
-    res.status(HTTP_STATUS[code]).json({ errors: [{ message: unreadable?.message ?? INTERNAL_MESSAGE, extensions: { code } }] });
+    const fields = unreadable?.fields.length ? { errors: unreadable.fields } : {};
+    res.status(HTTP_STATUS[code]).json({ errors: [{ message: unreadable?.message ?? INTERNAL_MESSAGE, extensions: { code, ...fields } }] });
   };
 }

@@ -10,9 +10,11 @@ import {
   type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
-import { ErrorCode, formatGraphQLError } from './errors.js';
+import type { SubgraphFaults } from './availability.js';
+import { ErrorCode } from './errors.js';
 import { operationObserver } from './graphql-telemetry.js';
 import type { Logger } from './logger.js';
+import { GRAPHQL_MAX_TOKENS } from './query-limits.js';
 
 /** What a subgraph's context is made from: the caller's headers (credentials, request id) and the request's id. */
 export interface SubgraphRequest {
@@ -52,8 +54,7 @@ const DOCUMENT_CACHE_SIZE = 1000;
 export function localSubgraph<Context extends object>(
   schema: GraphQLSchema,
   contextOf: (request: SubgraphRequest) => Promise<Context>,
-  log: Logger,
-  part: string,
+  { faults, log, part }: { faults: SubgraphFaults; log: Logger; part: string },
 ): LocalSubgraph {
   // Counted, timed and traced as its HTTP server's Apollo plugin would (`operationTelemetry`).
   const observe = operationObserver<object>({ part, span: true });
@@ -64,7 +65,7 @@ export function localSubgraph<Context extends object>(
     if (cached) return cached;
     let answer: DocumentNode | GraphQLFormattedError[];
     try {
-      const document = parse(query);
+      const document = parse(query, { maxTokens: GRAPHQL_MAX_TOKENS });
       const problems = validate(schema, document);
       answer = problems.length ? problems.map((problem) => withCode(problem, 'GRAPHQL_VALIDATION_FAILED')) : document;
     } catch (error) {
@@ -95,7 +96,7 @@ export function localSubgraph<Context extends object>(
       // A caller the context refuses (a bad token): its error, formatted as every other.
       const graphQLError = error instanceof GraphQLError ? error : new GraphQLError('Context creation failed', { originalError: error as Error });
       return observed({}, operation, {
-        errors: [formatGraphQLError(graphQLError.toJSON(), graphQLError, (internal) => log.error({ err: internal, requestId: request.id }, 'context creation failed'))],
+        errors: [faults.formatError(graphQLError.toJSON(), graphQLError, request.id)],
       });
     }
     const observation = observe(contextValue);
@@ -114,13 +115,13 @@ export function localSubgraph<Context extends object>(
   }
 
   async function executed(document: DocumentNode, operation: SubgraphOperation, contextValue: Context, request: SubgraphRequest): Promise<FormattedExecutionResult> {
+    const startedAt = Date.now();
     const result = await execute({ schema, document, variableValues: operation.variables, operationName: operation.operationName, contextValue });
     if (!result.errors?.length) return { data: result.data };
     // No `data` at all: the variables did not fit the operation (Apollo Server answers BAD_USER_INPUT).
-    const errors = result.errors.map((error) =>
-      formatGraphQLError('data' in result ? error.toJSON() : withCode(error, ErrorCode.BAD_USER_INPUT), error, (internal) =>
-        log.error({ err: internal, requestId: request.id }, 'unexpected error in resolver'),
-      ),
+    const errors = await faults.settle(
+      startedAt,
+      result.errors.map((error) => faults.formatError('data' in result ? error.toJSON() : withCode(error, ErrorCode.BAD_USER_INPUT), error, request.id)),
     );
     return 'data' in result ? { data: result.data, errors } : { errors };
   }

@@ -1,7 +1,11 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { serveMetrics } from './metrics.js';
+import { DRAIN_TIMEOUT_MS } from './shutdown.js';
 import { startTracing } from './tracing.js';
+
+/** The longest a stop may take: the drain, plus closing databases and queues. */
+const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + 5_000;
 
 /**
  * The life of a long-running entry point (`npm start`, `npm run worker`, one part of the platform):
@@ -12,7 +16,30 @@ export async function runMain(name: string, start: (config: Config, logger: Logg
   const config = configOrExit();
   const logger = createLogger(config);
   for (const warning of config.warnings) logger.warn(warning);
-  let running: { close(): Promise<void> };
+  let running: { close(): Promise<void> } | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    // Still starting (e.g. waiting for the database): nothing was served yet, so nothing is lost.
+    if (!running) process.exit(0);
+    // Each server drains for DRAIN_TIMEOUT_MS at most; whatever else hangs does not keep the process.
+    setTimeout(() => {
+      logger.error(`shutdown took longer than ${SHUTDOWN_DEADLINE_MS} ms; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    try {
+      await running.close();
+      logger.info('stopped cleanly');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
     // Tracing first, so every span of the start and after has somewhere to go; metrics beside the part.
     const tracing = await startTracing(config, logger, serviceNameOf(name));
@@ -31,23 +58,6 @@ export async function runMain(name: string, start: (config: Config, logger: Logg
     console.error(`${name} could not start:`, error instanceof Error ? error.message : error);
     process.exit(1);
   }
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    try {
-      await running.close();
-      logger.info('stopped cleanly');
-      process.exit(0);
-    } catch (error) {
-      logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 /**

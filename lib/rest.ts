@@ -18,6 +18,7 @@ import { corsFor } from './cors.js';
 import { applyTrustProxy } from './client-address.js';
 import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
+import { checkPagingParameters, refuseInvalidUtf8, refuseUnstorableText } from './input.js';
 import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from './logger.js';
 import { httpMetrics } from './metrics.js';
@@ -204,7 +205,8 @@ export function createRestApp(options: RestAppOptions): Express {
   const methodsByPath = allowedMethodsByPath(routes);
   for (const [routePath, methods] of methodsByPath) app.all(routePath, corsFor(config, methods));
   for (const router of options.routers ?? []) app.use(router);
-  app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], verify: refuseInvalidUtf8 }));
+  app.use(refuseUnstorableText, checkPagingParameters);
 
   for (const route of routes) {
     app[route.method](route.path, ...(route.before ?? []), async (req: Request, res: Response, next: NextFunction) => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline as pipeStreams, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -212,8 +212,8 @@ export class S3Storage implements ObjectStorage {
 
   async put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<WrittenObject> {
     const { transform, result } = meter(options.maxBytes);
-    const metered = body.pipe(transform);
-    body.on('error', (error) => metered.destroy(error));
+    // pipeline, not pipe: an error of either stream is handled and ends the other; the upload sees it.
+    const metered = pipeStreams(body, transform, () => undefined);
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: checkKey(key), Body: metered, ContentType: options.contentType },

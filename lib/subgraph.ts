@@ -12,19 +12,21 @@ import { GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { gql } from 'graphql-tag';
 import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
 import type { Config } from './config.js';
-import { formatGraphQLError } from './errors.js';
-import { localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
-import { queryLimits } from './query-limits.js';
-import { requireSubgraphToken } from './subgraph-token.js';
 import { subgraphClientOf } from './client-address.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
-import { operationTelemetry } from './graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
+import { answersWithin, OutageWatch, outageAwarePlugin, serviceUnavailable, subgraphFaults, unavailableContext, type SubgraphFaults } from './availability.js';
+import { untilDatabaseAnswers } from './startup.js';
+import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from './input.js';
+import { operationTelemetry } from './graphql-telemetry.js';
+import { localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
 import { httpMetrics } from './metrics.js';
+import { queryLimits } from './query-limits.js';
+import { requireSubgraphToken } from './subgraph-token.js';
+import { resumeTrace, traceRequests, traceResolvers } from './tracing.js';
 import type { Deps, RunningPart } from './service.js';
 import { applyShield, type RuleTree } from './shield.js';
-import { resumeTrace, traceRequests, traceResolvers } from './tracing.js';
 
 const FEDERATION_LINK = `
   extend schema
@@ -97,60 +99,107 @@ export interface SubgraphServerOptions<Context extends BaseContext> {
 
 /** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
 export async function serveSubgraph<Context extends BaseContext>(options: SubgraphServerOptions<Context>): Promise<RunningServer> {
+  const port = await openSubgraphPort(options);
+  try {
+    await port.serve(options);
+  } catch (error) {
+    await port.close();
+    throw error;
+  }
+  return port;
+}
+
+/**
+ * A subgraph's port, open before its database is: `/healthz` answers 200 at once, `/readyz` 503
+ * and `/graphql` 503 (with `Retry-After`) until `serve` gives it its schema, so a start that waits
+ * for PostgreSQL is alive to its probes, and not ready.
+ */
+export interface SubgraphPort extends RunningServer {
+  /** How this subgraph answers faults (an outage is a 503, a bug is masked): the same in process. */
+  faults: SubgraphFaults;
+  serve<Context extends BaseContext>(options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>): Promise<void>;
+}
+
+export async function openSubgraphPort(options: Pick<SubgraphServerOptions<BaseContext>, 'name' | 'config' | 'logger' | 'port'>): Promise<SubgraphPort> {
   const { config, logger, name } = options;
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
   app.use(assignRequestId, httpMetrics(`${name}-subgraph`, ['/graphql']), traceRequests(`${name}-subgraph`, ['/graphql']));
   let shuttingDown = false;
-  addProbes(app, async () => !shuttingDown && (await options.isReady()));
-
-  const limits = queryLimits(config);
-  const apollo = new ApolloServer<Context>({
-    schema: options.schema,
-    // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
-    // signal handlers would stop this server behind that back, and the platform's close then hangs.
-    stopOnTerminationSignals: false,
-    introspection: !config.isProduction,
-    includeStacktraceInErrorResponses: false,
-    // The gateway's limits on this port too, so that calling a subgraph directly is no way around them.
-    validationRules: limits.validationRules,
-    formatError: (formatted, error) =>
-      formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
-    // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
-    plugins: [
-      ...(limits.plugins as unknown as ApolloServerPlugin<Context>[]),
-      ApolloServerPluginLandingPageDisabled(),
-      ApolloServerPluginInlineTraceDisabled(),
-      ApolloServerPluginCacheControlDisabled(),
-      operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
-    ],
+  let isReady: (() => Promise<boolean>) | undefined;
+  let graphql: express.RequestHandler | undefined;
+  let apollo: ApolloServer<never> | undefined;
+  const outage = new OutageWatch();
+  const databaseAnswers = async () => {
+    const answers = isReady ? await isReady() : false;
+    if (!answers) outage.markDown();
+    return answers;
+  };
+  const faults = subgraphFaults(log, outage, databaseAnswers);
+  addProbes(app, async () => !shuttingDown && isReady !== undefined && (await databaseAnswers()));
+  app.use('/graphql', (req, res, next) => {
+    if (graphql) return graphql(req, res, next);
+    const starting = serviceUnavailable();
+    res.status(503).set('retry-after', String(starting.retryAfter)).json({ errors: [{ message: 'The service is starting: its database is not ready yet', extensions: starting.extensions }] });
   });
-  await apollo.start();
-
-  app.use(
-    '/graphql',
-    httpLogger(logger, `${name}-subgraph`),
-    requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
-    express.json({ limit: config.env.BODY_LIMIT_BYTES }),
-    resumeTrace,
-    expressMiddleware(apollo, {
-      context: async ({ req }) => options.context({ headers: req.headers, id: req.id, client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)) }),
-    }),
-  );
   app.use(graphqlRequestErrorHandler(log));
-
   // SUBGRAPH_HOST, loopback by default: only the gateway calls a subgraph (production wants SUBGRAPH_TOKEN beyond loopback).
   const running = await listen(app, options.port, config.env.SUBGRAPH_HOST, '/graphql');
+  const limits = queryLimits(config);
+
   return {
     ...running,
+    faults,
+    async serve<Context extends BaseContext>(served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>) {
+      const server = new ApolloServer<Context>({
+        schema: served.schema,
+        // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
+        // signal handlers would stop this server behind that back, and the platform's close then hangs.
+        stopOnTerminationSignals: false,
+        introspection: !config.isProduction,
+        includeStacktraceInErrorResponses: false,
+        // The gateway's limits on this port too, so that calling a subgraph directly is no way around them.
+        validationRules: limits.validationRules,
+        parseOptions: limits.parseOptions,
+        formatError: (formatted, error) => faults.formatError(formatted, error),
+        // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
+        plugins: [
+          ...(limits.plugins as unknown as ApolloServerPlugin<Context>[]),
+          ApolloServerPluginLandingPageDisabled(),
+          ApolloServerPluginInlineTraceDisabled(),
+          ApolloServerPluginCacheControlDisabled(),
+          outageAwarePlugin<Context>(faults),
+          operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
+        ],
+      });
+      await server.start();
+      apollo = server as unknown as ApolloServer<never>;
+      const handlers = express.Router();
+      handlers.use(
+        httpLogger(logger, `${name}-subgraph`),
+        requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
+        express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
+        refuseUnstorableGraphQLText,
+        resumeTrace,
+        expressMiddleware(server, {
+          context: async ({ req }) =>
+            served.context({ headers: req.headers, id: req.id, client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)) }).catch(unavailableContext),
+        }),
+      );
+      graphql = handlers;
+      isReady = served.isReady;
+    },
     close: async () => {
       shuttingDown = true;
       await running.close();
-      await apollo.stop();
+      await apollo?.stop();
     },
   };
 }
+
+/** How long closing a service's database pool may take at shutdown. */
+const DATABASE_CLOSE_TIMEOUT_MS = 3000;
 
 /** Where a subgraph service listens, and who watches its SQL (tests count statements). */
 export interface SubgraphListenOptions {
@@ -181,7 +230,7 @@ export interface SubgraphServiceOptions<Runtime extends ServiceRuntime, Context 
 export interface RunningSubgraph<Runtime = ServiceRuntime> extends RunningPart {
   orm: Orm;
   runtime: Runtime;
-  /** The same schema and context as its HTTP server, for a gateway in this process (no HTTP between them). */
+  /** The same schema, context and fault answers as its HTTP server, for a gateway in this process (no HTTP between them). */
   local: LocalSubgraph;
 }
 
@@ -191,33 +240,34 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
   options: SubgraphServiceOptions<Runtime, Context>,
 ): Promise<RunningSubgraph<Runtime>> {
   const { config, logger } = deps;
-  const orm = await openDatabase(config, logger, {
-    service: options.service,
-    entities: options.entities,
-    migrations: options.migrations,
-    onQuery: options.onQuery,
-  });
-  const closers: Array<() => Promise<void>> = [() => orm.close()];
+  // The port answers its probes while the database is awaited (alive, not ready).
+  const port = await openSubgraphPort({ name: options.service, config, logger, port: options.port });
+  let orm: Orm | undefined;
+  let runtime: Runtime | undefined;
+  // A connection cut off mid-transaction during an outage may never be handed back to the pool, and
+  // closing the pool waits for it: the close is bounded, so shutdown after an outage still ends.
+  const closeDatabase = async (opened: Orm) => {
+    if (!(await answersWithin(() => opened.close().then(() => true), DATABASE_CLOSE_TIMEOUT_MS))) {
+      logger.warn({ service: options.service }, `database pool not closed within ${DATABASE_CLOSE_TIMEOUT_MS} ms (a connection lost in an outage); leaving it`);
+    }
+  };
   const closeAll = async () => {
-    for (const close of [...closers].reverse()) await close();
+    await port.close();
+    if (runtime) await runtime.close();
+    if (orm) await closeDatabase(orm);
   };
   try {
-    const runtime = await options.runtime(orm);
-    closers.push(() => runtime.close());
+    const database = await untilDatabaseAnswers(config, logger.child({ component: `${options.service}-db` }), () =>
+      openDatabase(config, logger, { service: options.service, entities: options.entities, migrations: options.migrations, onQuery: options.onQuery }),
+    );
+    orm = database;
+    const serviceRuntime = await options.runtime(database);
+    runtime = serviceRuntime;
     const { guarded } = await buildFederatedSchema(options.definition);
-    const contextOf = (req: SubgraphRequest) => options.context(runtime, orm.em.fork(), req);
-    const server = await serveSubgraph({
-      name: options.service,
-      schema: guarded,
-      config,
-      logger,
-      port: options.port,
-      context: contextOf,
-      isReady: () => databaseAnswers(orm),
-    });
-    closers.push(() => server.close());
-    const local = localSubgraph(guarded, contextOf, logger.child({ component: `${options.service}-subgraph` }), `${options.service}-subgraph`);
-    return { name: `${options.service}-subgraph`, url: server.url, orm, runtime, local, close: closeAll };
+    const contextOf = (req: SubgraphRequest) => options.context(serviceRuntime, database.em.fork(), req);
+    await port.serve({ schema: guarded, context: contextOf, isReady: () => answersWithin(() => databaseAnswers(database)) });
+    const local = localSubgraph(guarded, contextOf, { faults: port.faults, log: logger.child({ component: `${options.service}-subgraph` }), part: `${options.service}-subgraph` });
+    return { name: `${options.service}-subgraph`, url: port.url, orm: database, runtime: serviceRuntime, local, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { Config } from './config.js';
@@ -134,6 +135,14 @@ export function traceHeaders(): Record<string, string> {
   const carrier: Record<string, string> = {};
   if (enabled) propagation.inject(context.active(), carrier);
   return carrier;
+}
+
+/**
+ * Runs `work` with no span made inside it, not even by libraries (Apollo Gateway starts its own
+ * `gateway.request`): for the REST services' readiness checks, which would otherwise be a trace each.
+ */
+export function untraced<T>(work: () => Promise<T>): Promise<T> {
+  return enabled ? context.with(suppressTracing(context.active()), work) : work();
 }
 
 /**

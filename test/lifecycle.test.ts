@@ -6,36 +6,9 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { rest, startTestPlatform } from './support/platform.js';
 import { freePort } from './support/ports.js';
+import { startPlatformProcess } from './support/process.js';
 
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-}
-
-/** `npm start` as a user runs it (the built entry point), waiting until it prints its URLs. */
-async function startProcess(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
-    const check = () => {
-      if (output.includes('Platform running')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, output: () => output };
-}
+const startProcess = startPlatformProcess;
 
 function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));

@@ -55,6 +55,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): Res
             });
             return reserveAttachmentUpload;
           },
+          discard: (stored) => storage.delete(stored.storageKey),
         });
         if (!slot) throw AppError.badInput('file', 'is required: send the file as multipart/form-data field "file"');
         try {

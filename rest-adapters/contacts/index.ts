@@ -3,7 +3,8 @@ import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createRestApp, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
+import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
@@ -13,12 +14,15 @@ import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
+const HEALTH: HealthQuery = { service: 'contact-management', field: 'contactsHealth', healthOperation: 'ContactsHealth', readinessOperation: 'ContactsReadiness' };
 
 /** Every route of the contact management REST contract, in matching order. */
-function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
-  const run = operationRunner(client, OPERATIONS_DIR);
+function contactsRestRoutes(client: GraphQLClient, operations: Record<string, string>, storage: ObjectStorage, config: Config): RestRoute[] {
+  const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
-    ...serviceInfoRoutes('contact-management', () => routes),
+    // /health and /readyz of this service check its database: see lib/health-routes.ts.
+    ...serviceInfoRoutes('contact-management', () => routes, { health: false }),
+    ...healthRoutes(run, HEALTH),
     ...contactCsvRoutes(run, storage, config),
     ...contactRoutes(run),
     ...noteRoutes(run),
@@ -30,7 +34,22 @@ function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, confi
 
 export async function startContactsRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
   const storage = createStorage(deps.config);
-  const app = createRestApp({ name: 'contacts', config: deps.config, logger: deps.logger, routes: contactsRestRoutes(options.client, storage, deps.config) });
+  const operations = loadOperations(OPERATIONS_DIR);
+  const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);
+  const app = createRestApp({
+    name: 'contacts',
+    config: deps.config,
+    logger: deps.logger,
+    routes: contactsRestRoutes(options.client, operations, storage, deps.config),
+    isReady: () => ready.check(),
+  });
   const server = await listen(app, options.port, deps.config.env.HOST);
-  return { name: 'contacts-rest', url: server.url, close: () => server.close() };
+  return {
+    name: 'contacts-rest',
+    url: server.url,
+    close: async () => {
+      ready.shutDown();
+      await server.close();
+    },
+  };
 }

@@ -104,6 +104,8 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
     action('RescheduleContentItem', 'rescheduleContentItem', 'Reschedule a queued or failed post (body { scheduledAt })', '/api/content-ops/items/:contentId/reschedule', (req) => ({
       scheduledAt: jsonBody(req).scheduledAt ?? null,
     })),
-    action('RetryContentItem', 'retryContentItem', 'Retry a failed publish', '/api/content-ops/items/:contentId/retry'),
+    action('RetryContentItem', 'retryContentItem', 'Retry a failed publish (body { force: true } when its outcome is unknown: it may post twice)', '/api/content-ops/items/:contentId/retry', (req) => ({
+      force: jsonBody(req).force ?? null,
+    })),
   ];
 }

@@ -3,11 +3,11 @@ import express, { type Router } from 'express';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
+import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
 import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
-import { healthRoutes, readiness } from './health.routes.js';
 import { postRoutes } from './posts.routes.js';
 import { aiRoutes } from './ai.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
@@ -17,6 +17,7 @@ import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
 import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
+const HEALTH: HealthQuery = { service: 'social-publishing', field: 'socialHealth', healthOperation: 'SocialHealth', readinessOperation: 'SocialReadiness' };
 
 /** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
 function apiKeyOnlyOnContentOps(): Router {
@@ -32,9 +33,9 @@ function apiKeyOnlyOnContentOps(): Router {
 function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>, reviewPerClient: RateLimiter): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
-    // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
+    // /health and /readyz of this service check its parts: see lib/health-routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
-    ...healthRoutes(run),
+    ...healthRoutes(run, HEALTH, 'Comprehensive health check (database, job queue, storage)'),
     ...postRoutes(run),
     ...contentOpsRoutes(run),
     ...brandRoutes(run),
@@ -48,7 +49,7 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
 
 export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
   const operations = loadOperations(OPERATIONS_DIR);
-  const ready = readiness(options.client, operations);
+  const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);
   const limits = new RateLimits(deps.config);
   const app = createRestApp({
     name: 'social',

@@ -5,12 +5,13 @@ import { ContactImportResolver } from './contact-import.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
 import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
+import { HealthResolver } from './health.resolver.js';
 import { NoteResolver } from './note.resolver.js';
 import { PipelineResolver, StageResolver } from './pipeline.resolver.js';
 
 export function contactsSubgraph(config: Config): SubgraphDefinition {
   return {
-    resolvers: [ContactResolver, NoteResolver, AttachmentResolver, PipelineResolver, StageResolver, ContactImportResolver],
+    resolvers: [ContactResolver, NoteResolver, AttachmentResolver, PipelineResolver, StageResolver, ContactImportResolver, HealthResolver],
     references: contactsReferences,
     rules: contactsRules(config),
   };

@@ -8,6 +8,8 @@ import { allow, isAuthenticated, type RuleTree } from '../../lib/shield.js';
 export function surveysRules(): RuleTree {
   return {
     Query: {
+      // Public: names and verdicts only, for probes and load balancers.
+      surveysHealth: allow,
       survey: isAuthenticated,
       surveys: isAuthenticated,
       surveyPage: isAuthenticated,

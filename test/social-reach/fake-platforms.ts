@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
  * (Mastodon statuses with Idempotency-Key, X tweets). Error modes are switched per test.
  */
 export type Flavor = 'mastodon' | 'x';
-export type PostMode = 'ok' | 'server-error' | 'rate-limited' | 'unauthorized' | 'hang';
+export type PostMode = 'ok' | 'server-error' | 'rate-limited' | 'unauthorized' | 'hang' | 'slow';
 export type RefreshMode = 'ok' | 'ok-without-refresh-token' | 'server-error' | 'invalid-grant';
 
 export interface PostedStatus {
@@ -33,6 +33,8 @@ export class FakePlatform {
   readonly media: Array<{ id: string; bytes: Buffer }> = [];
   readonly tokenRequests: Array<Record<string, string>> = [];
   postMode: PostMode = 'ok';
+  /** How long a `slow` platform takes to answer a post it has already made. */
+  slowAnswerMs = 20_000;
   refreshMode: RefreshMode = 'ok';
   /** Lifetime of access tokens issued from now on; undefined: they do not expire (Mastodon's way). */
   expiresIn: number | undefined;
@@ -154,6 +156,8 @@ export class FakePlatform {
       const earlier = key ? this.posts.find((p) => p.idempotencyKey === key) : undefined;
       const posted = earlier ?? { id: String(1000 + this.posts.length), text, mediaIds, accessToken: token, idempotencyKey: key, at: new Date() };
       if (!earlier) this.posts.push(posted);
+      // Posted at once, answered late: a caller killed meanwhile never learns that it went out.
+      if (this.postMode === 'slow') await new Promise((resolve) => setTimeout(resolve, this.slowAnswerMs));
       return this.flavor === 'mastodon'
         ? json(200, { id: posted.id, url: `${this.url}/@alice/${posted.id}`, content: `<p>${text}</p>` })
         : json(201, { data: { id: posted.id, text } });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { loadOperations } from '../../lib/rest.js';
-import { readiness } from '../../rest-adapters/social/health.routes.js';
+import { readiness } from '../../lib/health-routes.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /**
@@ -54,11 +54,11 @@ describe('social publishing REST', () => {
 
     it('is not ready when the subgraph does not answer, nor once shutdown began', async () => {
       const operations = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations'));
-      const ready = readiness(platform.gateway.client, operations);
+      const ready = readiness(platform.gateway.client, operations.SocialReadiness, 'socialHealth');
       expect(await ready.check()).toBe(true);
       ready.shutDown();
       expect(await ready.check()).toBe(false);
-      const unreachable = readiness({ execute: async () => { throw new Error('connection refused'); } }, operations);
+      const unreachable = readiness({ execute: async () => { throw new Error('connection refused'); } }, operations.SocialReadiness, 'socialHealth');
       expect(await unreachable.check()).toBe(false);
     });
 

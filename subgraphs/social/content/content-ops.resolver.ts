@@ -57,7 +57,11 @@ export class ContentOpsResolver {
   }
 
   @Mutation(() => Post, { description: 'Queues a failed item again, due now' })
-  retryContentItem(@Arg('id', () => ID, { description: 'The failed item to queue again' }) id: string, @Ctx() ctx: ContentContext) {
-    return ctx.posts.retry(id);
+  retryContentItem(
+    @Arg('id', () => ID, { description: 'The failed item to queue again' }) id: string,
+    @Arg('force', () => Boolean, { nullable: true, description: 'Required (true) when a platform\'s last attempt ended with its outcome unknown: it may have been posted, and publishing again may post twice' }) force: boolean | null,
+    @Ctx() ctx: ContentContext,
+  ) {
+    return ctx.posts.retry(id, force ?? false);
   }
 }

@@ -1,6 +1,6 @@
 import { LockMode, QueryOrder } from '@mikro-orm/core';
 import type { EntityManager } from '../../../lib/database.js';
-import { AppError } from '../../../lib/errors.js';
+import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
 import { parseInstant } from '../../../lib/time.js';
@@ -203,8 +203,20 @@ export class PostService {
     });
   }
 
-  async retry(id: string): Promise<Post> {
-    return this.change(id, 'retry', ContentEventType.retried, async (post) => {
+  /**
+   * Queues a failed post again. When a platform's last attempt ended with its outcome unknown (it
+   * may have gone out), only `force` queues it: the user accepts it may post twice.
+   */
+  async retry(id: string, force = false): Promise<Post> {
+    return this.change(id, 'retry', ContentEventType.retried, async (post, tx) => {
+      const unknown = force ? [] : await this.schedule.unknownOutcomes(tx, post.id);
+      if (unknown.length) {
+        throw new AppError(
+          ErrorCode.CONFLICT,
+          `The last publish to ${unknown.join(' and ')} may have gone out (its outcome is unknown); retry with force: true to publish again, which may post twice`,
+          { fields: [{ field: 'force', message: 'must be true to retry a publish whose outcome is unknown' }], details: { unknownOutcome: unknown } },
+        );
+      }
       post.scheduledAt = new Date();
       post.status = PostStatus.queued;
     });

@@ -10,4 +10,6 @@ import type { Post } from './post.entity.js';
 export interface PublishSchedule {
   /** Plans, moves or cancels the post's job so it matches the post as it now is (`removed`: it is being deleted). */
   follow(tx: EntityManager, post: Post, change?: { removed: boolean }): Promise<void>;
+  /** The platforms whose latest attempt at this post ended with an unknown outcome (it may have gone out). */
+  unknownOutcomes(tx: EntityManager, postId: string): Promise<string[]>;
 }

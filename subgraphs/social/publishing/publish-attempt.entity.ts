@@ -30,6 +30,12 @@ export class PublishAttempt {
   @Field(() => PublishAttemptStatus, { description: 'How the attempt went' })
   status: PublishAttemptStatus = PublishAttemptStatus.pending;
 
+  @Property({ type: 'boolean' })
+  @Field(() => Boolean, {
+    description: 'True when the attempt was cut off mid-call (timeout, a worker stopped) on a platform without an idempotency key: it may have been posted, so a retry needs force',
+  })
+  outcomeUnknown = false;
+
   @Property({ type: 'text', nullable: true })
   @Field(() => String, { nullable: true, description: 'Id of the published post on the platform; null unless it succeeded' })
   platformPostId: string | null = null;

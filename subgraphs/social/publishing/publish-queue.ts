@@ -13,6 +13,18 @@ export const PUBLISH_QUEUE = 'social-publish-post';
 export const REFRESH_QUEUE = 'social-refresh-tokens';
 const JOBS_SCHEMA = 'social_jobs';
 
+/**
+ * A worker that dies mid-job (killed, its machine gone) stops sending heartbeats: the job is
+ * failed after HEARTBEAT_SECONDS and retried RETRY_DELAY_SECONDS later, so another worker
+ * settles the post within a minute (not after expireInSeconds plus a maintenance round).
+ * expireInSeconds still bounds a job whose worker is alive but stuck.
+ */
+const HEARTBEAT_SECONDS = 10;
+const RETRY_DELAY_SECONDS = 10;
+const QUEUE_OPTIONS = { retryLimit: 5, retryDelay: RETRY_DELAY_SECONDS, retryBackoff: true, expireInSeconds: 300, heartbeatSeconds: HEARTBEAT_SECONDS };
+/** How often pg-boss looks for jobs whose heartbeat stopped (it also runs its maintenance then). */
+const SUPERVISION = { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 };
+
 export interface PublishJob {
   postId: string;
   /** The schedule the job was made for; a job whose post has moved on since does nothing. */
@@ -68,18 +80,22 @@ export class PublishQueue implements PublishSchedule {
   static async start(config: Config, orm: Orm, logger: Logger): Promise<PublishQueue> {
     const log = logger.child({ component: 'social-jobs' });
     const boss = config.env.DATABASE_URL
-      ? new PgBoss({ connectionString: config.env.DATABASE_URL, schema: JOBS_SCHEMA, max: 4, application_name: 'social-publisher' })
-      : new PgBoss({ db: await embeddedDb(orm), schema: JOBS_SCHEMA, backend: 'pglite' });
+      ? new PgBoss({ connectionString: config.env.DATABASE_URL, schema: JOBS_SCHEMA, max: 4, application_name: 'social-publisher', ...SUPERVISION })
+      : new PgBoss({ db: await embeddedDb(orm), schema: JOBS_SCHEMA, backend: 'pglite', ...SUPERVISION });
     boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
     await boss.start();
     for (const name of [PUBLISH_QUEUE, REFRESH_QUEUE]) {
       if (!(await boss.getQueue(name))) {
         await boss
-          .createQueue(name, { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 })
+          .createQueue(name, QUEUE_OPTIONS)
           .catch(async (error) => {
             // Another process made it a moment ago.
             if (!(await boss.getQueue(name))) throw error;
           });
+      } else {
+        // Queues made by an earlier release get today's settings too.
+        const { retryLimit, retryDelay, retryBackoff, expireInSeconds, heartbeatSeconds } = QUEUE_OPTIONS;
+        await boss.updateQueue(name, { retryLimit, retryDelay, retryBackoff, expireInSeconds, heartbeatSeconds });
       }
       // Fill pg-boss's queue cache now: a cache miss later would query outside the caller's transaction.
       await boss.getJobById(name, randomUUID());
@@ -120,6 +136,19 @@ export class PublishQueue implements PublishSchedule {
     if (!jobId) throw new Error('the publish job was not created');
     await db.executeSql('insert into social.publish_job (post_id, job_id, run_at) values ($1, $2, $3)', [post.id, jobId, wanted.toISOString()]);
     this.logger.debug({ postId: post.id, jobId, runAt: job.scheduledAt }, 'publish job planned');
+  }
+
+  async unknownOutcomes(tx: EntityManager, postId: string): Promise<string[]> {
+    const rows = await tx.getConnection().execute<{ platform: string }[]>(
+      `select platform from (
+         select distinct on (platform) platform, status, outcome_unknown from social.publish_attempt
+         where post_id = ? order by platform, attempted_at desc, id desc
+       ) latest where status = 'failed' and outcome_unknown`,
+      [postId],
+      'all',
+      tx.getTransactionContext(),
+    );
+    return rows.map((row) => row.platform);
   }
 
   /** True when the queue's tables answer (the `jobs` check of /health). */

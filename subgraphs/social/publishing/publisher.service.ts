@@ -31,6 +31,17 @@ export class PublishDeferred extends Error {
   }
 }
 
+/** What one call to a platform came to. */
+interface CallOutcome {
+  platformPostId?: string;
+  url?: string;
+  error?: string;
+  /** The call was cut off: it may have been posted. */
+  outcomeUnknown?: boolean;
+}
+
+const UNKNOWN_OUTCOME = 'the outcome is unknown, so it is not posted again automatically (retry with force: true to post anyway; it may post twice)';
+
 interface PlannedCall {
   attempt: PublishAttempt;
   integration: Integration | null;
@@ -49,7 +60,8 @@ interface PlannedCall {
  *    whose outcome is unknown and which therefore ends `failed` rather than posting again) is
  *    written with its audit event, and the last one settles the post, in the same transaction.
  * A job that finds its post `publishing` is a rerun after a crash mid-call: attempts still
- * pending have an unknown outcome and end `failed`, never called again.
+ * pending are made again where the platform takes an idempotency key, and otherwise end `failed`
+ * with their outcome unknown, never called again unless a retry says `force`.
  */
 export class PublisherService {
   constructor(
@@ -67,7 +79,7 @@ export class PublisherService {
     const tokens = new PlatformTokenService(this.em, this.tools);
     const post = await this.em.findOne(Post, { id: job.postId });
     if (!post) return 'skipped';
-    if (post.status === PostStatus.publishing) return this.recoverInterrupted(post);
+    if (post.status === PostStatus.publishing) return this.recoverInterrupted(post, tokens);
     if (!this.isDue(post, job)) return 'skipped';
 
     // 1. Usable tokens before anything is recorded.
@@ -143,7 +155,7 @@ export class PublisherService {
     return post.status === PostStatus.queued && post.scheduledAt !== null && post.scheduledAt.toISOString() === job.scheduledAt;
   }
 
-  private async call(post: Post, call: PlannedCall, media: MediaToAttach[]): Promise<{ platformPostId?: string; url?: string; error?: string }> {
+  private async call(post: Post, call: PlannedCall, media: MediaToAttach[]): Promise<CallOutcome> {
     if (!call.accessToken || !call.integration) return { error: call.problem ?? 'the account is not connected' };
     const adapter = this.tools.platforms.get(call.attempt.platform);
     if (!adapter) return { error: `${call.attempt.platform} is not configured on this service` };
@@ -160,7 +172,7 @@ export class PublisherService {
         return { error: 'the publish call failed unexpectedly; it is not retried automatically' };
       }
       if (error.kind === 'rejected') await this.markNeedsReconnect(call.integration, error.message);
-      if (error.kind === 'timeout') return { error: `${error.message}; the outcome is unknown, so it is not posted again automatically` };
+      if (error.kind === 'timeout') return { error: `${error.message}; ${UNKNOWN_OUTCOME}`, outcomeUnknown: true };
       return { error: error.message };
     }
   }
@@ -179,7 +191,7 @@ export class PublisherService {
    */
   private async settle(
     post: Post,
-    outcome: { attempt: PublishAttempt; platformPostId?: string; url?: string; error?: string } | null,
+    outcome: ({ attempt: PublishAttempt } & CallOutcome) | null,
     last: boolean,
   ): Promise<'published' | 'failed'> {
     return this.em.transactional(async (tx) => {
@@ -192,6 +204,7 @@ export class PublisherService {
         attempt.platformPostId = outcome.platformPostId ?? null;
         attempt.url = outcome.url ?? null;
         attempt.error = outcome.error ?? null;
+        attempt.outcomeUnknown = Boolean(outcome.error && outcome.outcomeUnknown);
       }
       let status: 'published' | 'failed' = outcome?.error ? 'failed' : 'published';
       if (last) {
@@ -222,14 +235,31 @@ export class PublisherService {
     });
   }
 
-  /** A rerun after the worker stopped mid-publish: what was in flight has an unknown outcome. */
-  private async recoverInterrupted(post: Post): Promise<'published' | 'failed'> {
+  /**
+   * A rerun after the worker stopped mid-publish. A call in flight to a platform with an
+   * idempotency key (Mastodon) is simply made again with the same key, derived from the attempt:
+   * the platform posts it once, however many times it was sent. Elsewhere (X) it may or may not
+   * have gone out: the attempt ends failed with the outcome unknown, and only a forced retry
+   * posts again.
+   */
+  private async recoverInterrupted(post: Post, tokens: PlatformTokenService): Promise<'published' | 'failed'> {
     const pending = await this.em.find(PublishAttempt, { postId: post.id, status: PublishAttemptStatus.pending }, { orderBy: { attemptedAt: 'asc' } });
     let result: 'published' | 'failed' = 'failed';
-    const reason = 'the publisher stopped during the call; the outcome is unknown, so it is not posted again automatically';
     if (!pending.length) return this.settle(post, null, true);
+    let media: MediaToAttach[] | undefined;
     for (const [index, attempt] of pending.entries()) {
-      result = await this.settle(post, { attempt, error: reason }, index === pending.length - 1);
+      let outcome: CallOutcome = {
+        error: `the publisher stopped during the call to ${attempt.platform}, which takes no idempotency key; ${UNKNOWN_OUTCOME}`,
+        outcomeUnknown: true,
+      };
+      if (this.tools.platforms.get(attempt.platform)?.idempotent) {
+        const integration = await tokens.find(post.ownerId, attempt.platform);
+        const accessToken = integration ? await tokens.accessToken(integration).catch(() => null) : null;
+        media ??= await this.mediaOf(post);
+        this.logger.info({ postId: post.id, platform: attempt.platform, attemptId: attempt.id }, 'repeating an interrupted publish with its idempotency key');
+        outcome = await this.call(post, { attempt, integration, accessToken, problem: `the ${attempt.platform} account cannot be used now` }, media);
+      }
+      result = await this.settle(post, { attempt, ...outcome }, index === pending.length - 1);
     }
     return result;
   }

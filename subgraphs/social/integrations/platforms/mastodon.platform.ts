@@ -25,6 +25,7 @@ const SCOPES = 'read:accounts write:statuses write:media';
  */
 export class MastodonPlatform implements PlatformAdapter {
   readonly platform = 'mastodon';
+  readonly idempotent = true;
   private readonly base: string;
 
   constructor(

@@ -45,6 +45,11 @@ export interface AuthorizeRequest {
 
 export interface PlatformAdapter {
   readonly platform: string;
+  /**
+   * True when a publish repeated with the same `idempotencyKey` posts once (Mastodon's
+   * Idempotency-Key): a call cut off mid-way is then simply made again.
+   */
+  readonly idempotent: boolean;
   authorizeUrl(request: AuthorizeRequest): string;
   exchangeCode(request: { code: string; codeVerifier: string; redirectUri: string }): Promise<TokenSet>;
   refresh(refreshToken: string): Promise<TokenSet>;

@@ -27,6 +27,8 @@ const SCOPES = 'tweet.read tweet.write users.read media.write offline.access';
  */
 export class XPlatform implements PlatformAdapter {
   readonly platform = 'x';
+  /** X's API takes no idempotency key: a call cut off mid-way may or may not have posted. */
+  readonly idempotent = false;
   private readonly authorizeBase: string;
   private readonly apiBase: string;
 

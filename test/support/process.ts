@@ -1,0 +1,28 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+
+/** `npm start` as a user runs it (the built entry point), waiting until it prints its URLs; `output` is all it printed so far. */
+export async function startPlatformProcess(env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
+    const check = () => {
+      if (output.includes('Platform running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, output: () => output };
+}
