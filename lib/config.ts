@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -91,6 +92,8 @@ const EnvSchema = z.object({
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
   /** `off`: this process serves the API only and leaves publishing to `npm run worker` processes. */
   PUBLISH_WORKER: z.enum(['on', 'off']).default('on'),
+  /** Worker processes of `npm start` on PostgreSQL (default: one per CPU); embedded PGlite always runs one. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -126,6 +129,8 @@ export interface Config {
   platforms: Record<string, PlatformCredentials>;
   /** Origins (`scheme://host[:port]`) whose pages may call the gateway and the REST services with credentials. */
   corsOrigins: string[];
+  /** How many worker processes `npm start` runs, each the whole platform: 1 on PGlite, whose files one process opens. */
+  workers: number;
 }
 
 export class ConfigError extends Error {
@@ -206,6 +211,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env,
     isProduction: env.NODE_ENV === 'production',
     dataDir,
+    workers: env.DATABASE_URL ? (env.WEB_CONCURRENCY ?? os.availableParallelism()) : 1,
     ports: {
       gateway: env.GATEWAY_PORT,
       socialRest: env.SOCIAL_REST_PORT,

@@ -54,7 +54,8 @@ export async function runTask(name: string, task: (config: Config, logger: Logge
   process.exit(0);
 }
 
-function configOrExit(): Config {
+/** The configuration, or every problem named on stderr and exit code 1. */
+export function configOrExit(): Config {
   try {
     return loadConfig();
   } catch (error) {
