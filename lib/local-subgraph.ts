@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   execute,
   GraphQLError,
+  Kind,
   parse,
   validate,
   type DocumentNode,
@@ -10,6 +11,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { ErrorCode, formatGraphQLError } from './errors.js';
+import { operationObserver } from './graphql-telemetry.js';
 import type { Logger } from './logger.js';
 
 /** What a subgraph's context is made from: the caller's headers (credentials, request id) and the request's id. */
@@ -42,11 +44,14 @@ const DOCUMENT_CACHE_SIZE = 1000;
  * formatting and masking (internal errors logged with the request id), but no socket, no Express
  * stack and no JSON either way. The parsed and validated document is kept by its text.
  */
-export function localSubgraph<Context>(
+export function localSubgraph<Context extends object>(
   schema: GraphQLSchema,
   contextOf: (request: SubgraphRequest) => Promise<Context>,
   log: Logger,
+  part: string,
 ): LocalSubgraph {
+  // Counted, timed and traced as its HTTP server's Apollo plugin would (`operationTelemetry`).
+  const observe = operationObserver<object>({ part, span: true });
   const documents = new Map<string, DocumentNode | GraphQLFormattedError[]>();
 
   const documentOf = (query: string): DocumentNode | GraphQLFormattedError[] => {
@@ -77,15 +82,33 @@ export function localSubgraph<Context>(
 
   async function run(operation: SubgraphOperation, request: SubgraphRequest): Promise<FormattedExecutionResult> {
     const document = documentOf(operation.query ?? '');
-    if (Array.isArray(document)) return { errors: document };
+    if (Array.isArray(document)) return observed({}, operation, { errors: document });
     let contextValue: Context;
     try {
       contextValue = await contextOf(request);
     } catch (error) {
       // A caller the context refuses (a bad token): its error, formatted as every other.
       const graphQLError = error instanceof GraphQLError ? error : new GraphQLError('Context creation failed', { originalError: error as Error });
-      return { errors: [formatGraphQLError(graphQLError.toJSON(), graphQLError, (internal) => log.error({ err: internal, requestId: request.id }, 'context creation failed'))] };
+      return observed({}, operation, {
+        errors: [formatGraphQLError(graphQLError.toJSON(), graphQLError, (internal) => log.error({ err: internal, requestId: request.id }, 'context creation failed'))],
+      });
     }
+    const observation = observe(contextValue);
+    const definition = document.definitions.find((node) => node.kind === Kind.OPERATION_DEFINITION);
+    observation.resolved(definition?.operation ?? 'query', operation.operationName ?? definition?.name?.value);
+    const answer = await executed(document, operation, contextValue, request);
+    observation.finish(answer.errors, operation.operationName ?? definition?.name?.value);
+    return answer;
+  }
+
+  /** An operation refused before it ran, still counted. */
+  function observed(contextValue: object, operation: SubgraphOperation, answer: FormattedExecutionResult): FormattedExecutionResult {
+    const observation = observe(contextValue);
+    observation.finish(answer.errors, operation.operationName);
+    return answer;
+  }
+
+  async function executed(document: DocumentNode, operation: SubgraphOperation, contextValue: Context, request: SubgraphRequest): Promise<FormattedExecutionResult> {
     const result = await execute({ schema, document, variableValues: operation.variables, operationName: operation.operationName, contextValue });
     if (!result.errors?.length) return { data: result.data };
     // No `data` at all: the variables did not fit the operation (Apollo Server answers BAD_USER_INPUT).

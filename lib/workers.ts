@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { serveMetrics } from './metrics.js';
 
 /** Set in each worker's environment: its number, from 1. Worker 1 alone prints the URLs. */
 export const WORKER_NUMBER = 'PLATFORM_WORKER_NUMBER';
@@ -13,9 +14,10 @@ export const WORKER_NUMBER = 'PLATFORM_WORKER_NUMBER';
  * consumes over IPC (`RateLimiterClusterMaster`), so a limit is one limit for the whole `npm start`.
  * Only the first worker publishes (the others start with PUBLISH_WORKER=off). SIGINT or SIGTERM
  * stops every worker (each drains its requests) and then the primary, with exit code 0; a worker
- * that stops on its own stops the rest, with exit code 1, for the supervisor to restart.
+ * that stops on its own stops the rest, with exit code 1, for the supervisor to restart. The
+ * primary serves `METRICS_PORT`: every worker's metrics, aggregated (lib/metrics.ts).
  */
-export function runWorkers(config: Config, logger: Logger): void {
+export async function runWorkers(config: Config, logger: Logger): Promise<void> {
   new RateLimiterClusterMaster();
   const log = logger.child({ component: 'primary' });
   let exitCode: number | undefined;
@@ -37,4 +39,5 @@ export function runWorkers(config: Config, logger: Logger): void {
     cluster.fork({ [WORKER_NUMBER]: String(number), ...(number > 1 ? { PUBLISH_WORKER: 'off' } : {}) });
   }
   log.info({ workers: config.workers }, 'workers started');
+  await serveMetrics(config, logger);
 }

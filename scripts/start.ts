@@ -18,7 +18,7 @@ cleanly. Settings come from the environment (README, Configuration), e.g. GATEWA
 
 /** `npm start`: every subgraph, the gateway and every REST adapter in one process, or in each of several workers. */
 const primaryConfig = cluster.isPrimary ? configOrExit() : undefined;
-if (primaryConfig && primaryConfig.workers > 1) runWorkers(primaryConfig, createLogger(primaryConfig));
+if (primaryConfig && primaryConfig.workers > 1) void runWorkers(primaryConfig, createLogger(primaryConfig));
 else void runMain('The platform', async (config, logger) => {
   const platform = await startPlatform(config, logger);
   const lines = [

@@ -13,6 +13,8 @@ import { aiRoutes } from './ai.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { mediaRoutes } from './media.routes.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
+import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
+import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
 
@@ -27,7 +29,7 @@ function apiKeyOnlyOnContentOps(): Router {
 }
 
 /** Every route of the social publishing REST contract, in matching order. */
-function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
+function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>, reviewPerClient: RateLimiter): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
@@ -39,6 +41,7 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
     ...integrationRoutes(run),
     ...mediaRoutes(run),
     ...aiRoutes(run),
+    ...reviewRoutes(run, reviewPerClient),
   ];
   return routes;
 }
@@ -46,11 +49,12 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
 export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
   const operations = loadOperations(OPERATIONS_DIR);
   const ready = readiness(options.client, operations);
+  const limits = new RateLimits(deps.config);
   const app = createRestApp({
     name: 'social',
     config: deps.config,
     logger: deps.logger,
-    routes: socialRestRoutes(options.client, operations),
+    routes: socialRestRoutes(options.client, operations, limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS)),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
     routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config), deps.config)],
     isReady: () => ready.check(),
@@ -62,6 +66,7 @@ export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, opt
     close: async () => {
       ready.shutDown();
       await server.close();
+      await limits.close();
     },
   };
 }
