@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseTrustProxy } from './client-address.js';
@@ -128,6 +129,8 @@ const EnvSchema = z.object({
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
   /** `off`: this process serves the API only and leaves publishing to `npm run worker` processes. */
   PUBLISH_WORKER: z.enum(['on', 'off']).default('on'),
+  /** Worker processes of `npm start` on PostgreSQL (default: one per CPU); embedded PGlite always runs one. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -165,6 +168,8 @@ export interface Config {
   corsOrigins: string[];
   /** Allowed but unsafe choices, logged as warnings at every start (`DEV_IDENTITY=allow` in production). */
   warnings: string[];
+  /** How many worker processes `npm start` runs, each the whole platform: 1 on PGlite, whose files one process opens. */
+  workers: number;
 }
 
 export class ConfigError extends Error {
@@ -249,6 +254,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env,
     isProduction: env.NODE_ENV === 'production',
     dataDir,
+    workers: env.DATABASE_URL ? (env.WEB_CONCURRENCY ?? os.availableParallelism()) : 1,
     ports: {
       gateway: env.GATEWAY_PORT,
       socialRest: env.SOCIAL_REST_PORT,

@@ -83,7 +83,8 @@ function serviceNameOf(name: string): string {
   return /^[a-z-]+$/.test(name) ? name : name === 'The publisher worker' ? 'publisher-worker' : 'platform';
 }
 
-function configOrExit(): Config {
+/** The configuration, or every problem named on stderr and exit code 1. */
+export function configOrExit(): Config {
   try {
     return loadConfig();
   } catch (error) {

@@ -1,12 +1,15 @@
+import cluster from 'node:cluster';
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from './config.js';
 import { AppError, ErrorCode } from './errors.js';
 import { rateLimitRefusals } from './metrics.js';
 
 /**
- * Rate limits shared by all replicas when `REDIS_URL` is set (one Redis connection per process),
- * in memory otherwise. `consume` throws RATE_LIMITED with the seconds to wait.
+ * Rate limits shared by all replicas when `REDIS_URL` is set (one Redis connection per process);
+ * otherwise in memory, and in a worker of `npm start` in the memory of its primary process (over
+ * IPC, `RateLimiterCluster`; the primary runs `RateLimiterClusterMaster`), so every worker counts
+ * against one limit. `consume` throws RATE_LIMITED with the seconds to wait.
  */
 const CONNECT_WAIT_MS = 2000;
 
@@ -38,7 +41,9 @@ export class RateLimits {
     const options = { keyPrefix: `rl:${name}`, points, duration: durationSeconds };
     const limiter: RateLimiterAbstract = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
-      : new RateLimiterMemory(options);
+      : cluster.isWorker
+        ? new RateLimiterCluster(options)
+        : new RateLimiterMemory(options);
     return new RateLimiter(limiter, name, this.connected);
   }
 

@@ -26,4 +26,5 @@ export async function startPublisherWorkers(queue: PublishQueue, orm: Orm, tools
   });
   await queue.boss.work(REFRESH_QUEUE, { pollingIntervalSeconds: 5 }, async () => new PlatformTokenService(orm.em.fork(), tools).refreshDue());
   await queue.boss.schedule(REFRESH_QUEUE, '* * * * *');
+  log.info('publisher working on the queue');
 }

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+import { createTestDatabase, rest, type TestDatabase } from '../support/platform.js';
+import { freePort } from '../support/ports.js';
+
+/**
+ * `npm start` on PostgreSQL with WEB_CONCURRENCY=2: two workers, each the whole platform, on the same
+ * ports; one rate limit for both (counted in the primary); one publisher.
+ */
+(process.env.TEST_DATABASE_URL ? describe : describe.skip)('npm start with two workers', () => {
+  let database: TestDatabase;
+  let child: ChildProcessWithoutNullStreams;
+  let output = '';
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'workers-test-'));
+  const ports: Record<string, number> = {};
+  /** The log lines written so far, parsed. */
+  const lines = () =>
+    output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, any>);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    for (const name of ['GATEWAY_PORT', 'SOCIAL_REST_PORT', 'SURVEYS_REST_PORT', 'CONTACTS_REST_PORT', 'SOCIAL_SUBGRAPH_PORT', 'SURVEYS_SUBGRAPH_PORT', 'CONTACTS_SUBGRAPH_PORT']) {
+      ports[name] = await freePort();
+    }
+    child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: database.url!,
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        WEB_CONCURRENCY: '2',
+        LOG_LEVEL: 'info',
+        ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+      },
+    });
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
+      const check = () => {
+        // Worker 1 prints the URLs; both are serving once both have logged that their databases are ready.
+        const ready = new Set(lines().filter((line) => line.component === 'contacts-db' && line.msg === 'database ready').map((line) => line.pid));
+        if (output.includes('Platform running') && ready.size === 2) {
+          clearTimeout(timer);
+          child.stdout.off('data', check);
+          resolve();
+        }
+      };
+      child.stdout.on('data', check);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with ${code}:\n${output}`));
+      });
+    });
+  }, 200_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves every port from both workers, and prints the URLs once', async () => {
+    expect(output.match(/Platform running \(PostgreSQL, 2 workers\)/g)).toHaveLength(1);
+    for (let i = 0; i < 8; i++) {
+      // A new connection each time: the primary hands connections to the workers in turn.
+      const res = await rest('GET', `http://127.0.0.1:${ports.CONTACTS_REST_PORT}/api/contacts`, undefined, { connection: 'close', 'x-request-id': `spread-${i}` });
+      expect(res.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const answeredBy = new Set(lines().filter((line) => String(line.req?.id ?? '').startsWith('spread-') && line.component === 'contacts-rest').map((line) => line.pid));
+    expect(answeredBy.size).toBe(2);
+  });
+
+  it('counts one rate limit across both workers', async () => {
+    const request = () =>
+      rest('POST', `http://127.0.0.1:${ports.SURVEYS_REST_PORT}/api/auth/magic/request`, { email: 'limited@example.com' }, { connection: 'close' });
+    // Five sign-in links per address per 15 minutes: in memory per worker, six would pass (three on each).
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await request()).status);
+    expect(statuses).toEqual([202, 202, 202, 202, 202, 429]);
+  });
+
+  it('runs the publisher in one worker only, and stops cleanly on SIGTERM', async () => {
+    expect(lines().some((line) => line.msg === 'workers started' && line.workers === 2)).toBe(true);
+    const publishers = lines().filter((line) => line.component === 'publisher' && line.msg === 'publisher working on the queue');
+    expect(publishers).toHaveLength(1);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
