@@ -14,10 +14,12 @@ import {
   type FieldProblem,
   type ProblemDetails,
 } from './errors.js';
+import { apiReferenceAssets, DOCS_PATH, OPENAPI_PATH } from './api-reference.js';
 import { corsFor } from './cors.js';
 import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
 import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
+import { API_VERSION, healthSchema, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from './logger.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -32,6 +34,8 @@ export interface RestRoute {
   before?: RequestHandler[];
   /** `Cache-Control` of the answer (a handler may still set its own); default `CACHE_CONTROL.personal`. */
   cacheControl?: string;
+  /** Its part of the service's OpenAPI document; a JSON `body` schema there is also checked before the handler runs. */
+  doc?: RouteDoc;
 }
 
 /**
@@ -198,11 +202,13 @@ export function createRestApp(options: RestAppOptions): Express {
   app.use(httpLogger(logger, `${name}-rest`));
   const methodsByPath = allowedMethodsByPath(routes);
   for (const [routePath, methods] of methodsByPath) app.all(routePath, corsFor(config, methods));
+  app.use(apiReferenceAssets());
   for (const router of options.routers ?? []) app.use(router);
   app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
 
   for (const route of routes) {
-    app[route.method](route.path, ...(route.before ?? []), async (req: Request, res: Response, next: NextFunction) => {
+    const bodyCheck = route.doc?.body ? [checkBody(route.doc.body)] : [];
+    app[route.method](route.path, ...(route.before ?? []), ...bodyCheck, async (req: Request, res: Response, next: NextFunction) => {
       try {
         res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
         await route.handler(req, res);
@@ -232,6 +238,14 @@ export function createRestApp(options: RestAppOptions): Express {
     sendProblem(res, problem, headers);
   });
   return app;
+}
+
+/** Before the handler: the JSON body in its documented shape (`parseBody`), or a 400 naming each field that is not. */
+function checkBody(schema: NonNullable<RouteDoc['body']>): RequestHandler {
+  return (req, _res, next) => {
+    req.body = parseBody(schema, jsonBody(req));
+    next();
+  };
 }
 
 /** The methods each path of the table serves (HEAD with every GET), in the table's order. */
@@ -285,8 +299,9 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[], op
       path: '/api',
       summary: 'API metadata and available endpoints',
       cacheControl: CACHE_CONTROL.public,
+      doc: { answer: { status: 200, description: 'The service, its endpoints, and where its API reference is', json: serviceInfoSchema }, open: true },
       handler: (_req, res) => {
-        res.json({ name: service, version: '1.0.0', endpoints: describeRoutes(routes()) });
+        res.json({ name: service, version: API_VERSION, endpoints: describeRoutes(routes()), openapi: OPENAPI_PATH, docs: DOCS_PATH });
       },
     },
   ];
@@ -296,6 +311,7 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[], op
       path: '/health',
       summary: 'API health status and timestamp',
       cacheControl: CACHE_CONTROL.live,
+      doc: { answer: { status: 200, description: 'The service answers', json: healthSchema }, open: true },
       handler: (_req, res) => {
         res.json({ status: 'ok', service, timestamp: new Date().toISOString() });
       },

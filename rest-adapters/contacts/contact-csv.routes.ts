@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { z } from 'zod';
 import type { Config } from '../../lib/config.js';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { importFormSchema, importResultSchema } from './contacts.bodies.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
 
 type Contact = Record<string, unknown> & { tags: string[] };
@@ -34,6 +36,7 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
       method: 'post',
       path: '/api/contacts/import',
       summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
+      doc: { multipart: importFormSchema, answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema } },
       handler: async (req, res) => {
         const fileKey = `imports/${randomUUID()}.csv`;
         let stored = false;
@@ -63,6 +66,14 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
       method: 'get',
       path: '/api/contacts/export',
       summary: 'Export contacts as CSV (optional search)',
+      doc: {
+        query: z.object({ search: z.string().optional().meta({ description: 'Export only the contacts this full-text search finds' }) }),
+        answer: {
+          status: 200,
+          description: `CSV with a header row: ${EXPORT_COLUMNS.join(', ')} (tags joined with ;)`,
+          content: { 'text/csv': z.string() },
+        },
+      },
       handler: async (req, res) => {
         const search = stringParam(req.query.search);
         const fetchPage = async (after: string | null) =>

@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
+import { pageQuery } from '../../lib/openapi.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { contactInputSchema, contactPage, contactSchema } from './contacts.bodies.js';
 
 type Contact = Record<string, unknown>;
 
@@ -14,6 +17,12 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts',
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
+      doc: {
+        query: pageQuery.extend({
+          search: z.string().optional().meta({ description: 'Full-text search over names, e-mail addresses, companies and tags' }),
+        }),
+        answer: { status: 200, description: 'A page of live contacts', json: contactPage },
+      },
       handler: async (req, res) => {
         const { contactPage } = await run<{ contactPage: Page<Contact> }>(
           'ContactPage',
@@ -27,6 +36,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts',
       summary: 'Create a contact (firstName or email required)',
+      doc: { body: contactInputSchema, answer: { status: 201, description: 'The new contact', json: contactSchema }, problems: [409] },
       handler: async (req, res) => {
         const { createContact } = await run<{ createContact: Contact }>('CreateContact', { input: jsonBody(req) }, req);
         res.status(201).json(createContact);
@@ -36,6 +46,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id',
       summary: 'Get a contact',
+      doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact', json: contactSchema } },
       handler: async (req, res) => {
         const { contact } = await run<{ contact: Contact | null }>('Contact', { id: req.params.id }, req);
         if (!contact) throw AppError.notFound('Contact');
@@ -46,6 +57,12 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/contacts/:id',
       summary: 'Update a contact',
+      doc: {
+        params: { id: 'Contact id' },
+        body: contactInputSchema,
+        answer: { status: 200, description: 'The contact as changed', json: contactSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
         const { updateContact } = await run<{ updateContact: Contact }>('UpdateContact', { id: req.params.id, input: jsonBody(req) }, req);
         res.json(updateContact);
@@ -55,6 +72,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:id',
       summary: 'Soft delete a contact',
+      doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact, now with deleted: true', json: contactSchema } },
       handler: async (req, res) => {
         const { deleteContact } = await run<{ deleteContact: Contact }>('DeleteContact', { id: req.params.id }, req);
         res.json(deleteContact);

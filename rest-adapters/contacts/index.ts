@@ -1,7 +1,9 @@
 import path from 'node:path';
 import type { Config } from '../../lib/config.js';
+import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { createRestApp, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
@@ -14,18 +16,44 @@ import { pipelineRoutes } from './pipelines.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
 
+/** The contact management API as its OpenAPI document introduces it; credentials only with CONTACTS_AUTH=required. */
+function contactsApi(config: Config): ApiDescription {
+  const required = config.env.CONTACTS_AUTH === 'required';
+  return {
+    title: 'Contact management',
+    description:
+      'Contacts (search, soft delete), notes, attachments, sales pipelines and stage moves, CSV import and export. ' +
+      'Errors are RFC 9457 problem details. ' +
+      (required
+        ? 'Every /api route but GET /api needs a bearer token with contacts.read (reads), contacts.write (changes), contacts.import or contacts.export.'
+        : 'No credentials are needed (CONTACTS_AUTH=open).'),
+    ...(required
+      ? {
+          securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token of the identity service' } },
+          securityOf: (route) => (route.path.startsWith('/api/') ? [{ BearerAuth: [] }] : []),
+        }
+      : {}),
+  };
+}
+
 /** Every route of the contact management REST contract, in matching order. */
 function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR);
   const routes: RestRoute[] = [
     ...serviceInfoRoutes('contact-management', () => routes),
+    ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...contactCsvRoutes(run, storage, config),
     ...contactRoutes(run),
     ...noteRoutes(run),
-    ...attachmentRoutes(run, storage),
+    ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),
     ...pipelineRoutes(run),
   ];
   return routes;
+}
+
+/** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
+export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
+  return openApiDocument(contactsApi(config), contactsRestRoutes(client, createStorage(config), config));
 }
 
 export async function startContactsRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {

@@ -1,5 +1,9 @@
+import { pageQuery } from '../../lib/openapi.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
+
+const NOTE_PARAMS = { contactId: 'Contact id', noteId: 'Note id' };
 
 type Note = Record<string, unknown>;
 
@@ -10,6 +14,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id/notes',
       summary: 'Paginated notes of a contact, newest first (page, limit)',
+      doc: { params: { id: 'Contact id' }, query: pageQuery, answer: { status: 200, description: 'A page of notes', json: notePage } },
       handler: async (req, res) => {
         const { notePage } = await run<{ notePage: Page<Note> }>(
           'NotePage',
@@ -23,6 +28,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts/:id/notes',
       summary: 'Add a note ({ body })',
+      doc: { params: { id: 'Contact id' }, body: noteInputSchema, answer: { status: 201, description: 'The new note', json: noteSchema } },
       handler: async (req, res) => {
         const { createNote } = await run<{ createNote: Note }>('CreateNote', { contactId: req.params.id, input: jsonBody(req) }, req);
         res.status(201).json(createNote);
@@ -32,6 +38,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Get a note',
+      doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note', json: noteSchema } },
       handler: async (req, res) => {
         const { note } = await run<{ note: Note }>('Note', { contactId: req.params.contactId, id: req.params.noteId }, req);
         res.json(note);
@@ -41,6 +48,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Update a note ({ body })',
+      doc: { params: NOTE_PARAMS, body: noteInputSchema, answer: { status: 200, description: 'The note as changed', json: noteSchema } },
       handler: async (req, res) => {
         const { updateNote } = await run<{ updateNote: Note }>(
           'UpdateNote',
@@ -54,6 +62,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Delete a note permanently',
+      doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note that was deleted', json: deletedSchema(noteSchema) } },
       handler: async (req, res) => {
         const { deleteNote } = await run<{ deleteNote: Note }>('DeleteNote', { contactId: req.params.contactId, id: req.params.noteId }, req);
         res.json({ ...deleteNote, deleted: true });

@@ -1,6 +1,7 @@
-import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageQuery } from '../../lib/openapi.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import { pickBody } from './rest.helpers.js';
+import { brandInputSchema, brandPage, brandSchema } from './social.bodies.js';
 
 type Brand = Record<string, unknown>;
 
@@ -11,6 +12,7 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/brands',
       summary: "List the user's brands (page, limit)",
+      doc: { query: pageQuery, answer: { status: 200, description: 'A page of brands', json: brandPage } },
       handler: async (req, res) => {
         const { brandPage } = await run<{ brandPage: Page<Brand> }>(
           'BrandPage',
@@ -24,8 +26,9 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/brands',
       summary: 'Create a brand (name required; timezone optional)',
+      doc: { body: brandInputSchema, answer: { status: 201, description: 'The new brand', json: brandSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { createBrand } = await run<{ createBrand: Brand }>('CreateBrand', { input: pickBody(req, ['name', 'timezone']) }, req);
+        const { createBrand } = await run<{ createBrand: Brand }>('CreateBrand', { input: jsonBody(req) }, req);
         res.status(201).json(createBrand);
       },
     },

@@ -3,6 +3,7 @@ import { ErrorCode, problemFor } from '../../lib/errors.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { sendProblem, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { socialHealthSchema } from './social.bodies.js';
 
 interface HealthData {
   socialHealth: { ok: boolean; checks: { name: string; ok: boolean; detail: string | null }[] };
@@ -19,6 +20,7 @@ export function healthRoutes(run: RunOperation): RestRoute[] {
       path: '/health',
       summary: 'Comprehensive health check (database, job queue, storage)',
       cacheControl: CACHE_CONTROL.live,
+      doc: { answer: { status: 200, description: 'Every part is healthy', json: socialHealthSchema }, problems: [503], open: true },
       handler: async (req, res) => {
         const timestamp = new Date().toISOString();
         let health: HealthData['socialHealth'];

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import express, { type Router } from 'express';
+import type { Config } from '../../lib/config.js';
+import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
@@ -15,16 +18,35 @@ import { mediaRoutes } from './media.routes.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
+/** The routes that take an API key as well as a bearer token. */
+const CONTENT_OPS = '/api/content-ops/';
 
 /** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
 function apiKeyOnlyOnContentOps(): Router {
   const router = express.Router();
   router.use((req, _res, next) => {
-    if (!req.path.startsWith('/api/content-ops/')) delete req.headers['x-api-key'];
+    if (!req.path.startsWith(CONTENT_OPS)) delete req.headers['x-api-key'];
     next();
   });
   return router;
 }
+
+/** The social publishing API as its OpenAPI document introduces it: bearer tokens, and API keys on the content operations. */
+const SOCIAL_API: ApiDescription = {
+  title: 'Social publishing',
+  description:
+    'Posts, content operations (queue, daily rollups, audit events, item actions), media, AI images, brands and platform integrations. ' +
+    `Every /api route takes a bearer token of the identity service; ${CONTENT_OPS}* also take an API key (X-API-Key). ` +
+    'A token or key without the scope a route needs gets 403. Errors are RFC 9457 problem details.',
+  securitySchemes: {
+    BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token of the identity service (`npm run token` in development)' },
+    ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (createApiKey), with its scopes and brands' },
+  },
+  securityOf: (route): Record<string, string[]>[] => {
+    if (route.path.startsWith(CONTENT_OPS)) return [{ BearerAuth: [] }, { ApiKeyAuth: [] }];
+    return route.path.startsWith('/api/') ? [{ BearerAuth: [] }] : [];
+  },
+};
 
 /** Every route of the social publishing REST contract, in matching order. */
 function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
@@ -32,6 +54,7 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
   const routes: RestRoute[] = [
     // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
+    ...apiReferenceRoutes(SOCIAL_API, () => routes),
     ...healthRoutes(run),
     ...postRoutes(run),
     ...contentOpsRoutes(run),
@@ -41,6 +64,11 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
     ...aiRoutes(run),
   ];
   return routes;
+}
+
+/** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
+export function socialOpenApi(_config: Config, client: GraphQLClient): OpenApiDocument {
+  return openApiDocument(SOCIAL_API, socialRestRoutes(client, loadOperations(OPERATIONS_DIR)));
 }
 
 export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {

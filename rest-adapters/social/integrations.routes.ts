@@ -1,4 +1,9 @@
+import { z } from 'zod';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { integrationsSchema } from './social.bodies.js';
+
+const PLATFORM = { platform: 'A platform on offer (see available), e.g. mastodon' };
+const redirect = (description: string) => ({ status: 302, description, headers: z.object({ Location: z.string() }) });
 
 type Integration = Record<string, unknown>;
 
@@ -13,6 +18,7 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations',
       summary: 'List connected integrations (never their tokens) and the platforms on offer',
+      doc: { answer: { status: 200, description: 'Connected accounts and the platforms on offer', json: integrationsSchema } },
       handler: async (req, res) => {
         const data = await run<{ integrations: Integration[]; integrationPlatforms: string[] }>('Integrations', {}, req);
         res.json({ data: data.integrations, total: data.integrations.length, available: data.integrationPlatforms });
@@ -22,6 +28,7 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations/:platform/connect',
       summary: "Start the OAuth flow for a platform: 302 to the platform's authorization page",
+      doc: { params: PLATFORM, answer: redirect("To the platform's authorization page") },
       handler: async (req, res) => {
         const { startIntegrationConnect } = await run<{ startIntegrationConnect: { authorizeUrl: string } }>(
           'StartIntegrationConnect',
@@ -35,6 +42,17 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations/:platform/callback',
       summary: "The platform's redirect back: completes the connect and sends the browser to the web app",
+      doc: {
+        params: PLATFORM,
+        query: z.object({
+          state: z.string().optional().meta({ description: 'The single-use state the connect started with' }),
+          code: z.string().optional().meta({ description: 'The authorization code' }),
+          error: z.string().optional().meta({ description: 'Why the platform refused' }),
+        }),
+        answer: redirect('To the web app (WEB_URL), saying whether the account is connected'),
+        // The platform's redirect carries no credentials: the state binds it to the user who started.
+        open: true,
+      },
       handler: async (req, res) => {
         const { completeIntegrationConnect } = await run<{ completeIntegrationConnect: { redirectUrl: string } }>(
           'CompleteIntegrationConnect',

@@ -1,6 +1,7 @@
-import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageQuery } from '../../lib/openapi.js';
 import { pageBody, type Page } from '../../lib/pagination.js';
-import { pickBody } from './rest.helpers.js';
+import { mediaPage, mediaUploadInputSchema, uploadGrantSchema } from './social.bodies.js';
 
 type MediaFile = Record<string, unknown>;
 
@@ -11,6 +12,7 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/media',
       summary: 'List media files whose bytes have arrived (page, limit)',
+      doc: { query: pageQuery, answer: { status: 200, description: 'A page of media files', json: mediaPage } },
       handler: async (req, res) => {
         const { mediaPage } = await run<{ mediaPage: Page<MediaFile> }>(
           'MediaPage',
@@ -24,10 +26,11 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/media/upload',
       summary: 'Get an upload URL for a file declared by { filename, contentType, size }',
+      doc: { body: mediaUploadInputSchema, answer: { status: 200, description: 'Where and how to PUT the bytes', json: uploadGrantSchema } },
       handler: async (req, res) => {
         const { requestMediaUpload } = await run<{ requestMediaUpload: Record<string, unknown> }>(
           'RequestMediaUpload',
-          { input: pickBody(req, ['filename', 'contentType', 'size', 'brandId']) },
+          { input: jsonBody(req) },
           req,
         );
         res.json(requestMediaUpload);

@@ -1,10 +1,14 @@
 import path from 'node:path';
+import { apiReferenceRoutes } from '../../lib/api-reference.js';
+import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { RateLimits } from '../../lib/rate-limit.js';
 import { createRestApp, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
+import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
 import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
@@ -15,15 +19,45 @@ const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'oper
 const SIGN_IN_PER_CLIENT = 30;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
+/** Routes that sign in (the magic link) take no session; every other /api route needs one. */
+const SIGN_IN = '/api/auth/magic/';
+
+/** The venue survey API as its OpenAPI document introduces it: a magic-link session, as a bearer token or the session cookie. */
+const SURVEYS_API: ApiDescription = {
+  title: 'Venue surveys',
+  description:
+    'Surveys with uploaded assets (presign, PUT, commit), submission, export (html, markdown, whatsapp), and magic-link sign-in. ' +
+    `Sign in with POST ${SIGN_IN}request then verify; every other /api route needs the session, sent as the ${SESSION_COOKIE} cookie ` +
+    'or as a bearer token. Admins (ADMIN_EMAILS) see every survey, others their own. Errors are RFC 9457 problem details.',
+  securitySchemes: {
+    SessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by the magic-link verify' },
+    SessionBearer: { type: 'http', scheme: 'bearer', description: 'The session token the magic-link verify answers' },
+  },
+  securityOf: (route): Record<string, string[]>[] =>
+    route.path.startsWith('/api/') && !route.path.startsWith(SIGN_IN) ? [{ SessionCookie: [] }, { SessionBearer: [] }] : [],
+};
+
 /** Every route of the venue survey REST contract, in matching order. */
 function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[1]): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR);
   const routes: RestRoute[] = [
     ...serviceInfoRoutes('venue-survey', () => routes),
+    ...apiReferenceRoutes(SURVEYS_API, () => routes),
     ...surveyRoutes(run),
     ...authRoutes(run, options),
   ];
   return routes;
+}
+
+/** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
+export async function surveysOpenApi(config: Config, client: GraphQLClient): Promise<OpenApiDocument> {
+  const limits = new RateLimits(config);
+  try {
+    const signInPerClient = limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS);
+    return openApiDocument(SURVEYS_API, surveysRestRoutes(client, { config, signInPerClient }));
+  } finally {
+    await limits.close();
+  }
 }
 
 export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
