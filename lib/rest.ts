@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { getOperationAST, Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
 import type { Config } from './config.js';
 import {
   AppError,
@@ -118,18 +119,29 @@ export async function runOperation<Data>(
   return result.data;
 }
 
-/** Runs one named operation of an adapter's `operations/*.graphql` as the caller; its errors become problems. */
-export type RunOperation = <Data>(name: string, variables: Record<string, unknown>, req: Request) => Promise<Data>;
+/**
+ * The variables of an operation, each required one present; their values are the caller's input as
+ * it came (a page number may still be text), for GraphQL to refuse by name.
+ */
+export type OperationVariables<Variables> = { [Name in keyof Variables]: unknown };
 
 /**
- * `runOperation` by name, over the operations of `folder` read once at start (or given, when the
- * adapter needs them for something else too); a name that is not there fails loudly.
+ * Runs one operation of an adapter's `operations/*.graphql` as the caller, named by its generated typed
+ * document (`operations.generated.ts`, GraphQL Code Generator), which gives the answer its type; its errors become problems.
+ */
+export type RunOperation = <Result, Variables>(operation: TypedDocumentNode<Result, Variables>, variables: OperationVariables<Variables>, req: Request) => Promise<Result>;
+
+/**
+ * `runOperation` by the typed document's operation name, over the texts of `folder`'s operations
+ * read once at start (or given, when the adapter needs them for something else too); a name that is
+ * not there fails loudly.
  */
 export function operationRunner(client: GraphQLClient, folder: string, operations = loadOperations(folder)): RunOperation {
-  return (name, variables, req) => {
+  return (document, variables, req) => {
+    const name = getOperationAST(document)?.name?.value ?? '';
     const operation = operations[name];
     if (!operation) throw new Error(`no operation ${name} in ${folder}`);
-    return runOperation(client, operation, variables, req);
+    return runOperation(client, operation, variables as Record<string, unknown>, req);
   };
 }
 

@@ -3,18 +3,17 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
 import { pageQuery } from '../../lib/openapi.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageBody } from '../../lib/pagination.js';
 import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
 import { attachmentPage, attachmentSchema, deletedSchema, uploadSchema } from './contacts.bodies.js';
-
-type Attachment = Record<string, unknown>;
-interface UploadSlot {
-  uploadToken: string;
-  storageKey: string;
-  maxBytes: number;
-  contentType: string;
-}
+import {
+  AttachmentDownloadDocument,
+  AttachmentPageDocument,
+  DeleteAttachmentDocument,
+  RecordAttachmentDocument,
+  ReserveAttachmentUploadDocument,
+} from './operations.generated.js';
 
 /** Legacy clients ask for "all attachments" with no paging parameters: answer the largest page. */
 const ALL_ON_ONE_PAGE = 100;
@@ -36,8 +35,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         answer: { status: 200, description: 'A page of attachments', json: attachmentPage },
       },
       handler: async (req, res) => {
-        const { attachmentPage } = await run<{ attachmentPage: Page<Attachment> }>(
-          'AttachmentPage',
+        const { attachmentPage } = await run(
+          AttachmentPageDocument,
           { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) ?? ALL_ON_ONE_PAGE },
           req,
         );
@@ -57,8 +56,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         const { file: slot } = await readMultipart(req, {
           fileField: 'file',
           onFile: async (file) => {
-            const { reserveAttachmentUpload } = await run<{ reserveAttachmentUpload: UploadSlot }>(
-              'ReserveAttachmentUpload',
+            const { reserveAttachmentUpload } = await run(
+              ReserveAttachmentUploadDocument,
               { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
               req,
             );
@@ -71,7 +70,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         });
         if (!slot) throw AppError.badInput('file', 'is required: send the file as multipart/form-data field "file"');
         try {
-          const { recordAttachment } = await run<{ recordAttachment: Attachment }>('RecordAttachment', { uploadToken: slot.uploadToken }, req);
+          const { recordAttachment } = await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req);
           res.status(201).json(recordAttachment);
         } catch (error) {
           // The subgraph deletes what it refuses; this covers a failure before it could answer.
@@ -93,8 +92,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         },
       },
       handler: async (req, res) => {
-        const { attachment } = await run<{ attachment: (Attachment & { storageKey: string; filename: string; contentType: string }) | null }>(
-          'AttachmentDownload',
+        const { attachment } = await run(
+          AttachmentDownloadDocument,
           { id: req.params.id },
           req,
         );
@@ -117,7 +116,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       summary: 'Delete an attachment permanently (record and file)',
       doc: { params: { id: 'Attachment id' }, answer: { status: 200, description: 'The attachment that was deleted', json: deletedSchema(attachmentSchema) } },
       handler: async (req, res) => {
-        const { deleteAttachment } = await run<{ deleteAttachment: Attachment }>('DeleteAttachment', { id: req.params.id }, req);
+        const { deleteAttachment } = await run(DeleteAttachmentDocument, { id: req.params.id }, req);
         res.json({ ...deleteAttachment, deleted: true });
       },
     },

@@ -9,11 +9,7 @@ import { readMultipart } from '../../lib/multipart.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { importFormSchema, importResultSchema } from './contacts.bodies.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
-
-type Contact = Record<string, unknown> & { tags: string[] };
-interface ScrollPage {
-  contactScroll: { nodes: Contact[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
-}
+import { ContactScrollDocument, type ContactScrollQuery, ImportContactsDocument } from './operations.generated.js';
 
 const EXPORT_COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'] as const;
 const EXPORT_PAGE_SIZE = 1000;
@@ -50,8 +46,8 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
             },
           });
           if (!file) throw AppError.badInput('file', 'is required: send the CSV as multipart/form-data field "file"');
-          const { importContacts } = await run<{ importContacts: Record<string, unknown> }>(
-            'ImportContacts',
+          const { importContacts } = await run(
+            ImportContactsDocument,
             { fileKey, mapping: fields.mapping ?? null },
             req,
           );
@@ -77,7 +73,7 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
       handler: async (req, res) => {
         const search = stringParam(req.query.search);
         const fetchPage = async (after: string | null) =>
-          (await run<ScrollPage>('ContactScroll', { first: EXPORT_PAGE_SIZE, after, search }, req)).contactScroll;
+          (await run(ContactScrollDocument, { first: EXPORT_PAGE_SIZE, after, search }, req)).contactScroll;
         // The first page is read before any byte is sent, so a bad request still gets a problem body.
         const firstPage = await fetchPage(null);
         res.status(200).set({
@@ -103,7 +99,7 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
   ];
 }
 
-function toRow(contact: Contact): string[] {
+function toRow(contact: ContactScrollQuery['contactScroll']['nodes'][number]): string[] {
   return EXPORT_COLUMNS.map((column) => {
     if (column === 'tags') return contact.tags.join(';');
     const value = contact[column];

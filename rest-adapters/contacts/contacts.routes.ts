@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { pageQuery } from '../../lib/openapi.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { contactInputSchema, contactPage, contactSchema } from './contacts.bodies.js';
-
-type Contact = Record<string, unknown>;
+import {
+  ContactDocument,
+  ContactPageDocument,
+  CreateContactDocument,
+  DeleteContactDocument,
+  UpdateContactDocument,
+} from './operations.generated.js';
 
 /**
  * The documented contact-record endpoints. Each runs one operation of `operations/` and maps the
@@ -24,8 +29,8 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
         answer: { status: 200, description: 'A page of live contacts', json: contactPage },
       },
       handler: async (req, res) => {
-        const { contactPage } = await run<{ contactPage: Page<Contact> }>(
-          'ContactPage',
+        const { contactPage } = await run(
+          ContactPageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit), search: stringParam(req.query.search) },
           req,
         );
@@ -38,7 +43,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       summary: 'Create a contact (firstName or email required)',
       doc: { body: contactInputSchema, answer: { status: 201, description: 'The new contact', json: contactSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { createContact } = await run<{ createContact: Contact }>('CreateContact', { input: jsonBody(req) }, req);
+        const { createContact } = await run(CreateContactDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createContact);
       },
     },
@@ -48,7 +53,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get a contact',
       doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact', json: contactSchema } },
       handler: async (req, res) => {
-        const { contact } = await run<{ contact: Contact | null }>('Contact', { id: req.params.id }, req);
+        const { contact } = await run(ContactDocument, { id: req.params.id }, req);
         if (!contact) throw AppError.notFound('Contact');
         res.json(contact);
       },
@@ -64,7 +69,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        const { updateContact } = await run<{ updateContact: Contact }>('UpdateContact', { id: req.params.id, input: jsonBody(req) }, req);
+        const { updateContact } = await run(UpdateContactDocument, { id: req.params.id, input: jsonBody(req) }, req);
         res.json(updateContact);
       },
     },
@@ -74,7 +79,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       summary: 'Soft delete a contact',
       doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact, now with deleted: true', json: contactSchema } },
       handler: async (req, res) => {
-        const { deleteContact } = await run<{ deleteContact: Contact }>('DeleteContact', { id: req.params.id }, req);
+        const { deleteContact } = await run(DeleteContactDocument, { id: req.params.id }, req);
         res.json(deleteContact);
       },
     },

@@ -1,11 +1,10 @@
 import { pageQuery } from '../../lib/openapi.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
+import { CreateNoteDocument, DeleteNoteDocument, NoteDocument, NotePageDocument, UpdateNoteDocument } from './operations.generated.js';
 
 const NOTE_PARAMS = { contactId: 'Contact id', noteId: 'Note id' };
-
-type Note = Record<string, unknown>;
 
 /** Notes of a contact. Every rule (ownership, soft-deleted contacts, validation) is the subgraph's. */
 export function noteRoutes(run: RunOperation): RestRoute[] {
@@ -16,8 +15,8 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       summary: 'Paginated notes of a contact, newest first (page, limit)',
       doc: { params: { id: 'Contact id' }, query: pageQuery, answer: { status: 200, description: 'A page of notes', json: notePage } },
       handler: async (req, res) => {
-        const { notePage } = await run<{ notePage: Page<Note> }>(
-          'NotePage',
+        const { notePage } = await run(
+          NotePageDocument,
           { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
@@ -30,7 +29,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       summary: 'Add a note ({ body })',
       doc: { params: { id: 'Contact id' }, body: noteInputSchema, answer: { status: 201, description: 'The new note', json: noteSchema } },
       handler: async (req, res) => {
-        const { createNote } = await run<{ createNote: Note }>('CreateNote', { contactId: req.params.id, input: jsonBody(req) }, req);
+        const { createNote } = await run(CreateNoteDocument, { contactId: req.params.id, input: jsonBody(req) }, req);
         res.status(201).json(createNote);
       },
     },
@@ -40,7 +39,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get a note',
       doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note', json: noteSchema } },
       handler: async (req, res) => {
-        const { note } = await run<{ note: Note }>('Note', { contactId: req.params.contactId, id: req.params.noteId }, req);
+        const { note } = await run(NoteDocument, { contactId: req.params.contactId, id: req.params.noteId }, req);
         res.json(note);
       },
     },
@@ -50,8 +49,8 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       summary: 'Update a note ({ body })',
       doc: { params: NOTE_PARAMS, body: noteInputSchema, answer: { status: 200, description: 'The note as changed', json: noteSchema } },
       handler: async (req, res) => {
-        const { updateNote } = await run<{ updateNote: Note }>(
-          'UpdateNote',
+        const { updateNote } = await run(
+          UpdateNoteDocument,
           { contactId: req.params.contactId, id: req.params.noteId, input: jsonBody(req) },
           req,
         );
@@ -64,7 +63,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       summary: 'Delete a note permanently',
       doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note that was deleted', json: deletedSchema(noteSchema) } },
       handler: async (req, res) => {
-        const { deleteNote } = await run<{ deleteNote: Note }>('DeleteNote', { contactId: req.params.contactId, id: req.params.noteId }, req);
+        const { deleteNote } = await run(DeleteNoteDocument, { contactId: req.params.contactId, id: req.params.noteId }, req);
         res.json({ ...deleteNote, deleted: true });
       },
     },

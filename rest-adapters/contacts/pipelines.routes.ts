@@ -2,26 +2,16 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { pageQuery } from '../../lib/openapi.js';
-import { MAX_PAGE_SIZE, pageBody, type Page } from '../../lib/pagination.js';
+import { MAX_PAGE_SIZE, pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { boardSchema, moveInputSchema, pipelinePage, pipelineSchema, placementSchema, stageMovePage } from './contacts.bodies.js';
-
-type Row = Record<string, unknown>;
-interface BoardStage {
-  id: string;
-  name: string;
-  position: number;
-  contactCount: number;
-  contacts: { nodes: Row[] };
-}
-interface Placement {
-  contactId: string;
-  pipelineId: string;
-  stageId: string;
-  fromStageId: string | null;
-  movedAt: string;
-  move: Row | null;
-}
+import {
+  MoveContactDocument,
+  PipelineBoardDocument,
+  PipelineDocument,
+  PipelinePageDocument,
+  StageMovePageDocument,
+} from './operations.generated.js';
 
 /** Sales pipelines, the board, moves and their history. The subgraph holds every rule. */
 export function pipelineRoutes(run: RunOperation): RestRoute[] {
@@ -33,8 +23,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       doc: { query: pageQuery, answer: { status: 200, description: 'A page of pipelines', json: pipelinePage } },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
-        const { pipelinePage } = await run<{ pipelinePage: Page<Row> }>(
-          'PipelinePage',
+        const { pipelinePage } = await run(
+          PipelinePageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
@@ -48,7 +38,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       doc: { params: { pipelineId: 'Pipeline id' }, answer: { status: 200, description: 'The pipeline', json: pipelineSchema } },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
-        const { pipeline } = await run<{ pipeline: Row | null }>('Pipeline', { id: req.params.pipelineId }, req);
+        const { pipeline } = await run(PipelineDocument, { id: req.params.pipelineId }, req);
         if (!pipeline) throw AppError.notFound('Pipeline');
         res.json(pipeline);
       },
@@ -63,8 +53,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
         answer: { status: 200, description: 'The board', json: boardSchema },
       },
       handler: async (req, res) => {
-        const { pipeline } = await run<{ pipeline: (Row & { board: BoardStage[] }) | null }>(
-          'PipelineBoard',
+        const { pipeline } = await run(
+          PipelineBoardDocument,
           { id: req.params.pipelineId, first: numberParam(req.query.limit) },
           req,
         );
@@ -82,7 +72,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       summary: 'Move a contact to a stage ({ stageId }, optional pipelineId to switch pipelines)',
       doc: { params: { contactId: 'Contact id' }, body: moveInputSchema, answer: { status: 200, description: 'Where the contact is now', json: placementSchema } },
       handler: async (req, res) => {
-        const { moveContact } = await run<{ moveContact: Placement }>('MoveContact', { contactId: req.params.contactId, input: jsonBody(req) }, req);
+        const { moveContact } = await run(MoveContactDocument, { contactId: req.params.contactId, input: jsonBody(req) }, req);
         const { move, ...placement } = moveContact;
         res.json({ ...placement, toStageId: placement.stageId, moved: move !== null, move });
       },
@@ -93,8 +83,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       summary: 'Stage movement history of a contact, oldest first (page, limit)',
       doc: { params: { contactId: 'Contact id' }, query: pageQuery, answer: { status: 200, description: 'A page of moves', json: stageMovePage } },
       handler: async (req, res) => {
-        const { stageMovePage } = await run<{ stageMovePage: Page<Row> }>(
-          'StageMovePage',
+        const { stageMovePage } = await run(
+          StageMovePageDocument,
           { contactId: req.params.contactId, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );

@@ -1,5 +1,6 @@
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { generateImageSchema, mediaFileSchema } from './social.bodies.js';
+import { GenerateImageDocument } from './operations.generated.js';
 
 /** `/api/ai`: image generation; the image is kept as a media file and answered as one. */
 export function aiRoutes(run: RunOperation): RestRoute[] {
@@ -15,7 +16,7 @@ export function aiRoutes(run: RunOperation): RestRoute[] {
         problems: [429, 502, 503],
       },
       handler: async (req, res) => {
-        const { generateImage } = await run<{ generateImage: Record<string, unknown> }>('GenerateImage', { input: jsonBody(req) }, req);
+        const { generateImage } = await run(GenerateImageDocument, { input: jsonBody(req) }, req);
         res.json(generateImage);
       },
     },

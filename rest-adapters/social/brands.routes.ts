@@ -1,9 +1,8 @@
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { pageQuery } from '../../lib/openapi.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageBody } from '../../lib/pagination.js';
 import { brandInputSchema, brandPage, brandSchema } from './social.bodies.js';
-
-type Brand = Record<string, unknown>;
+import { BrandPageDocument, CreateBrandDocument } from './operations.generated.js';
 
 /** `/api/brands`: the calling user's brands. */
 export function brandRoutes(run: RunOperation): RestRoute[] {
@@ -14,8 +13,8 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       summary: "List the user's brands (page, limit)",
       doc: { query: pageQuery, answer: { status: 200, description: 'A page of brands', json: brandPage } },
       handler: async (req, res) => {
-        const { brandPage } = await run<{ brandPage: Page<Brand> }>(
-          'BrandPage',
+        const { brandPage } = await run(
+          BrandPageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
@@ -28,7 +27,7 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       summary: 'Create a brand (name required; timezone optional)',
       doc: { body: brandInputSchema, answer: { status: 201, description: 'The new brand', json: brandSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { createBrand } = await run<{ createBrand: Brand }>('CreateBrand', { input: jsonBody(req) }, req);
+        const { createBrand } = await run(CreateBrandDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createBrand);
       },
     },

@@ -4,10 +4,7 @@ import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { sendProblem, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { socialHealthSchema } from './social.bodies.js';
-
-interface HealthData {
-  socialHealth: { ok: boolean; checks: { name: string; ok: boolean; detail: string | null }[] };
-}
+import { SocialHealthDocument, type SocialHealthQuery, type SocialReadinessQuery } from './operations.generated.js';
 
 /**
  * `GET /health`: the subgraph checks its parts (database, storage, job queue...) and the adapter
@@ -23,9 +20,9 @@ export function healthRoutes(run: RunOperation): RestRoute[] {
       doc: { answer: { status: 200, description: 'Every part is healthy', json: socialHealthSchema }, problems: [503], open: true },
       handler: async (req, res) => {
         const timestamp = new Date().toISOString();
-        let health: HealthData['socialHealth'];
+        let health: SocialHealthQuery['socialHealth'];
         try {
-          health = (await run<HealthData>('SocialHealth', {}, req)).socialHealth;
+          health = (await run(SocialHealthDocument, {}, req)).socialHealth;
         } catch {
           health = { ok: false, checks: [{ name: 'social-subgraph', ok: false, detail: 'not answering' }] };
         }
@@ -60,7 +57,7 @@ export function readiness(client: GraphQLClient, operations: Record<string, stri
     async check() {
       if (shuttingDown) return false;
       try {
-        const result = await client.execute<HealthData>(operations.SocialReadiness, {}, { forwardHeaders: {}, requestId: randomUUID() });
+        const result = await client.execute<SocialReadinessQuery>(operations.SocialReadiness, {}, { forwardHeaders: {}, requestId: randomUUID() });
         return Boolean(result.data?.socialHealth.checks.find((check) => check.name === 'database')?.ok);
       } catch {
         return false;

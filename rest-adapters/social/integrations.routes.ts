@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { integrationsSchema } from './social.bodies.js';
+import { CompleteIntegrationConnectDocument, IntegrationsDocument, StartIntegrationConnectDocument } from './operations.generated.js';
 
 const PLATFORM = { platform: 'A platform on offer (see available), e.g. mastodon' };
 const redirect = (description: string) => ({ status: 302, description, headers: z.object({ Location: z.string() }) });
-
-type Integration = Record<string, unknown>;
 
 /**
  * `/api/integrations`: connecting social platforms over OAuth and listing them. The connect call
@@ -20,7 +19,7 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       summary: 'List connected integrations (never their tokens) and the platforms on offer',
       doc: { answer: { status: 200, description: 'Connected accounts and the platforms on offer', json: integrationsSchema } },
       handler: async (req, res) => {
-        const data = await run<{ integrations: Integration[]; integrationPlatforms: string[] }>('Integrations', {}, req);
+        const data = await run(IntegrationsDocument, {}, req);
         res.json({ data: data.integrations, total: data.integrations.length, available: data.integrationPlatforms });
       },
     },
@@ -30,8 +29,8 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       summary: "Start the OAuth flow for a platform: 302 to the platform's authorization page",
       doc: { params: PLATFORM, answer: redirect("To the platform's authorization page") },
       handler: async (req, res) => {
-        const { startIntegrationConnect } = await run<{ startIntegrationConnect: { authorizeUrl: string } }>(
-          'StartIntegrationConnect',
+        const { startIntegrationConnect } = await run(
+          StartIntegrationConnectDocument,
           { platform: req.params.platform },
           req,
         );
@@ -54,8 +53,8 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
         open: true,
       },
       handler: async (req, res) => {
-        const { completeIntegrationConnect } = await run<{ completeIntegrationConnect: { redirectUrl: string } }>(
-          'CompleteIntegrationConnect',
+        const { completeIntegrationConnect } = await run(
+          CompleteIntegrationConnectDocument,
           {
             platform: req.params.platform,
             state: stringParam(req.query.state),

@@ -5,10 +5,7 @@ import type { RateLimiter } from '../../lib/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 import { magicRequestedSchema, magicRequestSchema, magicVerifySchema, sessionSchema, signInSchema } from './surveys.bodies.js';
-
-interface SignInData {
-  verifyMagicLink: { token: string; user: { email: string; isAdmin: boolean }; expiresAt: string };
-}
+import { EndSurveySessionDocument, RequestMagicLinkDocument, SurveySessionDocument, VerifyMagicLinkDocument } from './operations.generated.js';
 
 /** The cookie's attributes: never readable by script, not sent on cross-site requests, HTTPS-only where served over HTTPS. */
 function cookieOptions(config: Config): CookieOptions {
@@ -32,7 +29,7 @@ export function authRoutes(run: RunOperation, options: { config: Config; signInP
       handler: async (req, res) => {
         const input = jsonBody(req);
         await options.signInPerClient.consume(req.ip ?? req.socket.remoteAddress ?? 'unknown', 'Too many sign-in requests from this client; try again later');
-        const { requestMagicLink } = await run<{ requestMagicLink: { message: string } }>('RequestMagicLink', { input }, req);
+        const { requestMagicLink } = await run(RequestMagicLinkDocument, { input }, req);
         res.status(202).json({ message: requestMagicLink.message });
       },
     },
@@ -51,7 +48,7 @@ export function authRoutes(run: RunOperation, options: { config: Config; signInP
         problems: [401],
       },
       handler: async (req, res) => {
-        const { verifyMagicLink: signIn } = await run<SignInData>('VerifyMagicLink', { input: jsonBody(req) }, req);
+        const { verifyMagicLink: signIn } = await run(VerifyMagicLinkDocument, { input: jsonBody(req) }, req);
         const maxAge = Math.max(0, new Date(signIn.expiresAt).getTime() - Date.now());
         res.cookie(SESSION_COOKIE, signIn.token, { ...cookie, maxAge });
         res.set('cache-control', 'no-store').json(signIn);
@@ -63,7 +60,7 @@ export function authRoutes(run: RunOperation, options: { config: Config; signInP
       summary: 'The current session: { user: { email, isAdmin }, expiresAt }',
       doc: { answer: { status: 200, description: 'The session', json: sessionSchema } },
       handler: async (req, res) => {
-        const { surveySession } = await run<{ surveySession: unknown }>('SurveySession', {}, req);
+        const { surveySession } = await run(SurveySessionDocument, {}, req);
         res.set('cache-control', 'no-store').json(surveySession);
       },
     },
@@ -75,7 +72,7 @@ export function authRoutes(run: RunOperation, options: { config: Config; signInP
       handler: async (req, res) => {
         // Cleared whatever the outcome: a stale cookie is of no use to the browser either.
         res.clearCookie(SESSION_COOKIE, cookie);
-        await run<{ endSurveySession: boolean }>('EndSurveySession', {}, req);
+        await run(EndSurveySessionDocument, {}, req);
         res.status(204).end();
       },
     },

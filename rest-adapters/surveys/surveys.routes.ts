@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { AppError } from '../../lib/errors.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageBody } from '../../lib/pagination.js';
 import { contentDisposition } from '../../lib/storage.js';
 import {
   assetSchema,
@@ -14,15 +14,17 @@ import {
   surveyQuery,
   surveySchema,
 } from './surveys.bodies.js';
-
-type Survey = Record<string, unknown>;
-type Asset = Record<string, unknown>;
-interface AssetUploadData {
-  presignSurveyAsset: { assetId: string; uploadUrl: string; method: string; headers: { name: string; value: string }[]; expiresAt: string };
-}
-interface SurveyExportData {
-  surveyExport: { format: string; contentType: string; filename: string; body: string };
-}
+import {
+  CommitSurveyAssetDocument,
+  CreateSurveyDocument,
+  PresignSurveyAssetDocument,
+  SubmitSurveyDocument,
+  SurveyAssetDocument,
+  SurveyDocument,
+  SurveyExportDocument,
+  SurveyPageDocument,
+  UpdateSurveyDocument,
+} from './operations.generated.js';
 
 const SURVEY_ID = { id: 'Survey id' };
 
@@ -42,7 +44,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Create a draft survey (venueName required)',
       doc: { body: surveyInputSchema, answer: { status: 201, description: 'The new draft', json: surveySchema } },
       handler: async (req, res) => {
-        const { createSurvey } = await run<{ createSurvey: Survey }>('CreateSurvey', { input: jsonBody(req) }, req);
+        const { createSurvey } = await run(CreateSurveyDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createSurvey);
       },
     },
@@ -52,8 +54,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Paginated list of the surveys the session may see (page, limit, status)',
       doc: { query: surveyQuery, answer: { status: 200, description: 'A page of surveys', json: surveyPage } },
       handler: async (req, res) => {
-        const { surveyPage } = await run<{ surveyPage: Page<Survey> }>(
-          'SurveyPage',
+        const { surveyPage } = await run(
+          SurveyPageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit), status: stringParam(req.query.status) || undefined },
           req,
         );
@@ -66,7 +68,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get a survey',
       doc: { params: SURVEY_ID, answer: { status: 200, description: 'The survey', json: surveySchema } },
       handler: async (req, res) => {
-        const { survey } = await run<{ survey: Survey | null }>('Survey', { id: req.params.id }, req);
+        const { survey } = await run(SurveyDocument, { id: req.params.id }, req);
         if (!survey) throw AppError.notFound('Survey');
         res.json(survey);
       },
@@ -77,7 +79,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Update a draft survey',
       doc: { params: SURVEY_ID, body: surveyInputSchema, answer: { status: 200, description: 'The survey as changed', json: surveySchema }, problems: [409] },
       handler: async (req, res) => {
-        const { updateSurvey } = await run<{ updateSurvey: Survey }>('UpdateSurvey', { id: req.params.id, input: jsonBody(req) }, req);
+        const { updateSurvey } = await run(UpdateSurveyDocument, { id: req.params.id, input: jsonBody(req) }, req);
         res.json(updateSurvey);
       },
     },
@@ -87,7 +89,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Submit a survey (required fields must be filled; it cannot change afterwards)',
       doc: { params: SURVEY_ID, answer: { status: 200, description: 'The submitted survey', json: surveySchema }, problems: [400, 409] },
       handler: async (req, res) => {
-        const { submitSurvey } = await run<{ submitSurvey: Survey }>('SubmitSurvey', { id: req.params.id }, req);
+        const { submitSurvey } = await run(SubmitSurveyDocument, { id: req.params.id }, req);
         res.json(submitSurvey);
       },
     },
@@ -97,7 +99,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Prepare an asset upload ({ filename, contentType, size }); answers where to PUT the bytes',
       doc: { params: SURVEY_ID, body: presignInputSchema, answer: { status: 200, description: 'Where to PUT the bytes', json: presignSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { presignSurveyAsset: upload } = await run<AssetUploadData>('PresignSurveyAsset', { surveyId: req.params.id, input: jsonBody(req) }, req);
+        const { presignSurveyAsset: upload } = await run(PresignSurveyAssetDocument, { surveyId: req.params.id, input: jsonBody(req) }, req);
         // 200 like the social media upload URL: this answers where to send bytes; the asset exists once committed.
         res.status(200).json({
           assetId: upload.assetId,
@@ -115,7 +117,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Commit an uploaded asset ({ assetId, sha256? }) after checking the bytes',
       doc: { params: SURVEY_ID, body: commitInputSchema, answer: { status: 200, description: 'The committed asset', json: assetSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { commitSurveyAsset } = await run<{ commitSurveyAsset: Asset }>('CommitSurveyAsset', { surveyId: req.params.id, input: jsonBody(req) }, req);
+        const { commitSurveyAsset } = await run(CommitSurveyAssetDocument, { surveyId: req.params.id, input: jsonBody(req) }, req);
         res.json(commitSurveyAsset);
       },
     },
@@ -133,7 +135,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
         },
       },
       handler: async (req, res) => {
-        const { surveyExport } = await run<SurveyExportData>('SurveyExport', { id: req.params.id, format: stringParam(req.query.format) ?? null }, req);
+        const { surveyExport } = await run(SurveyExportDocument, { id: req.params.id, format: stringParam(req.query.format) ?? null }, req);
         res.status(200).set({
           'content-type': surveyExport.contentType,
           'content-disposition': contentDisposition(surveyExport.filename, 'inline'),
@@ -149,7 +151,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get an asset: metadata and a short-lived download URL',
       doc: { params: { assetId: 'Asset id' }, answer: { status: 200, description: 'The asset', json: assetSchema } },
       handler: async (req, res) => {
-        const { surveyAsset } = await run<{ surveyAsset: Asset | null }>('SurveyAsset', { id: req.params.assetId }, req);
+        const { surveyAsset } = await run(SurveyAssetDocument, { id: req.params.assetId }, req);
         if (!surveyAsset) throw AppError.notFound('Asset');
         res.json(surveyAsset);
       },
