@@ -11,11 +11,14 @@ import type { Config } from '../lib/config.js';
 import { corsFor } from '../lib/cors.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
+import { operationTelemetry } from '../lib/graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
-import { assignRequestId, httpLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
+import { assignRequestId, httpLogger, oneLineLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
+import { httpMetrics } from '../lib/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import type { RunningPart } from '../lib/service.js';
+import { resumeTrace, traceHeaders, traceRequests } from '../lib/tracing.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
@@ -32,6 +35,8 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
     const caller = context as GatewayContext;
     for (const [name, value] of Object.entries(caller.forwardHeaders)) headers.set(name, value);
     headers.set(REQUEST_ID_HEADER, caller.requestId);
+    // The active span here is Apollo Gateway's `gateway.fetch`: the subgraph's spans go under it.
+    for (const [name, value] of Object.entries(traceHeaders())) headers.set(name, value);
   }
 
   /**
@@ -70,7 +75,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     // HTTP cache layer that a GraphQL POST never uses.
     buildService: ({ name, url }) =>
       new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
-    logger: log,
+    logger: oneLineLogger(log),
   });
   const armor = new ApolloArmor({
     maxDepth: { n: config.env.GRAPHQL_MAX_DEPTH },
@@ -96,6 +101,8 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     plugins: [
       ...(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
       config.isProduction ? ApolloServerPluginLandingPageDisabled() : sandboxLandingPage<GatewayContext>(),
+      // In process (under npm start) the gateway has no HTTP log line: this one names each operation.
+      operationTelemetry<GatewayContext>({ part: 'gateway', log, requestIdOf: (context) => context.requestId }),
     ],
   });
   await apollo.start();
@@ -103,7 +110,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   let shuttingDown = false;
   const app = express();
   app.disable('x-powered-by');
-  app.use(assignRequestId, compressAnswers());
+  app.use(assignRequestId, httpMetrics('gateway', ['/graphql']), traceRequests('gateway', ['/graphql']), compressAnswers());
   addProbes(app, () => !shuttingDown);
   const graphiql = config.isProduction ? undefined : graphiqlRouter(log);
   if (graphiql) app.use(graphiql);
@@ -112,6 +119,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    resumeTrace,
     expressMiddleware(apollo, {
       context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req) }),
     }),

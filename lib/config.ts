@@ -25,6 +25,23 @@ const commaList = z
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json`: one JSON object per line (for machines); `pretty`: pino-pretty's coloured lines (for a terminal). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  /** `GET /metrics` (Prometheus) of the whole process on this port; 0: not served. */
+  METRICS_PORT: port(9464),
+  /**
+   * OpenTelemetry's own variables, read by its SDK (lib/tracing.ts); named here so deployments are
+   * checked against them. Tracing is on only when an OTLP endpoint is set.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json', 'grpc']).optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText,
+  OTEL_SERVICE_NAME: optionalText,
+  OTEL_RESOURCE_ATTRIBUTES: optionalText,
+  OTEL_TRACES_SAMPLER: optionalText,
+  OTEL_TRACES_SAMPLER_ARG: optionalText,
+  OTEL_SDK_DISABLED: optionalText,
   HOST: z.string().default('0.0.0.0'),
   GATEWAY_PORT: port(4000),
   SOCIAL_REST_PORT: port(3001),

@@ -6,6 +6,7 @@ import { Migration, Migrator } from '@mikro-orm/migrations';
 import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
 import pg from 'pg';
 import type { Config } from './config.js';
+import { observeDatabase } from './database-telemetry.js';
 import type { Logger } from './logger.js';
 
 export type EntityManager = SqlEntityManager;
@@ -71,6 +72,7 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
     orm = await MikroORM.init({ ...common, dbName: dataDir });
   }
 
+  observeDatabase(orm, service, Boolean(config.env.DATABASE_URL));
   await withMigrationLock(config.env.DATABASE_URL, service, async () => {
     await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
     await orm.migrator.up();

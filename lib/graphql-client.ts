@@ -1,6 +1,7 @@
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { REQUEST_ID_HEADER } from './logger.js';
+import { traceHeaders } from './tracing.js';
 
 /** Credentials a caller sent, passed on untouched to every subgraph: each reads the one it uses. */
 export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
@@ -54,6 +55,7 @@ export function httpClient(url: string): GraphQLClient {
         headers: {
           ...context.forwardHeaders,
           [REQUEST_ID_HEADER]: context.requestId,
+          ...traceHeaders(),
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',
         },

@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
+import { requestTraceFields, traceFields, tracingOn } from './tracing.js';
 
 export type { Logger };
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * The process's logger: one JSON object per line (`LOG_FORMAT=json`, the default), or pino-pretty's
+ * readable lines for a terminal (`LOG_FORMAT=pretty`, development; loaded only then). While tracing
+ * is on, every line written inside a span carries its `trace_id` and `span_id`.
+ */
 export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.WritableStream): Logger {
   return pino({
     level: config.env.LOG_LEVEL,
@@ -17,7 +24,31 @@ export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.W
       paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
       censor: '[redacted]',
     },
-  }, destination ?? process.stdout);
+    mixin: (fields: object, _level: number, logger: Logger) => {
+      if (!tracingOn() || 'trace_id' in fields || 'trace_id' in logger.bindings()) return {};
+      return traceFields();
+    },
+  }, config.env.LOG_FORMAT === 'pretty' ? prettyStream(destination) : destination ?? process.stdout);
+}
+
+function prettyStream(destination?: NodeJS.WritableStream): NodeJS.WritableStream {
+  const require = createRequire(import.meta.url);
+  const { PinoPretty } = require('pino-pretty') as typeof import('pino-pretty');
+  return PinoPretty({ colorize: destination === undefined && process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', destination: destination ?? 1, sync: true });
+}
+
+/**
+ * An Apollo logger on `log` that keeps each message on one line: Apollo Gateway writes some with
+ * `\n\t` inside ("Gateway successfully loaded schema.\n\t* Mode: unmanaged").
+ */
+export function oneLineLogger(log: Logger) {
+  const oneLine = (message: unknown) => (typeof message === 'string' ? message.replace(/\s*\n\s*/g, ' ') : message);
+  return {
+    debug: (message?: unknown) => log.debug(oneLine(message)),
+    info: (message?: unknown) => log.info(oneLine(message)),
+    warn: (message?: unknown) => log.warn(oneLine(message)),
+    error: (message?: unknown) => log.error(oneLine(message)),
+  };
 }
 
 /**
@@ -53,6 +84,8 @@ export function httpLogger(logger: Logger, component: string) {
       res.setHeader(REQUEST_ID_HEADER, id);
       return id;
     },
+    // The request's trace (tracing on): bound once, when the request starts.
+    customProps: (req) => requestTraceFields(req),
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
   });

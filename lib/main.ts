@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { serveMetrics } from './metrics.js';
+import { startTracing } from './tracing.js';
 
 /**
  * The life of a long-running entry point (`npm start`, `npm run worker`, one part of the platform):
@@ -11,7 +13,18 @@ export async function runMain(name: string, start: (config: Config, logger: Logg
   const logger = createLogger(config);
   let running: { close(): Promise<void> };
   try {
-    running = await start(config, logger);
+    // Tracing first, so every span of the start and after has somewhere to go; metrics beside the part.
+    const tracing = await startTracing(config, logger, serviceNameOf(name));
+    const metrics = await serveMetrics(config, logger);
+    if (metrics) logger.info({ url: metrics.url }, 'metrics served');
+    const started = await start(config, logger);
+    running = {
+      close: async () => {
+        await started.close();
+        await metrics?.close();
+        await tracing?.close();
+      },
+    };
   } catch (error) {
     logger.error({ err: error }, `${name} could not start`);
     console.error(`${name} could not start:`, error instanceof Error ? error.message : error);
@@ -52,6 +65,11 @@ export async function runTask(name: string, task: (config: Config, logger: Logge
   }
   logger.flush();
   process.exit(0);
+}
+
+/** `OTEL_SERVICE_NAME`'s default: the part's name (`gateway`, `social-rest`), or `platform` for `npm start`. */
+function serviceNameOf(name: string): string {
+  return /^[a-z-]+$/.test(name) ? name : name === 'The publisher worker' ? 'publisher-worker' : 'platform';
 }
 
 function configOrExit(): Config {

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from './config.js';
 import { AppError, ErrorCode } from './errors.js';
+import { rateLimitRefusals } from './metrics.js';
 
 /**
  * Rate limits shared by all replicas when `REDIS_URL` is set (one Redis connection per process),
@@ -62,6 +63,7 @@ export class RateLimiter {
       await this.limiter.consume(key);
     } catch (result) {
       if (result instanceof RateLimiterRes) {
+        rateLimitRefusals.inc({ limit: this.name });
         throw new AppError(ErrorCode.RATE_LIMITED, message, { retryAfter: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) });
       }
       throw result;

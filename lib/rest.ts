@@ -22,6 +22,8 @@ import { addProbes } from './http.js';
 import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
 import { API_VERSION, healthSchema, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from './logger.js';
+import { httpMetrics } from './metrics.js';
+import { inRequestTrace, traceRequests } from './tracing.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -209,7 +211,7 @@ export function createRestApp(options: RestAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.use(assignRequestId, compressAnswers());
+  app.use(assignRequestId, httpMetrics(`${name}-rest`), traceRequests(`${name}-rest`), compressAnswers());
   addProbes(app, options.isReady ?? (() => true));
   app.use(httpLogger(logger, `${name}-rest`));
   const methodsByPath = allowedMethodsByPath(routes);
@@ -223,7 +225,8 @@ export function createRestApp(options: RestAppOptions): Express {
     app[route.method](route.path, ...(route.before ?? []), ...bodyCheck, async (req: Request, res: Response, next: NextFunction) => {
       try {
         res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
-        await route.handler(req, res);
+        // Back in the request's span: reading a body (JSON, multipart) left it.
+        await inRequestTrace(req, () => route.handler(req, res));
       } catch (error) {
         next(error);
       }

@@ -15,10 +15,13 @@ import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } f
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
+import { operationTelemetry } from './graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
+import { httpMetrics } from './metrics.js';
 import type { Deps, RunningPart } from './service.js';
 import { applyShield, type RuleTree } from './shield.js';
+import { resumeTrace, traceRequests, traceResolvers } from './tracing.js';
 
 const FEDERATION_LINK = `
   extend schema
@@ -52,7 +55,8 @@ export type EntityReferences<Context> = Record<string, { __resolveReference(refe
 /**
  * Builds a Federation 2 subgraph schema from type-graphql classes: type-graphql makes the schema,
  * it is printed with its directives, and @apollo/subgraph rebuilds it with the federation fields.
- * Returns the bare schema (for `npm run schema`) and the guarded one (served).
+ * Returns the bare schema (for `npm run schema`) and the guarded one (served, over HTTP or in process;
+ * its resolvers make spans while tracing is on).
  */
 export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
   const typeGraphQLSchema = describeRootTypes(
@@ -71,7 +75,7 @@ export async function buildFederatedSchema(definition: SubgraphDefinition): Prom
   const schema = buildSubgraphSchema([
     { typeDefs: gql(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`), resolvers },
   ]);
-  return { schema, guarded: applyShield(schema, definition.rules) };
+  return { schema, guarded: traceResolvers(applyShield(schema, definition.rules)) };
 }
 
 export function printSdl(schema: GraphQLSchema): string {
@@ -94,7 +98,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
-  app.use(assignRequestId);
+  app.use(assignRequestId, httpMetrics(`${name}-subgraph`, ['/graphql']), traceRequests(`${name}-subgraph`, ['/graphql']));
   let shuttingDown = false;
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 
@@ -108,7 +112,12 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
     // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
+    ],
   });
   await apollo.start();
 
@@ -116,6 +125,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     '/graphql',
     httpLogger(logger, `${name}-subgraph`),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
+    resumeTrace,
     expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
   );
   app.use(graphqlRequestErrorHandler(log));

@@ -104,8 +104,14 @@ describe('docker-compose.yml', () => {
     const subgraphPorts = Object.values(subgraphs).map(String);
     for (const [name, port] of Object.entries(subgraphs)) {
       expect(services[name].ports).toBeUndefined();
-      expect(services[name].expose).toEqual([String(port)]);
+      expect(services[name].expose).toEqual([String(port), '9464']);
     }
+    // Every part serves GET /metrics on METRICS_PORT inside the network, published nowhere.
+    for (const [name, service] of platformServices) {
+      if (name === 'migrate') continue;
+      expect({ name, metrics: service.environment?.METRICS_PORT, exposed: service.expose?.includes('9464') }).toEqual({ name, metrics: '9464', exposed: true });
+    }
+    expect(Object.values(services).flatMap((service) => service.ports ?? []).filter((mapping) => mapping.endsWith(':9464'))).toEqual([]);
     // No other service publishes a subgraph port either (Hive Gateway's 4080 maps to 4000 in its container).
     const containerPorts = Object.values(services).flatMap((service) => (service.ports ?? []).map((mapping) => mapping.split(':').pop()!));
     expect(containerPorts.filter((port) => subgraphPorts.includes(port))).toEqual([]);

@@ -54,6 +54,7 @@ describe('platform lifecycle', () => {
       SOCIAL_SUBGRAPH_PORT: await freePort(),
       SURVEYS_SUBGRAPH_PORT: await freePort(),
       CONTACTS_SUBGRAPH_PORT: await freePort(),
+      METRICS_PORT: await freePort(),
     };
     const env = { DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([key, value]) => [key, String(value)])) };
     const contacts = `http://127.0.0.1:${ports.CONTACTS_REST_PORT}`;
@@ -62,6 +63,10 @@ describe('platform lifecycle', () => {
     expect(first.output()).toContain(`http://localhost:${ports.GATEWAY_PORT}/graphql`);
     const created = await rest('POST', `${contacts}/api/contacts`, { firstName: 'Persistent', email: 'persist@example.com' });
     expect(created.status).toBe(201);
+    // npm start serves the whole process's metrics on METRICS_PORT.
+    const metrics = await fetch(`http://127.0.0.1:${ports.METRICS_PORT}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('http_requests_total{part="contacts-rest",route="/api/contacts",method="POST",status="201"} 1');
     const exited = exitOf(first.child);
     first.child.kill('SIGTERM');
     expect(await exited).toBe(0);

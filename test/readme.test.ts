@@ -54,10 +54,11 @@ const blocks = blocksOf(readme);
 const shellBlocks = blocks.filter((block) => block.lang === 'sh');
 const walkThrough = blocks.filter((block) => block.heading === 'First ten minutes');
 const tokenBlock = shellBlocks.find((block) => block.heading === 'Getting a token');
+const metricsBlock = shellBlocks.find((block) => block.heading === 'Metrics, traces and logs');
 /** Blocks this test runs command by command. */
-const RUN = new Set([...walkThrough, tokenBlock]);
+const RUN = new Set([...walkThrough, tokenBlock, metricsBlock]);
 
-const DEFAULT_PORTS = { gateway: 4000, socialRest: 3001, surveysRest: 3002, contactsRest: 3003 } as const;
+const DEFAULT_PORTS = { gateway: 4000, socialRest: 3001, surveysRest: 3002, contactsRest: 3003, metrics: 9464 } as const;
 
 describe('README', () => {
   it('shows no command that no test runs', () => {
@@ -68,6 +69,7 @@ describe('README', () => {
     expect(unaccounted).toEqual([]);
     expect(walkThrough.length).toBeGreaterThan(3);
     expect(tokenBlock).toBeDefined();
+    expect(metricsBlock).toBeDefined();
   });
 
   describe('commands, run as written against `npm start`', () => {
@@ -132,6 +134,7 @@ describe('README', () => {
         SOCIAL_REST_PORT: String(ports.socialRest),
         SURVEYS_REST_PORT: String(ports.surveysRest),
         CONTACTS_REST_PORT: String(ports.contactsRest),
+        METRICS_PORT: String(ports.metrics),
         SOCIAL_SUBGRAPH_PORT: String(await freePort()),
         SURVEYS_SUBGRAPH_PORT: String(await freePort()),
         CONTACTS_SUBGRAPH_PORT: String(await freePort()),
@@ -204,6 +207,13 @@ describe('README', () => {
         contacts: { nodes: [{ firstName: 'Ada' }] },
         surveys: { nodes: [{ venueName: 'Town Hall' }] },
       });
+    });
+
+    it('scrapes the metrics as the README shows', () => {
+      const [scrape, ...rest] = commandsOf(metricsBlock!);
+      expect(rest).toEqual([]);
+      // The walk-through above wrote through the REST services; their answers are counted by route pattern.
+      expect(shell([scrape])).toMatch(/^http_requests_total\{part="contacts-rest",route="\/api\/contacts",method="POST",status="201"\} \d+$/m);
     });
 
     it('runs the token and API key commands', () => {

@@ -2,6 +2,7 @@ import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Mailer } from '../../lib/mail.js';
+import { signInMails } from '../../lib/metrics.js';
 import type { RateLimiter } from '../../lib/rate-limit.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import type { MagicLinkRequested, SurveySignIn, SurveyUser } from './auth.types.js';
@@ -97,6 +98,7 @@ export class AuthService {
     });
     const url = new URL(this.settings.linkBaseUrl);
     url.searchParams.set('token', token);
+    const transport = this.settings.mailer.kind;
     void this.settings.mailer
       .send({
         from: this.settings.fromEmail,
@@ -105,7 +107,13 @@ export class AuthService {
         text: `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.\n`,
         html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeHtml(url.toString())}">Sign in</a></p><p>The link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.</p>`,
       })
-      .catch((error: unknown) => this.settings.logger.error({ err: error, email }, 'sign-in mail could not be sent'));
+      .then(
+        () => signInMails.inc({ transport, outcome: 'sent' }),
+        (error: unknown) => {
+          signInMails.inc({ transport, outcome: 'failed' });
+          this.settings.logger.error({ err: error, email }, 'sign-in mail could not be sent');
+        },
+      );
     return LINK_REQUESTED;
   }
 

@@ -123,7 +123,7 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     for (const [name, { port }] of Object.entries(SERVING_PARTS)) {
       const pod = one('Deployment', name).spec.template.spec;
       const container = pod.containers[0];
-      expect(container.ports).toEqual([{ name: 'http', containerPort: port }]);
+      expect(container.ports).toEqual(expect.arrayContaining([{ name: 'http', containerPort: port }]));
       expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
       expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       const [command, seconds] = container.lifecycle.preStop.exec.command;
@@ -165,9 +165,11 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     const policies = all('NetworkPolicy');
     expect(policies.some((policy) => Object.keys(policy.spec.podSelector).length === 0 && policy.spec.policyTypes.includes('Ingress') && !policy.spec.ingress)).toBe(true);
     const podLabels = all('Deployment').map((deployment) => deployment.spec.template.metadata.labels as Record<string, string>);
-    /** Which pods of this namespace, and which other namespaces, may open a connection to pods with these labels. */
-    const allowedInto = (target: Record<string, string>) => {
-      const peers = policies.filter((policy) => matches(policy.spec.podSelector.matchLabels, target)).flatMap((policy) => (policy.spec.ingress ?? []).flatMap((rule: any) => rule.from));
+    /** Which pods of this namespace, and which other namespaces, may open a connection to the `port` of pods with these labels. */
+    const allowedInto = (target: Record<string, string>, port = 'http') => {
+      const peers = policies
+        .filter((policy) => matches(policy.spec.podSelector.matchLabels, target))
+        .flatMap((policy) => (policy.spec.ingress ?? []).filter((rule: any) => rule.ports.some((allowed: any) => allowed.port === port)).flatMap((rule: any) => rule.from));
       return {
         pods: podLabels.filter((source) => peers.some((peer) => peer.podSelector && matches(peer.podSelector.matchLabels, source))).map((labels) => labels['app.kubernetes.io/name']).sort(),
         namespaces: peers.filter((peer) => peer.namespaceSelector).map((peer) => peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']),
@@ -180,6 +182,23 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     expect(allowedInto(labelsOf('gateway'))).toEqual({ pods: ['contacts-rest', 'social-rest', 'surveys-rest'], namespaces: ['ingress-nginx'] });
     for (const rest of ['social-rest', 'surveys-rest', 'contacts-rest']) expect(allowedInto(labelsOf(rest))).toEqual({ pods: [], namespaces: ['ingress-nginx'] });
     expect(allowedInto(labelsOf('publisher'))).toEqual({ pods: [], namespaces: [] });
+    // Every part's metrics port answers Prometheus only (pods so labelled in the monitoring namespace).
+    for (const deployment of all('Deployment')) {
+      expect(allowedInto(deployment.spec.template.metadata.labels, 'metrics')).toEqual({ pods: [], namespaces: ['monitoring'] });
+      const scrapers = policies
+        .filter((policy) => matches(policy.spec.podSelector.matchLabels, deployment.spec.template.metadata.labels))
+        .flatMap((policy) => (policy.spec.ingress ?? []).filter((rule: any) => rule.ports.some((allowed: any) => allowed.port === 'metrics')).flatMap((rule: any) => rule.from));
+      expect(scrapers).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }]);
+    }
+  });
+
+  it('serves every part\'s metrics on METRICS_PORT, a named container port Prometheus is told to scrape', () => {
+    const port = Number(configMap.data.METRICS_PORT);
+    expect(port).toBe(loadConfig({}).env.METRICS_PORT);
+    for (const deployment of all('Deployment')) {
+      expect(containerOf(deployment).ports).toEqual(expect.arrayContaining([{ name: 'metrics', containerPort: port }]));
+      expect(deployment.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+    }
   });
 
   it('keeps settings in a ConfigMap and secrets in a Secret, under env names lib/config.ts knows, that validate', () => {

@@ -3,6 +3,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { createLogger } from '../../lib/logger.js';
+import { publishOutcomes } from '../../lib/metrics.js';
 import { startPublisherWorker } from '../../subgraphs/social/index.js';
 import { PlatformTokenService } from '../../subgraphs/social/integrations/platform-token.service.js';
 import { PublisherService } from '../../subgraphs/social/publishing/publisher.service.js';
@@ -691,6 +692,14 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       } finally {
         await second.close();
       }
+    });
+
+    it('counts every publish call by platform and outcome (publish_outcomes_total)', async () => {
+      const { values } = await publishOutcomes.get();
+      const count = (platform: string, outcome: string) => values.find((value) => value.labels.platform === platform && value.labels.outcome === outcome)?.value ?? 0;
+      expect(count('mastodon', 'succeeded')).toBeGreaterThan(0);
+      expect(count('x', 'failed')).toBeGreaterThan(0);
+      expect(new Set(values.map((value) => value.labels.platform))).toEqual(new Set(['mastodon', 'x']));
     });
   });
 });

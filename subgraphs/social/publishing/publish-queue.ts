@@ -5,6 +5,7 @@ import type { Db as IDatabase, PGliteLike } from 'pg-boss';
 import type { Config } from '../../../lib/config.js';
 import type { EntityManager, Orm } from '../../../lib/database.js';
 import type { Logger } from '../../../lib/logger.js';
+import { publishQueueJobs } from '../../../lib/metrics.js';
 import { PostStatus, type Post } from '../content/post.entity.js';
 import type { PublishSchedule } from '../content/publish-schedule.js';
 
@@ -56,6 +57,7 @@ export class PublishQueue implements PublishSchedule {
   private constructor(
     readonly boss: PgBoss,
     private readonly logger: Logger,
+    private readonly stopCounting: () => void,
   ) {}
 
   static async start(config: Config, orm: Orm, logger: Logger): Promise<PublishQueue> {
@@ -77,7 +79,20 @@ export class PublishQueue implements PublishSchedule {
       // Fill pg-boss's queue cache now: a cache miss later would query outside the caller's transaction.
       await boss.getJobById(name, randomUUID());
     }
-    return new PublishQueue(boss, log);
+    // `publish_queue_jobs` at every scrape, from pg-boss's own counts of each queue.
+    const stopCounting = publishQueueJobs.readOnScrape(async (gauge) => {
+      const queues = await boss.getQueues([PUBLISH_QUEUE, REFRESH_QUEUE]).catch((error: unknown) => {
+        log.warn({ err: error }, 'queue sizes could not be read for metrics');
+        return [];
+      });
+      for (const queue of queues) {
+        gauge.set({ queue: queue.name, state: 'waiting' }, queue.readyCount);
+        gauge.set({ queue: queue.name, state: 'deferred' }, queue.deferredCount);
+        gauge.set({ queue: queue.name, state: 'active' }, queue.activeCount);
+        gauge.set({ queue: queue.name, state: 'failed' }, queue.failedCount);
+      }
+    });
+    return new PublishQueue(boss, log, stopCounting);
   }
 
   async follow(tx: EntityManager, post: Post, change: { removed: boolean } = { removed: false }): Promise<void> {
@@ -112,6 +127,7 @@ export class PublishQueue implements PublishSchedule {
   }
 
   async stop(): Promise<void> {
+    this.stopCounting();
     await this.boss.stop({ graceful: true, timeout: 10_000, close: true });
   }
 }

@@ -2,6 +2,7 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../../../lib/database.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Logger } from '../../../lib/logger.js';
+import { publishOutcomes } from '../../../lib/metrics.js';
 import type { ObjectStorage } from '../../../lib/storage.js';
 import { ActorType, ContentEventType } from '../content/content-event.entity.js';
 import { ContentEventService } from '../content/content-event.service.js';
@@ -129,6 +130,10 @@ export class PublisherService {
     let result: 'published' | 'failed' = 'failed';
     for (const [index, call] of claimed.calls.entries()) {
       const outcome = await this.call(claimed.post, call, media);
+      publishOutcomes.inc({
+        platform: this.tools.platforms.get(call.attempt.platform) ? call.attempt.platform : 'unconfigured',
+        outcome: outcome.error ? 'failed' : 'succeeded',
+      });
       result = await this.settle(claimed.post, { attempt: call.attempt, ...outcome }, index === claimed.calls.length - 1);
     }
     return result;

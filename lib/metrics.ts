@@ -1,0 +1,209 @@
+import cluster from 'node:cluster';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Config } from './config.js';
+import { listen, type RunningServer } from './http.js';
+import type { Logger } from './logger.js';
+import { routePatternOf } from './route-pattern.js';
+
+/**
+ * The process's Prometheus metrics. One registry per process, as `/metrics` describes the whole
+ * process (every part `npm start` runs in it, told apart by the `part` label): counting is a side
+ * effect of serving, like logging, so the instruments are module-level rather than passed down
+ * through every service. Every label value comes from a closed set (route patterns, error codes,
+ * platform names, operation names capped in number), never from an id or free user input.
+ */
+export const metricsRegistry = new Registry();
+
+const registers = [metricsRegistry];
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
+
+export const httpRequests = new Counter({
+  name: 'http_requests_total',
+  help: 'HTTP requests answered, by part, route pattern, method and status',
+  labelNames: ['part', 'route', 'method', 'status'] as const,
+  registers,
+});
+
+export const httpDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Time from the request to the end of its answer, by part, route pattern, method and status',
+  labelNames: ['part', 'route', 'method', 'status'] as const,
+  buckets: DURATION_BUCKETS,
+  registers,
+});
+
+export const graphqlOperations = new Counter({
+  name: 'graphql_operations_total',
+  help: 'GraphQL operations run, by part (gateway or subgraph), operation name and outcome (ok or the first error code)',
+  labelNames: ['part', 'operation', 'outcome'] as const,
+  registers,
+});
+
+export const graphqlDuration = new Histogram({
+  name: 'graphql_operation_duration_seconds',
+  help: 'Time to run one GraphQL operation, by part and operation name',
+  labelNames: ['part', 'operation'] as const,
+  buckets: DURATION_BUCKETS,
+  registers,
+});
+
+export const dbQueryDuration = new Histogram({
+  name: 'db_query_duration_seconds',
+  help: 'Time of one SQL statement, by service, statement kind (select, insert, update, delete, other) and outcome',
+  labelNames: ['service', 'statement', 'outcome'] as const,
+  buckets: QUERY_BUCKETS,
+  registers,
+});
+
+/** Gauges read at scrape time (pool sizes, queue depths): each source registers how to read itself. */
+type Reader<Labels extends string> = (gauge: Gauge<Labels>) => Promise<void> | void;
+
+function scrapedGauge<Labels extends string>(name: string, help: string, labelNames: readonly Labels[]) {
+  const readers = new Set<Reader<Labels>>();
+  const gauge: Gauge<Labels> = new Gauge<Labels>({
+    name,
+    help,
+    labelNames,
+    registers,
+    // prom-client calls this before every scrape, also when a cluster primary asks a worker.
+    async collect() {
+      await Promise.all([...readers].map(async (read) => read(gauge)));
+    },
+  });
+  return {
+    gauge,
+    /** Reads the source before every scrape until the returned function is called (when the source closes). */
+    readOnScrape(read: Reader<Labels>): () => void {
+      readers.add(read);
+      return () => {
+        readers.delete(read);
+      };
+    },
+  };
+}
+
+export const dbPoolConnections = scrapedGauge(
+  'db_pool_connections',
+  "Connections of a service's PostgreSQL pool: open (total), idle, callers waiting for one (waiting), and the pool's limit (max)",
+  ['service', 'state'] as const,
+);
+
+export const publishQueueJobs = scrapedGauge(
+  'publish_queue_jobs',
+  "Jobs of the publisher's queues as pg-boss counts them: waiting (due now), deferred (scheduled later), active, failed (retained)",
+  ['queue', 'state'] as const,
+);
+
+export const publishOutcomes = new Counter({
+  name: 'publish_outcomes_total',
+  help: 'Calls to a social platform to publish a post, by platform and outcome (succeeded, failed)',
+  labelNames: ['platform', 'outcome'] as const,
+  registers,
+});
+
+export const signInMails = new Counter({
+  name: 'signin_mails_total',
+  help: 'Sign-in (magic link) mails, by transport (smtp, or log when SMTP_URL is unset) and outcome (sent, failed)',
+  labelNames: ['transport', 'outcome'] as const,
+  registers,
+});
+
+export const rateLimitRefusals = new Counter({
+  name: 'rate_limit_refusals_total',
+  help: 'Requests refused by a rate limit, by limit name',
+  labelNames: ['limit'] as const,
+  registers,
+});
+
+/**
+ * A label value from a set that callers choose (GraphQL operation names): kept as given while it
+ * looks like a GraphQL name and fewer than `limit` values were seen, `other` after that, so a
+ * client inventing names cannot grow the series without bound.
+ */
+export class BoundedLabel {
+  private readonly seen = new Set<string>();
+  constructor(private readonly limit = 200) {}
+
+  of(value: string | null | undefined, fallback = 'anonymous'): string {
+    if (!value) return fallback;
+    if (this.seen.has(value)) return value;
+    if (!/^[_A-Za-z][_0-9A-Za-z]{0,99}$/.test(value)) return 'invalid';
+    if (this.seen.size >= this.limit) return 'other';
+    this.seen.add(value);
+    return value;
+  }
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Express middleware counting and timing every answer of `part`; first in the chain, so probes and errors count too. */
+export function httpMetrics(part: string, mounts: readonly string[] = []) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const stop = httpDuration.startTimer();
+    res.once('finish', () => {
+      const labels = {
+        part,
+        route: routePatternOf(req, mounts),
+        method: METHODS.has(req.method ?? '') ? (req.method as string) : 'OTHER',
+        status: String(res.statusCode),
+      };
+      stop(labels);
+      httpRequests.inc(labels);
+    });
+    next();
+  };
+}
+
+/**
+ * `GET /metrics` on `METRICS_PORT` (0: none). In a `node:cluster` primary whose workers serve the
+ * traffic, the answer is every worker's metrics aggregated (prom-client's AggregatorRegistry asks
+ * each worker over IPC); a worker serves no port of its own and only answers the primary.
+ */
+export async function serveMetrics(config: Config, logger: Logger): Promise<RunningServer | undefined> {
+  enableProcessMetrics();
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([metricsRegistry]);
+    // Making one is what sets up a worker's answer to the primary's requests (prom-client adds its IPC listener then).
+    new AggregatorRegistry();
+    return undefined;
+  }
+  const port = config.env.METRICS_PORT;
+  if (port === 0) return undefined;
+  const aggregator = new AggregatorRegistry();
+  const log = logger.child({ component: 'metrics' });
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');
+      return;
+    }
+    try {
+      const clustered = Object.keys(cluster.workers ?? {}).length > 0;
+      const body = clustered ? await aggregator.clusterMetrics() : await metricsRegistry.metrics();
+      res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(req.method === 'HEAD' ? undefined : body);
+    } catch (error) {
+      log.error({ err: error }, 'metrics could not be collected');
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n');
+    }
+  };
+  try {
+    return await listen((req: IncomingMessage, res: ServerResponse) => void answer(req, res), port, config.env.HOST, '/metrics');
+  } catch (error) {
+    // Metrics are for watching the part, not for serving its users: a taken port is an error in the
+    // log (and a target down in Prometheus), not a part that refuses to start.
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    log.error({ port }, `METRICS_PORT ${port} is in use: metrics are not served by this process`);
+    return undefined;
+  }
+}
+
+let processMetrics = false;
+
+/** CPU, memory, handles, GC and event-loop lag of this process (prom-client's default metrics), once. */
+function enableProcessMetrics(): void {
+  if (processMetrics) return;
+  processMetrics = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}

@@ -1,0 +1,76 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/logger.js';
+import { LogCollector } from '../support/logs.js';
+import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+
+describe('logs that follow one request', () => {
+  let platform: TestPlatform;
+  const logs = new LogCollector();
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ LOG_LEVEL: 'info' }, { logStream: logs });
+  }, 120_000);
+
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('sends the request id the REST service made down to the gateway and the subgraph', async () => {
+    const answer = await rest('GET', `${platform.urls.contactsRest}/api/contacts`);
+    expect(answer.status).toBe(200);
+    const made = answer.headers.get('x-request-id');
+    expect(made).toMatch(/^[0-9a-f-]{36}$/);
+    const seen = logs.lines.filter((line) => line.req?.id === made || line.requestId === made).map((line) => line.component);
+    expect(new Set(seen)).toEqual(new Set(['contacts-rest', 'gateway', 'contacts-subgraph']));
+  });
+
+  it('writes one line per operation for the in-process gateway: name, duration, outcome, request id', async () => {
+    const answer = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { lastName: 'Nobody' }, { 'x-request-id': 'log-op-1' });
+    expect(answer.status).toBe(400);
+    const lines = logs.lines.filter((line) => line.component === 'gateway' && line.requestId === 'log-op-1');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ msg: 'graphql operation', operation: 'CreateContact', outcome: 'BAD_USER_INPUT', level: 40 });
+    expect(typeof lines[0]?.durationMs).toBe('number');
+  });
+
+  it('keeps every message on one line (Apollo Gateway writes some with newlines and tabs)', () => {
+    expect(logs.lines.some((line) => typeof line.msg === 'string' && line.msg.startsWith('Gateway successfully loaded schema'))).toBe(true);
+    for (const line of logs.lines) if (typeof line.msg === 'string') expect(line.msg).not.toMatch(/[\n\t]/);
+  });
+});
+
+describe('LOG_FORMAT', () => {
+  const written = async (format: string) => {
+    let text = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        text += chunk.toString();
+        callback();
+      },
+    });
+    const logger = createLogger(loadConfig({ LOG_FORMAT: format }), sink);
+    logger.info({ requestId: 'abc' }, 'hello there');
+    logger.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return text;
+  };
+
+  it('json (the default): one JSON object per line', async () => {
+    const text = await written('json');
+    expect(JSON.parse(text.trim())).toMatchObject({ level: 30, msg: 'hello there', requestId: 'abc' });
+  });
+
+  it('pretty: pino-pretty lines for a terminal', async () => {
+    const text = await written('pretty');
+    expect(text).toContain('INFO');
+    expect(text).toContain('hello there');
+    expect(text).toContain('requestId: "abc"');
+    expect(() => JSON.parse(text.trim())).toThrow();
+  });
+
+  it('refuses another value', () => {
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+});
