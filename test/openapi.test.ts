@@ -77,6 +77,7 @@ describe('OpenAPI documents of the REST services', () => {
     expect(security('social', 'get', '/api/content-ops/queue')).toEqual([{ BearerAuth: [] }, { ApiKeyAuth: [] }]);
     expect(security('social', 'get', '/health')).toEqual([]);
     expect(security('social', 'get', '/api/integrations/{platform}/callback')).toEqual([]);
+    expect(security('social', 'post', '/api/review/{token}/approve')).toEqual([]);
     expect(made.surveys.components.securitySchemes.SessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'survey_session' });
     expect(security('surveys', 'get', '/api/surveys')).toEqual([{ SessionCookie: [] }, { SessionBearer: [] }]);
     expect(security('surveys', 'post', '/api/auth/magic/request')).toEqual([]);

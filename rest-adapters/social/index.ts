@@ -16,6 +16,8 @@ import { aiRoutes } from './ai.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { mediaRoutes } from './media.routes.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
+import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
+import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
 /** The routes that take an API key as well as a bearer token. */
@@ -36,7 +38,8 @@ const SOCIAL_API: ApiDescription = {
   title: 'Social publishing',
   description:
     'Posts, content operations (queue, daily rollups, audit events, item actions), media, AI images, brands and platform integrations. ' +
-    `Every /api route takes a bearer token of the identity service; ${CONTENT_OPS}* also take an API key (X-API-Key). ` +
+    `Every /api route takes a bearer token of the identity service; ${CONTENT_OPS}* also take an API key (X-API-Key); ` +
+    '/api/review/{token} (a review link for a client without an account) takes only its token. ' +
     'A token or key without the scope a route needs gets 403. Errors are RFC 9457 problem details.',
   securitySchemes: {
     BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token of the identity service (`npm run token` in development)' },
@@ -49,7 +52,7 @@ const SOCIAL_API: ApiDescription = {
 };
 
 /** Every route of the social publishing REST contract, in matching order. */
-function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>): RestRoute[] {
+function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>, reviewPerClient: RateLimiter): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health, /healthz and /readyz of this service check its parts: see health.routes.ts.
@@ -62,23 +65,31 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
     ...integrationRoutes(run),
     ...mediaRoutes(run),
     ...aiRoutes(run),
+    ...reviewRoutes(run, reviewPerClient),
   ];
   return routes;
 }
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
-export function socialOpenApi(_config: Config, client: GraphQLClient): OpenApiDocument {
-  return openApiDocument(SOCIAL_API, socialRestRoutes(client, loadOperations(OPERATIONS_DIR)));
+export async function socialOpenApi(config: Config, client: GraphQLClient): Promise<OpenApiDocument> {
+  const limits = new RateLimits(config);
+  try {
+    const reviewPerClient = limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS);
+    return openApiDocument(SOCIAL_API, socialRestRoutes(client, loadOperations(OPERATIONS_DIR), reviewPerClient));
+  } finally {
+    await limits.close();
+  }
 }
 
 export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
   const operations = loadOperations(OPERATIONS_DIR);
   const ready = readiness(options.client, operations);
+  const limits = new RateLimits(deps.config);
   const app = createRestApp({
     name: 'social',
     config: deps.config,
     logger: deps.logger,
-    routes: socialRestRoutes(options.client, operations),
+    routes: socialRestRoutes(options.client, operations, limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS)),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
     routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config), deps.config)],
     isReady: () => ready.check(),
@@ -90,6 +101,7 @@ export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, opt
     close: async () => {
       ready.shutDown();
       await server.close();
+      await limits.close();
     },
   };
 }

@@ -219,3 +219,19 @@ export const eventsQuery = z.object({
   contentId: idSchema.optional().meta({ description: 'Only events of this content item' }),
   type: eventSchema.shape.type.optional().meta({ description: 'Only events of this type' }),
 });
+
+export const reviewedPostSchema = z
+  .object({
+    content: z.string(),
+    platforms: z.array(z.string()),
+    mediaUrls: z.array(z.string()).meta({ description: 'Short-lived URLs of its media' }),
+    scheduledAt: nullableInstant,
+    brandName: z.string(),
+    status: postStatus,
+    expiresAt: instantSchema.meta({ description: 'When the review link expires' }),
+  })
+  .meta({ id: 'ReviewedPost', description: 'The post a review link shows (no account needed)' });
+
+export const reviewDecisionSchema = z
+  .strictObject({ comment: z.string().nullish().meta({ description: 'A note for the team' }) })
+  .meta({ id: 'ReviewDecision' });

@@ -10,6 +10,7 @@ import { createSocialContext } from './social.context.js';
 import { socialEntities } from './social.entities.js';
 import { createSocialRuntime, publisherToolsOf, type SocialRuntime } from './social.runtime.js';
 import { socialSubgraph } from './social.subgraph.js';
+import { startWebhookWorkers, webhookSettingsOf } from './webhooks/webhook.delivery.js';
 
 export function startSocialSubgraph(deps: Deps, options: SubgraphListenOptions): Promise<RunningSubgraph<SocialRuntime>> {
   return startSubgraphService(deps, {
@@ -35,10 +36,13 @@ export async function startPublisherWorker(config: Config, logger: Logger): Prom
   }
   const orm = await openDatabase(config, logger, { service: 'social', entities: socialEntities, migrations: socialMigrations });
   let queue: PublishQueue | undefined;
+  let webhooks: { stop(): Promise<void> } | undefined;
   try {
     queue = await PublishQueue.start(config, orm, logger);
     await startPublisherWorkers(queue, orm, publisherToolsOf(config), logger);
+    webhooks = await startWebhookWorkers(queue.boss, orm, webhookSettingsOf(config), logger);
   } catch (error) {
+    await webhooks?.stop();
     await queue?.stop();
     await orm.close();
     throw error;
@@ -46,6 +50,7 @@ export async function startPublisherWorker(config: Config, logger: Logger): Prom
   const started = queue;
   return {
     close: async () => {
+      await webhooks?.stop();
       await started.stop();
       await orm.close();
     },

@@ -19,13 +19,17 @@ import { MediaService } from './media/media.service.js';
 import { PublishAttemptService } from './publishing/publish-attempt.service.js';
 import type { PublishingContext } from './publishing/publishing.context.js';
 import type { SocialRuntime } from './social.runtime.js';
+import { ReviewLinkService } from './review/review-link.service.js';
+import type { ReviewContext } from './review/review.context.js';
+import { WebhookService } from './webhooks/webhook.service.js';
+import type { WebhooksContext } from './webhooks/webhooks.context.js';
 
 /**
  * Everything a social resolver may use during one request: one entity manager fork, one caller,
  * services bound to both, and the request's DataLoaders. Each feature folder names the part it
  * uses (`<feature>.context.ts`); this is all of them at once.
  */
-export interface SocialContext extends ContentContext, PublishingContext, IntegrationsContext, MediaContext, HealthContext {
+export interface SocialContext extends ContentContext, PublishingContext, IntegrationsContext, MediaContext, HealthContext, WebhooksContext, ReviewContext {
   em: EntityManager;
 }
 
@@ -66,6 +70,12 @@ export async function createSocialContext(runtime: SocialRuntime, em: EntityMana
     media,
     aiImages: new AiImageService(reach, media, runtime.images.provider, runtime.images.limiter, runtime.logger),
     healthChecks: runtime.healthChecks,
+    webhooks: new WebhookService(em, reach, { ...runtime.webhooks, boss: runtime.queue.boss }),
+    reviewLinks: new ReviewLinkService(em, reach, {
+      webUrl: runtime.integrations.webUrl,
+      media: runtime.media,
+      postsIn: (within) => new PostService(em, within, new BrandService(em, within), runtime.queue),
+    }),
     brandById: batchLoader((ids) => brands.findMany(ids), () => null),
     eventsByContent: batchLoader((ids) => events.forContents(ids), () => []),
     attemptsByPost: batchLoader((ids) => attempts.forPosts(ids), () => []),

@@ -4,6 +4,8 @@ import { contentRules } from './content/content.rules.js';
 import { healthRules } from './health/health.rules.js';
 import { integrationsRules } from './integrations/integrations.rules.js';
 import { mediaRules } from './media/media.rules.js';
+import { reviewRules } from './review/review.rules.js';
+import { webhooksRules } from './webhooks/webhooks.rules.js';
 
 /**
  * The scope table on the social schema, kept per feature (`<feature>.rules.ts`) and merged here; a
@@ -11,7 +13,7 @@ import { mediaRules } from './media/media.rules.js';
  * for every root field not named); object fields are reached only through a guarded root field,
  * and entity references check scope and reach in social.references.ts.
  */
-export function socialRules(parts: RuleTree[] = [accessRules, contentRules, integrationsRules, mediaRules, healthRules]): RuleTree {
+export function socialRules(parts: RuleTree[] = [accessRules, contentRules, integrationsRules, mediaRules, healthRules, webhooksRules, reviewRules]): RuleTree {
   const isMap = (value: unknown): value is Record<string, ShieldRule> => typeof value === 'object' && value !== null && value.constructor === Object;
   const merged: Record<string, Record<string, ShieldRule> | ShieldRule> = {};
   for (const part of parts) {

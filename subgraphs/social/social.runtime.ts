@@ -14,6 +14,7 @@ import type { MediaSettings } from './media/media.service.js';
 import { PublishQueue } from './publishing/publish-queue.js';
 import type { PublisherTools } from './publishing/publisher.service.js';
 import { startPublisherWorkers } from './publishing/publisher.worker.js';
+import { prepareWebhookQueue, startWebhookWorkers, webhookSettingsOf, type WebhookSettings } from './webhooks/webhook.delivery.js';
 
 /** What the social subgraph keeps for its whole life; each request's context is built on it. */
 export interface SocialRuntime {
@@ -25,6 +26,8 @@ export interface SocialRuntime {
   images: { provider: ImageProvider | null; limiter: RateLimiter };
   /** The publisher's job queue, which every change of a post's state or time follows. */
   queue: PublishQueue;
+  /** Signed webhooks: their secrets' cipher, URL policy and delivery timing (the queue is the publisher's). */
+  webhooks: WebhookSettings;
   /** What `/health` checks: the database, storage and the job queue. */
   healthChecks: HealthCheck[];
   close(): Promise<void>;
@@ -43,12 +46,19 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
   const tools = publisherToolsOf(config);
   const limits = new RateLimits(config);
   const queue = await PublishQueue.start(config, orm, logger);
+  const webhooks = webhookSettingsOf(config);
+  let webhookWorkers: { stop(): Promise<void> } | undefined;
   const close = async () => {
+    await webhookWorkers?.stop();
     await queue.stop();
     await limits.close();
   };
   try {
-    if (config.env.PUBLISH_WORKER === 'on') await startPublisherWorkers(queue, orm, tools, logger);
+    await prepareWebhookQueue(queue.boss);
+    if (config.env.PUBLISH_WORKER === 'on') {
+      await startPublisherWorkers(queue, orm, tools, logger);
+      webhookWorkers = await startWebhookWorkers(queue.boss, orm, webhooks, logger);
+    }
   } catch (error) {
     await close();
     throw error;
@@ -60,6 +70,7 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
     media: { storage: tools.storage, maxBytes: config.env.MEDIA_MAX_BYTES, publicUrl: config.publicUrls.social },
     images: { provider: imageProviderOf(config), limiter: limits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60) },
     queue,
+    webhooks,
     healthChecks: [
       { name: 'database', check: () => databaseAnswers(orm) },
       { name: 'storage', check: () => tools.storage.check() },

@@ -13,6 +13,8 @@ import { HealthResolver } from './health/health.resolver.js';
 import { IntegrationResolver } from './integrations/integration.resolver.js';
 import { MediaResolver } from './media/media.resolver.js';
 import { ViewerResolver } from './access/viewer.resolver.js';
+import { WebhookResolver } from './webhooks/webhook.resolver.js';
+import { ReviewLinkResolver } from './review/review-link.resolver.js';
 import { socialReferences } from './social.references.js';
 import { socialRules } from './social.rules.js';
 
@@ -31,6 +33,8 @@ export function socialSubgraph(): SubgraphDefinition {
       ApiKeyResolver,
       IntegrationResolver,
       MediaResolver,
+      WebhookResolver,
+      ReviewLinkResolver,
     ],
     references: socialReferences,
     rules: socialRules(),

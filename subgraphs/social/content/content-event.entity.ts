@@ -22,15 +22,16 @@ export enum ActorType {
   user = 'user',
   api_key = 'api_key',
   system = 'system',
+  review_link = 'review_link',
 }
 
 registerEnumType(ContentEventType, { name: 'ContentEventType', description: 'What an audit event records: a change by someone, or a step of publishing' });
-registerEnumType(ActorType, { name: 'ActorType', description: 'Who made a change: a signed-in user, an API key, or the platform itself' });
+registerEnumType(ActorType, { name: 'ActorType', description: 'Who made a change: a signed-in user, an API key, the platform itself, or a client through a review link' });
 
 @ObjectType({ description: 'Who made a change' })
 export class Actor {
   @Field(() => ActorType, { description: 'What kind of actor: a user, an API key, or the platform itself' }) type!: ActorType;
-  @Field(() => String, { description: 'User id, API key id, or the name of the platform part' }) id!: string;
+  @Field(() => String, { description: 'User id, API key id, review link id, or the name of the platform part' }) id!: string;
 }
 
 /**

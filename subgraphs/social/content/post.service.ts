@@ -7,7 +7,7 @@ import { parseInstant } from '../../../lib/time.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';
-import { ContentEventType } from './content-event.entity.js';
+import { ContentEventType, type Actor } from './content-event.entity.js';
 import { actorOf, ContentEventService } from './content-event.service.js';
 import { Post, PostStatus, snapshotOf } from './post.entity.js';
 import type { ContentEditInput, PostInput } from './post.input.js';
@@ -21,6 +21,12 @@ const CREATE_STATUSES = [PostStatus.draft, PostStatus.suggested, PostStatus.queu
 export interface PostFilter {
   brandId?: string | null;
   statuses?: readonly PostStatus[] | null;
+}
+
+/** Who decides on a suggestion when it is not the caller (a review link), and what they said. */
+export interface Decision {
+  actor?: Actor;
+  comment?: string | null;
 }
 
 /** The posts of `filter` inside the reach, as a query; null when the filter names a brand out of reach (nothing matches). */
@@ -156,16 +162,16 @@ export class PostService {
     return this.change(id, 'edit', ContentEventType.edited, async (post) => applyEdit(post, input, scheduledAt));
   }
 
-  async approve(id: string): Promise<Post> {
+  async approve(id: string, decision: Decision = {}): Promise<Post> {
     return this.change(id, 'approve', ContentEventType.approved, async (post) => {
       post.status = approvedStatus(post);
-    });
+    }, decision);
   }
 
-  async reject(id: string): Promise<Post> {
+  async reject(id: string, decision: Decision = {}): Promise<Post> {
     return this.change(id, 'reject', ContentEventType.rejected, async (post) => {
       post.status = PostStatus.rejected;
-    });
+    }, decision);
   }
 
   async reschedule(id: string, when: string | null | undefined): Promise<Post> {
@@ -186,7 +192,7 @@ export class PostService {
   }
 
   /** Loads the post in `tx`, applies one action to it and writes its event, all in one transaction. */
-  private change(id: string, action: PostAction, type: ContentEventType, apply: (post: Post, tx: EntityManager) => Promise<void>): Promise<Post> {
+  private change(id: string, action: PostAction, type: ContentEventType, apply: (post: Post, tx: EntityManager) => Promise<void>, decision: Decision = {}): Promise<Post> {
     return this.em.transactional(async (tx) => {
       const post = await this.lockedPost(tx, id);
       assertCanApply(action, post);
@@ -195,7 +201,8 @@ export class PostService {
       // An edit that changes nothing is not a change: no event, and the post keeps its updatedAt.
       if (JSON.stringify(snapshotOf(post)) === JSON.stringify(before)) return post;
       post.updatedAt = new Date();
-      ContentEventService.record(tx, { post, type, actor: actorOf(this.reach.caller), before });
+      const after = decision.comment ? { ...snapshotOf(post), reviewComment: decision.comment } : undefined;
+      ContentEventService.record(tx, { post, type, actor: decision.actor ?? actorOf(this.reach.caller), before, after });
       await this.schedule.follow(tx, post);
       return post;
     });

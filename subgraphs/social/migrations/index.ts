@@ -2,9 +2,10 @@ import type { Constructor } from '@mikro-orm/core';
 import type { Migration } from '../../../lib/database.js';
 import { Migration20261122100001SocialCore } from './Migration20261122100001SocialCore.js';
 import { Migration20261122200001SocialReach } from './Migration20261122200001SocialReach.js';
+import { Migration20261123100001SocialWebhooks } from './Migration20261123100001SocialWebhooks.js';
 
 /**
  * Every migration of the social schema, oldest first. Append new ones at the end (timestamped
  * names, e.g. `Migration20261122200001Media`); never edit one that has shipped.
  */
-export const socialMigrations: Constructor<Migration>[] = [Migration20261122100001SocialCore, Migration20261122200001SocialReach];
+export const socialMigrations: Constructor<Migration>[] = [Migration20261122100001SocialCore, Migration20261122200001SocialReach, Migration20261123100001SocialWebhooks];

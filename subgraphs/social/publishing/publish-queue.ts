@@ -31,6 +31,11 @@ function kyselyDb(executor: AnyKysely): IDatabase {
   };
 }
 
+/** pg-boss statements in `tx`'s transaction (or on its connection outside one): a job sent this way commits or rolls back with the change. */
+export function jobsDbOf(tx: EntityManager): IDatabase {
+  return kyselyDb(tx.getTransactionContext<AnyKysely>() ?? tx.getConnection().getClient());
+}
+
 /**
  * pg-boss over the service's own embedded PGlite. PGlite has one connection, which MikroORM's
  * Kysely dialect guards with a lock for the length of each statement or transaction; every pg-boss

@@ -1,0 +1,57 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { Request } from 'express';
+import type { RateLimiter } from '../../lib/rate-limit.js';
+import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { ApproveByReviewLinkDocument, RejectByReviewLinkDocument, ReviewByTokenDocument } from './operations.generated.js';
+import { reviewDecisionSchema, reviewedPostSchema } from './social.bodies.js';
+
+const TOKEN = { token: 'The token of the review link' };
+
+/** Requests per client address per minute on the public review routes. */
+export const REVIEW_PER_CLIENT = 60;
+export const REVIEW_WINDOW_SECONDS = 60;
+
+/**
+ * `/api/review/{token}`: a client without an account sees one suggested post and approves or
+ * rejects it. The token is the credential; requests are limited per client address here, at the
+ * edge that sees the address, and every rule lives in the subgraph.
+ */
+export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRoute[] {
+  const limited = (req: Request) => perClient.consume(req.ip ?? req.socket.remoteAddress ?? 'unknown', 'Too many review requests from this client; try again later');
+  const decision = <Result>(
+    operation: TypedDocumentNode<Result, { token: string; comment?: string | null }>,
+    postOf: (data: Result) => unknown,
+    verb: string,
+  ): RestRoute => ({
+    method: 'post',
+    path: `/api/review/:token/${verb}`,
+    summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the post of a review link ({ comment? }); 409 once it is no longer suggested, 410 when the link expired or was revoked`,
+    doc: {
+      params: TOKEN,
+      body: reviewDecisionSchema,
+      answer: { status: 200, description: 'The post after the decision', json: reviewedPostSchema },
+      problems: [409, 410, 429],
+      open: true,
+    },
+    handler: async (req, res) => {
+      await limited(req);
+      const body = jsonBody(req);
+      res.json(postOf(await run(operation, { token: req.params.token, comment: body.comment ?? null }, req)));
+    },
+  });
+  return [
+    {
+      method: 'get',
+      path: '/api/review/:token',
+      summary: 'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked',
+      doc: { params: TOKEN, answer: { status: 200, description: 'The post to review', json: reviewedPostSchema }, problems: [410, 429], open: true },
+      handler: async (req, res) => {
+        await limited(req);
+        const { reviewByToken } = await run(ReviewByTokenDocument, { token: req.params.token }, req);
+        res.json(reviewByToken);
+      },
+    },
+    decision(ApproveByReviewLinkDocument, (data) => data.approveByReviewLink, 'approve'),
+    decision(RejectByReviewLinkDocument, (data) => data.rejectByReviewLink, 'reject'),
+  ];
+}

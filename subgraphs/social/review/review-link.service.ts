@@ -1,0 +1,103 @@
+import type { EntityManager } from '../../../lib/database.js';
+import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { isUuid } from '../../../lib/ids.js';
+import { randomToken, sha256Hex } from '../../../lib/secrets.js';
+import { Brand } from '../access/brand.entity.js';
+import { Reach } from '../access/reach.js';
+import { ActorType } from '../content/content-event.entity.js';
+import { Post, PostStatus } from '../content/post.entity.js';
+import type { PostService } from '../content/post.service.js';
+import { MediaFile, MediaStatus } from '../media/media.entity.js';
+import { MediaService, type MediaSettings } from '../media/media.service.js';
+import { ReviewLink } from './review-link.entity.js';
+import type { CreatedReviewLink, ReviewedPost } from './review-link.input.js';
+
+const DEFAULT_HOURS = 72;
+const MAX_HOURS = 720;
+
+/** What review links need beyond the request: where the web app lives, the media store, and posts bound to a reach. */
+export interface ReviewTools {
+  webUrl: string;
+  media: MediaSettings;
+  /** The post rules as someone inside `reach` applies them (social.context.ts wires the service). */
+  postsIn: (reach: Reach) => PostService;
+}
+
+/**
+ * Review links: made and revoked by the owner (inside their reach), used by anyone holding the
+ * token. A decision through a link is the owner's approve or reject, run in the owner's name for
+ * the link's brand only, with the link as the audit event's actor.
+ */
+export class ReviewLinkService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reach: Reach,
+    private readonly tools: ReviewTools,
+  ) {}
+
+  async create(postId: string, expiresInHours: number | null | undefined): Promise<CreatedReviewLink> {
+    const hours = expiresInHours ?? DEFAULT_HOURS;
+    if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS) throw AppError.badInput('expiresInHours', `must be a whole number of hours from 1 to ${MAX_HOURS}`);
+    // Inside the caller's reach: a key limited to one brand finds no post of another.
+    const post = await this.tools.postsIn(this.reach).get(postId);
+    if (post.status !== PostStatus.suggested) {
+      throw new AppError(ErrorCode.CONFLICT, `Only a suggestion draft can be reviewed; this one is ${post.status}`, { details: { currentState: post.status } });
+    }
+    const token = randomToken(32);
+    const link = new ReviewLink();
+    link.ownerId = post.ownerId;
+    link.brandId = post.brandId;
+    link.postId = post.id;
+    link.tokenHash = sha256Hex(token);
+    link.expiresAt = new Date(Date.now() + hours * 3600_000);
+    await this.em.persist(link).flush();
+    return { id: link.id, token, url: `${this.tools.webUrl}/review/${token}`, expiresAt: link.expiresAt };
+  }
+
+  async revoke(id: string): Promise<ReviewLink> {
+    const link = isUuid(id) ? await this.em.findOne(ReviewLink, { id, ...this.reach.filter() }) : null;
+    if (!link) throw AppError.notFound('Review link');
+    if (!link.revokedAt) {
+      link.revokedAt = new Date();
+      await this.em.flush();
+    }
+    return link;
+  }
+
+  async show(token: string): Promise<ReviewedPost> {
+    const link = await this.usableLink(token);
+    const post = await this.em.findOneOrFail(Post, { id: link.postId });
+    return this.viewOf(link, post);
+  }
+
+  /** Approves or rejects the link's post exactly as its owner would; 409 once it is no longer a suggestion. */
+  async decide(token: string, action: 'approve' | 'reject', comment: string | null | undefined): Promise<ReviewedPost> {
+    const note = comment?.trim() || null;
+    if (note && note.length > 2000) throw AppError.badInput('comment', 'is longer than 2000 characters');
+    const link = await this.usableLink(token);
+    const ownerReach = Reach.of({ userId: link.ownerId, scopes: new Set(['suggestions.write']), via: 'api-key', brandIds: new Set([link.brandId]) });
+    const posts = this.tools.postsIn(ownerReach);
+    const decision = { actor: { type: ActorType.review_link, id: link.id }, comment: note };
+    const post = action === 'approve' ? await posts.approve(link.postId, decision) : await posts.reject(link.postId, decision);
+    return this.viewOf(link, post);
+  }
+
+  /** The link of `token`: 404 when there is none, 410 once it expired or was revoked. */
+  private async usableLink(token: string): Promise<ReviewLink> {
+    const link = token && token.length <= 128 ? await this.em.findOne(ReviewLink, { tokenHash: sha256Hex(token) }) : null;
+    if (!link) throw AppError.notFound('Review link');
+    if (link.revokedAt) throw new AppError(ErrorCode.GONE, 'This review link was revoked');
+    if (link.expiresAt.getTime() <= Date.now()) throw new AppError(ErrorCode.GONE, 'This review link has expired');
+    return link;
+  }
+
+  private async viewOf(link: ReviewLink, post: Post): Promise<ReviewedPost> {
+    const brand = await this.em.findOneOrFail(Brand, { id: post.brandId });
+    const ids = post.mediaIds.filter(isUuid);
+    const files = ids.length ? await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.ready }) : [];
+    const media = new MediaService(this.em, this.reach, this.tools.media);
+    const byId = new Map(files.map((file) => [file.id, file]));
+    const mediaUrls = await Promise.all(ids.flatMap((id) => (byId.has(id) ? [media.urlOf(byId.get(id)!)] : [])));
+    return { content: post.content, platforms: post.platforms, mediaUrls, scheduledAt: post.scheduledAt, brandName: brand.name, status: post.status, expiresAt: link.expiresAt };
+  }
+}

@@ -1,0 +1,7 @@
+import type { AuthContext } from '../../../lib/shield.js';
+import type { ReviewLinkService } from './review-link.service.js';
+
+/** What the review link resolvers use of a request's context (social.context.ts makes it). */
+export interface ReviewContext extends AuthContext {
+  reviewLinks: ReviewLinkService;
+}

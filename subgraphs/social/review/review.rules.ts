@@ -1,0 +1,17 @@
+import { allow, requireScope, type RuleTree } from '../../../lib/shield.js';
+
+/**
+ * Making and revoking links is the owner's (suggestions.write); the token is the whole credential
+ * of the three public fields, which the REST adapter rate-limits per client.
+ */
+export const reviewRules: RuleTree = {
+  Query: {
+    reviewByToken: allow,
+  },
+  Mutation: {
+    createReviewLink: requireScope('suggestions.write'),
+    revokeReviewLink: requireScope('suggestions.write'),
+    approveByReviewLink: allow,
+    rejectByReviewLink: allow,
+  },
+};

@@ -1,0 +1,43 @@
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { toConnection, windowOfConnection } from '../../../lib/pagination.js';
+import { Webhook, WebhookMessage } from './webhook.entity.js';
+import { CreatedWebhook, CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesArgs, WebhookDeliveryConnection } from './webhook.input.js';
+import type { WebhooksContext } from './webhooks.context.js';
+
+@Resolver(() => Webhook)
+export class WebhookResolver {
+  @Query(() => [Webhook], { description: 'Your webhooks, newest first (never their secrets)' })
+  webhooks(@Ctx() ctx: WebhooksContext) {
+    return ctx.webhooks.list();
+  }
+
+  @Query(() => WebhookDeliveryConnection, { description: 'Delivery attempts of one webhook, newest first: event, status code or error, duration' })
+  async webhookDeliveries(@Args(() => WebhookDeliveriesArgs) args: WebhookDeliveriesArgs, @Ctx() ctx: WebhooksContext) {
+    const window = windowOfConnection(args);
+    return toConnection(await ctx.webhooks.deliveries(args.webhookId, window), window);
+  }
+
+  @Mutation(() => CreatedWebhook, { description: 'Makes a webhook; its signing secret is in the answer this once' })
+  createWebhook(@Arg('input', () => CreateWebhookInput, { description: 'URL, event types, brands and a note' }) input: CreateWebhookInput, @Ctx() ctx: WebhooksContext) {
+    return ctx.webhooks.create(input);
+  }
+
+  @Mutation(() => Webhook, { description: 'Changes a webhook (URL, events, brands, note, enabled)' })
+  updateWebhook(
+    @Arg('id', () => ID, { description: 'The webhook to change' }) id: string,
+    @Arg('input', () => UpdateWebhookInput, { description: 'The fields to change' }) input: UpdateWebhookInput,
+    @Ctx() ctx: WebhooksContext,
+  ) {
+    return ctx.webhooks.update(id, input);
+  }
+
+  @Mutation(() => Webhook, { description: 'Deletes a webhook with its pending events and attempts' })
+  deleteWebhook(@Arg('id', () => ID, { description: 'The webhook to delete' }) id: string, @Ctx() ctx: WebhooksContext) {
+    return ctx.webhooks.delete(id);
+  }
+
+  @Mutation(() => WebhookMessage, { description: 'Sends the event of a delivery attempt again, now, with the same webhook-id' })
+  redeliverWebhookEvent(@Arg('deliveryId', () => ID, { description: 'A delivery attempt (from webhookDeliveries) whose event to send again' }) deliveryId: string, @Ctx() ctx: WebhooksContext) {
+    return ctx.webhooks.redeliver(deliveryId);
+  }
+}
