@@ -8,13 +8,12 @@
  * - Export of 100,000 and 10,000 contacts, import of a 100,000-row CSV: time and peak RSS of the
  *   platform process.
  *
- * The platform and the floor each run in a child process of their own (as under `npm start`), so
+ * The floor is bench/floor.ts (parameterized, as bench:chain's). The platform and the floor each run in a child process of their own (as under `npm start`), so
  * the load generator in this process does not share their event loop; RSS is sampled from /proc.
  */
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, openAsBlob, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -22,7 +21,6 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { parse } from 'csv-parse';
-import express from 'express';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
@@ -33,6 +31,8 @@ import { startGateway } from '../gateway/gateway.js';
 import { Identity } from '../lib/identity.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
+import { serveFloor } from './floor.js';
+import { cpuSeconds, fmt, median, percentile, randomWord, rssMb, seedContacts, steadyLoad } from './support.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEED_ROWS = 100_000;
@@ -42,17 +42,6 @@ const RUN_SECONDS = Number(process.env.BENCH_RUN_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const STEADY_RATE = 100;
 const STEADY_SECONDS = 15;
-
-/**
- * Names are made of these syllables, picked by a hash of the row number: 144 two-syllable first
- * names and companies, 1,728 three-syllable last names, so a searched word finds from about 60
- * contacts (a last name) to about 2,000 (a two-syllable prefix: first names, companies, e-mail
- * addresses and the last names it begins), as a sales team's searches do in 100,000 contacts.
- */
-const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'te', 'su', 'no', 'vi', 'be', 'do', 'pa', 'ri'];
-const TAGS = ['vip', 'lead', 'partner', 'press', 'investor', 'customer', 'churned', 'trial', 'event', 'referral'];
-/** The fixed list of searched words, half rare (last names), half common (two-syllable prefixes). */
-const WORDS = ['kalomi', 'rateso', 'vibedo', 'sunopa', 'mirate', 'dopari', 'tesuvi', 'nokabe', 'kalo', 'rate', 'vibe', 'suno', 'mira', 'dopa', 'tesu', 'noka'];
 
 /**
  * V8 heap settings of the service process, as a deployment with a memory budget sets them
@@ -98,70 +87,10 @@ async function servePlatform(): Promise<void> {
   });
 }
 
-/**
- * The floor: the search of `GET /api/contacts` written by hand with Express and pg, issuing the
- * same two statements the contacts service issues (the page and its total).
- */
-interface ContactRow {
-  id: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  company: string | null;
-  tags: string[];
-  deleted: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
-
-async function serveFloor(): Promise<void> {
-  const pool = new pg.Pool({ connectionString: process.env.BENCH_PLATFORM_DATABASE_URL, max: 10 });
-  const app = express();
-  app.get('/api/contacts', async (req, res) => {
-    const words = (typeof req.query.search === 'string' ? req.query.search : '')
-      .toLowerCase()
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean);
-    const query = words.map((word) => `${word}:*`).join(' & ');
-    const limit = 20;
-    const page = 1;
-    const [rows, count] = await Promise.all([
-      pool.query<ContactRow>(
-        `select c0.id, c0.first_name, c0.last_name, c0.email, c0.phone, c0.company, c0.tags, c0.deleted, c0.deleted_at, c0.created_at, c0.updated_at
-         from contacts.contact as c0
-         where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)
-         order by c0.created_at desc, c0.id desc limit $2 offset $3`,
-        [query, limit, (page - 1) * limit],
-      ),
-      pool.query<{ count: string }>(`select count(*) as count from contacts.contact as c0 where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)`, [query]),
-    ]);
-    res.json({
-      data: rows.rows.map((row) => ({
-        id: row.id,
-        firstName: row.first_name,
-        lastName: row.last_name,
-        email: row.email,
-        phone: row.phone,
-        company: row.company,
-        tags: row.tags,
-        deleted: row.deleted,
-        createdAt: row.created_at.toISOString(),
-        updatedAt: row.updated_at.toISOString(),
-      })),
-      page,
-      limit,
-      total: Number(count.rows[0].count),
-    });
-  });
-  const server = app.listen(0, '127.0.0.1', () => {
-    const address = server.address() as { port: number };
-    process.send?.({ ready: true, urls: { floor: `http://127.0.0.1:${address.port}` } });
-  });
-  process.on('SIGTERM', () => {
-    server.close();
-    void pool.end().finally(() => process.exit(0));
-  });
+async function serveFloorChild(): Promise<void> {
+  const floor = await serveFloor(process.env.BENCH_PLATFORM_DATABASE_URL);
+  process.send?.({ ready: true, urls: { floor: floor.url } });
+  process.on('SIGTERM', () => void floor.close().finally(() => process.exit(0)));
 }
 
 interface Child {
@@ -202,19 +131,6 @@ function startChild(role: 'platform' | 'floor', databaseUrl: string): Promise<Ch
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-/** Resident set size of a process in MB, from /proc (Linux). */
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /VmRSS:\s+(\d+) kB/.exec(status);
-  return match ? Number(match[1]) / 1024 : NaN;
-}
-
-/** CPU seconds (user + system) a process has used, from /proc (Linux; 100 ticks a second). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** Runs `work` while sampling the RSS of `pid` every 20 ms; answers its duration and the peak. */
 async function measure<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRssMb: number; baseRssMb: number }> {
   const baseRssMb = rssMb(pid);
@@ -232,14 +148,6 @@ async function measure<T>(pid: number, work: () => Promise<T>): Promise<{ result
     clearInterval(sampler);
   }
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
-const randomWord = () => WORDS[Math.floor(Math.random() * WORDS.length)];
 
 interface Target {
   name: string;
@@ -286,54 +194,8 @@ async function run(options: autocannon.Options, onResponseTime?: (ms: number) =>
   return result;
 }
 
-/**
- * An open-loop load: one search every 1/rate seconds on its own schedule, whether or not earlier
- * ones have answered (autocannon's rate limit sends each second's budget in a burst, which
- * measures a burst of concurrent requests rather than a steady rate). Answers each latency in ms.
- */
-async function steadyLoad(base: string, rate: number, seconds: number): Promise<number[]> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const target = new URL(base);
-  const once = (word: string) =>
-    new Promise<number>((resolve, reject) => {
-      const started = performance.now();
-      const request = http.get({ host: target.hostname, port: target.port, path: `/api/contacts?search=${word}`, agent }, (response) => {
-        response.resume();
-        response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${response.statusCode}`))));
-      });
-      request.on('error', reject);
-    });
-  const pending: Promise<number>[] = [];
-  const start = performance.now();
-  for (let i = 0; i < rate * seconds; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(once(randomWord()));
-  }
-  const times = await Promise.all(pending);
-  agent.destroy();
-  return times;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Data
-
-async function seed(client: pg.Client): Promise<void> {
-  const syllables = `array[${SYLLABLES.map((syllable) => `'${syllable}'`).join(',')}]`;
-  const tags = `array[${TAGS.map((tag) => `'${tag}'`).join(',')}]`;
-  const pick = (byte: number) => `(${syllables})[1 + get_byte(h, ${byte}) % ${SYLLABLES.length}]`;
-  await client.query(`
-    insert into contacts.contact (id, first_name, last_name, email, phone, company, tags, created_at, updated_at)
-    select gen_random_uuid(), initcap(first), initcap(last), first || '.' || last || g || '@' || company || '.example',
-      '+1 555 ' || lpad((g % 10000)::text, 4, '0'), initcap(company) || ' ' || (array['Inc', 'GmbH', 'Ltd', 'Labs'])[1 + g % 4],
-      array[(${tags})[1 + g % ${TAGS.length}]], now() - g * interval '1 second', now()
-    from (
-      select g, ${pick(0)} || ${pick(1)} as first, ${pick(2)} || ${pick(3)} || ${pick(4)} as last, ${pick(5)} || ${pick(6)} as company
-      from (select g, decode(md5(g::text), 'hex') as h from generate_series(1, ${SEED_ROWS}) g) hashed
-    ) names`);
-  await client.query('analyze contacts.contact');
-}
 
 async function writeImportFile(file: string): Promise<number> {
   async function* lines() {
@@ -359,8 +221,6 @@ async function exportCount(restUrl: string, query: string): Promise<number> {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-const fmt = (value: number, digits = 0) => value.toFixed(digits);
 
 async function main(): Promise<void> {
   const name = `bench_contacts_${process.pid}`;
@@ -388,7 +248,7 @@ async function main(): Promise<void> {
     db.on('error', () => undefined);
     await db.connect();
     const started = performance.now();
-    await seed(db);
+    await seedContacts(db, SEED_ROWS);
     console.log(`seeded ${SEED_ROWS} contacts in ${fmt((performance.now() - started) / 1000, 1)} s`);
 
     const operation = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations')).ContactPage;
@@ -441,9 +301,8 @@ async function main(): Promise<void> {
       console.log(`  ${target.name.padEnd(22)} ${fmt(perRequest, 2).padStart(6)} ms   ${fmt(perRequest / floorCpu, 1)}x the floor`);
     }
 
-    const times = await steadyLoad(platform.urls.rest, STEADY_RATE, STEADY_SECONDS);
-    times.sort((a, b) => a - b);
-    const at = (share: number) => times[Math.min(times.length - 1, Math.floor(times.length * share))];
+    const times = await steadyLoad(platform.urls.rest, STEADY_RATE, STEADY_SECONDS, () => ({ path: `/api/contacts?search=${randomWord()}` }));
+    const at = (share: number) => percentile(times, share);
     const p95 = at(0.95);
     console.log(
       `\nsteady ${STEADY_RATE} req/s through the REST adapter for ${STEADY_SECONDS} s (one request every ${1000 / STEADY_RATE} ms): ${times.length} requests, p50 ${fmt(at(0.5), 1)} ms, p95 ${fmt(p95, 1)} ms, p99 ${fmt(at(0.99), 1)} ms (target p95 < 50 ms: ${p95 < 50 ? 'met' : 'MISSED'})`,
@@ -503,7 +362,7 @@ search four ways against a hand-written floor, latency at a steady rate, export 
 if (process.argv.includes('--serve-platform')) {
   await servePlatform();
 } else if (process.argv.includes('--serve-floor')) {
-  await serveFloor();
+  await serveFloorChild();
 } else {
   await main().catch((error: unknown) => {
     console.error(error);

@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { randomUUID } from 'node:crypto';
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express from 'express';
@@ -14,6 +20,7 @@ import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLCli
 import { operationTelemetry } from '../lib/graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
+import type { LocalSubgraph } from '../lib/local-subgraph.js';
 import { assignRequestId, httpLogger, oneLineLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { httpMetrics } from '../lib/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
@@ -54,27 +61,88 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   }
 }
 
+/**
+ * A subgraph in this process (`npm start`): the gateway runs its schema directly, with the caller's
+ * credentials and request id as the HTTP path would send them, and skips loopback HTTP, a second
+ * Express stack and JSON both ways.
+ */
+type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
+
+export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
+  constructor(private readonly subgraph: LocalSubgraph) {}
+
+  async process({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
+    // Health checks and schema loading run without a caller.
+    const caller = 'forwardHeaders' in context ? (context as GatewayContext) : undefined;
+    const requestId = caller?.requestId ?? randomUUID();
+    const headers = { ...caller?.forwardHeaders, [REQUEST_ID_HEADER]: requestId };
+    return this.subgraph.execute(request, { headers, id: requestId });
+  }
+}
+
+/** How many query plans a gateway keeps; the REST adapters' operations are a few dozen. */
+const QUERY_PLAN_CACHE_SIZE = 500;
+
+/**
+ * The gateway's query-plan cache (Apollo's `queryPlannerConfig.cache`), bounded by count, with its
+ * hits and misses: a repeated operation must be planned once (a test holds every REST operation to it).
+ */
+export class QueryPlanCache<Plan = unknown> {
+  readonly stats = { hits: 0, misses: 0 };
+  private readonly plans = new Map<string, Plan>();
+
+  get(key: string): Promise<Plan | undefined> {
+    const plan = this.plans.get(key);
+    if (plan === undefined) this.stats.misses++;
+    else this.stats.hits++;
+    return Promise.resolve(plan);
+  }
+
+  set(key: string, plan: Plan): Promise<void> {
+    if (this.plans.size >= QUERY_PLAN_CACHE_SIZE) this.plans.delete(this.plans.keys().next().value!);
+    this.plans.set(key, plan);
+    return Promise.resolve();
+  }
+
+  delete(key: string): Promise<boolean> {
+    return Promise.resolve(this.plans.delete(key));
+  }
+
+  /** Apollo clears the store when the supergraph changes. */
+  clear(): void {
+    this.plans.clear();
+  }
+}
+
 export interface GatewayOptions {
   port: number;
   /** Subgraph URLs by subgraph name; they override the URLs written in the supergraph. */
   subgraphUrls: Record<string, string>;
+  /** Subgraphs running in this process, by name: executed directly, whatever their URL. */
+  localSubgraphs?: Record<string, LocalSubgraph>;
   supergraphSdl?: string;
 }
 
 export interface RunningGateway extends RunningPart {
   /** Runs operations in this process (the REST adapters under `npm start`). */
   client: GraphQLClient;
+  /** Hits and misses of the query-plan cache. */
+  queryPlans: QueryPlanCache['stats'];
 }
 
 export async function startGateway(deps: { config: Config; logger: Logger }, options: GatewayOptions): Promise<RunningGateway> {
   const { config, logger } = deps;
   const log = logger.child({ component: 'gateway' });
+  const queryPlans = new QueryPlanCache();
   const gateway = new ApolloGateway({
+    queryPlannerConfig: { cache: queryPlans as never },
     supergraphSdl: options.supergraphSdl ?? readFileSync(SUPERGRAPH_PATH, 'utf8'),
     // Node's own fetch (undici) keeps connections to the subgraphs alive; the default fetcher adds an
     // HTTP cache layer that a GraphQL POST never uses.
-    buildService: ({ name, url }) =>
-      new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
+    buildService: ({ name, url }) => {
+      const local = options.localSubgraphs?.[name];
+      return local ? new LocalDataSource(local) : new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch });
+    },
     logger: oneLineLogger(log),
   });
   const armor = new ApolloArmor({
@@ -98,7 +166,12 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in gateway')),
     // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
+    // Nothing reads cache hints, usage reports or schema reports here: their per-request work stays off
+    // (usage and schema reporting would switch on by themselves with APOLLO_KEY in the environment).
     plugins: [
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
       ...(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
       config.isProduction ? ApolloServerPluginLandingPageDisabled() : sandboxLandingPage<GatewayContext>(),
       // In process (under npm start) the gateway has no HTTP log line: this one names each operation.
@@ -131,6 +204,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     name: 'gateway',
     url: server.url,
     client: inProcessClient(apollo),
+    queryPlans: queryPlans.stats,
     close: async () => {
       shuttingDown = true;
       await server.close();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DataloaderType, type AnyEntity, type Constructor, type EntityClass, type LoggerNamespace } from '@mikro-orm/core';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migration, Migrator } from '@mikro-orm/migrations';
+import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
 import pg from 'pg';
 import type { Config } from './config.js';
@@ -60,8 +61,12 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
   let orm: Orm;
   if (config.env.DATABASE_URL) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    orm = await MikroORM.init({
+    const { BoundPostgreSqlDriver, PreparingClient } = await import('./postgresql.js');
+    orm = await MikroORM.init<PostgreSqlDriver>({
       ...common,
+      // Bind parameters and named prepared statements instead of values written into the SQL (lib/postgresql.ts).
+      driver: BoundPostgreSqlDriver,
+      driverOptions: { Client: PreparingClient },
       clientUrl: config.env.DATABASE_URL,
       pool: { min: 0, max: config.env.DATABASE_POOL_MAX },
     });

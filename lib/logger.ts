@@ -15,6 +15,10 @@ const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
  * The process's logger: one JSON object per line (`LOG_FORMAT=json`, the default), or pino-pretty's
  * readable lines for a terminal (`LOG_FORMAT=pretty`, development; loaded only then). While tracing
  * is on, every line written inside a span carries its `trace_id` and `span_id`.
+ *
+ * JSON goes to stdout asynchronously: Node writes to a pipe or a terminal synchronously on Linux, so
+ * every request's log line would block the event loop for a write system call (and for as long as a
+ * slow reader leaves the pipe full). pino flushes what is left when the process exits.
  */
 export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.WritableStream): Logger {
   return pino({
@@ -28,7 +32,7 @@ export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.W
       if (!tracingOn() || 'trace_id' in fields || 'trace_id' in logger.bindings()) return {};
       return traceFields();
     },
-  }, config.env.LOG_FORMAT === 'pretty' ? prettyStream(destination) : destination ?? process.stdout);
+  }, config.env.LOG_FORMAT === 'pretty' ? prettyStream(destination) : destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 function prettyStream(destination?: NodeJS.WritableStream): NodeJS.WritableStream {

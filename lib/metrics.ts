@@ -103,6 +103,13 @@ export const publishOutcomes = new Counter({
   registers,
 });
 
+export const webhookDeliveries = new Counter({
+  name: 'webhook_deliveries_total',
+  help: 'Attempts to deliver a webhook event, by outcome (succeeded; retrying or failed after a failed attempt)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
 export const signInMails = new Counter({
   name: 'signin_mails_total',
   help: 'Sign-in (magic link) mails, by transport (smtp, or log when SMTP_URL is unset) and outcome (sent, failed)',

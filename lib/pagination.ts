@@ -15,6 +15,8 @@ export interface Window {
 export interface Slice<T> {
   items: T[];
   total: number;
+  /** False when `total` is an estimate (a search with very many matches); exact when absent. */
+  totalExact?: boolean;
 }
 
 export const MAX_PAGE_SIZE = 100;
@@ -81,6 +83,7 @@ export interface Connection<T> {
   nodes: T[];
   pageInfo: PageInfo;
   totalCount: number;
+  totalExact: boolean;
 }
 
 export function toConnection<T>(slice: Slice<T>, window: Window): Connection<T> {
@@ -89,6 +92,7 @@ export function toConnection<T>(slice: Slice<T>, window: Window): Connection<T> 
     edges,
     nodes: slice.items,
     totalCount: slice.total,
+    totalExact: slice.totalExact ?? true,
     pageInfo: {
       hasNextPage: window.offset + slice.items.length < slice.total,
       hasPreviousPage: window.offset > 0,
@@ -103,15 +107,21 @@ export interface Page<T> {
   page: number;
   limit: number;
   total: number;
+  /** Absent in answers of operations that do not ask for it: then the total is exact. */
+  totalExact?: boolean;
 }
 
 export function toPage<T>(slice: Slice<T>, window: Window): Page<T> {
-  return { items: slice.items, page: window.offset / window.limit + 1, limit: window.limit, total: slice.total };
+  return { items: slice.items, page: window.offset / window.limit + 1, limit: window.limit, total: slice.total, totalExact: slice.totalExact ?? true };
 }
 
-/** A page as a REST list answers it: the items under `data`, then page, limit and total. */
-export function pageBody<T>(page: Page<T>): { data: T[]; page: number; limit: number; total: number } {
-  return { data: page.items, page: page.page, limit: page.limit, total: page.total };
+/**
+ * A page as a REST list answers it: the items under `data`, then page, limit and total; and
+ * `"totalExact": false` only when the total is an estimate, so the legacy body is unchanged otherwise.
+ */
+export function pageBody<T>(page: Page<T>): { data: T[]; page: number; limit: number; total: number; totalExact?: false } {
+  const body = { data: page.items, page: page.page, limit: page.limit, total: page.total };
+  return page.totalExact === false ? { ...body, totalExact: false } : body;
 }
 
 /** `XConnection` and `XEdge` object types for an item type. */
@@ -127,7 +137,8 @@ export function ConnectionType<T extends object>(itemType: ClassType<T>, name: s
     @Field(() => [Edge], { description: 'The items of this page, each with its cursor' }) edges!: Edge[];
     @Field(() => [itemType], { description: 'The items of this page, without cursors' }) nodes!: T[];
     @Field(() => PageInfo, { description: 'Whether more items come before or after this page, and its first and last cursors' }) pageInfo!: PageInfo;
-    @Field(() => Int, { description: 'How many items the whole list holds, over every page' }) totalCount!: number;
+    @Field(() => Int, { description: 'How many items the whole list holds, over every page (an estimate when totalExact is false)' }) totalCount!: number;
+    @Field(() => Boolean, { description: 'False when totalCount is an estimate: a search with more than 10,000 matches is not counted to the end' }) totalExact!: boolean;
   }
   return ConnectionClass;
 }
@@ -139,7 +150,8 @@ export function PageType<T extends object>(itemType: ClassType<T>, name: string)
     @Field(() => [itemType], { description: 'The items of this page' }) items!: T[];
     @Field(() => Int, { description: 'Number of this page, from 1' }) page!: number;
     @Field(() => Int, { description: 'Page size asked for (the last page may hold fewer items)' }) limit!: number;
-    @Field(() => Int, { description: 'How many items the whole list holds, over every page' }) total!: number;
+    @Field(() => Int, { description: 'How many items the whole list holds, over every page (an estimate when totalExact is false)' }) total!: number;
+    @Field(() => Boolean, { description: 'False when total is an estimate: a search with more than 10,000 matches is not counted to the end' }) totalExact!: boolean;
   }
   return PageClass;
 }

@@ -14,6 +14,7 @@ import { gql } from 'graphql-tag';
 import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
+import { localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { operationTelemetry } from './graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
@@ -164,12 +165,14 @@ export interface SubgraphServiceOptions<Runtime extends ServiceRuntime, Context 
   /** Made once the database is open (so a failed start leaves no client behind); closed before it. */
   runtime: (orm: Orm) => Promise<Runtime>;
   /** One request's context (`<service>.context.ts`): the caller, services bound to it and to `em`, the request's loaders. */
-  context: (runtime: Runtime, em: EntityManager, req: IncomingMessage) => Promise<Context>;
+  context: (runtime: Runtime, em: EntityManager, req: SubgraphRequest) => Promise<Context>;
 }
 
 export interface RunningSubgraph<Runtime = ServiceRuntime> extends RunningPart {
   orm: Orm;
   runtime: Runtime;
+  /** The same schema and context as its HTTP server, for a gateway in this process (no HTTP between them). */
+  local: LocalSubgraph;
 }
 
 /** Opens the service's database (running its migrations), makes its runtime, builds its schema and serves it. */
@@ -192,17 +195,19 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
     const runtime = await options.runtime(orm);
     closers.push(() => runtime.close());
     const { guarded } = await buildFederatedSchema(options.definition);
+    const contextOf = (req: SubgraphRequest) => options.context(runtime, orm.em.fork(), req);
     const server = await serveSubgraph({
       name: options.service,
       schema: guarded,
       config,
       logger,
       port: options.port,
-      context: (req) => options.context(runtime, orm.em.fork(), req),
+      context: contextOf,
       isReady: () => databaseAnswers(orm),
     });
     closers.push(() => server.close());
-    return { name: `${options.service}-subgraph`, url: server.url, orm, runtime, close: closeAll };
+    const local = localSubgraph(guarded, contextOf, logger.child({ component: `${options.service}-subgraph` }), `${options.service}-subgraph`);
+    return { name: `${options.service}-subgraph`, url: server.url, orm, runtime, local, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

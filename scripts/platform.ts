@@ -50,14 +50,14 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
       startSurveysSubgraph(deps, { port: config.ports.surveysSubgraph, onQuery: observe('surveys') }).then(track),
       startContactsSubgraph(deps, { port: config.ports.contactsSubgraph, onQuery: observe('contacts') }).then(track),
     ]);
+    // A subgraph of this process is executed in it (no HTTP); one `*_SUBGRAPH_URL` sends its calls elsewhere.
+    const elsewhere = { social: config.env.SOCIAL_SUBGRAPH_URL, surveys: config.env.SURVEYS_SUBGRAPH_URL, contacts: config.env.CONTACTS_SUBGRAPH_URL };
+    const here = { social, surveys, contacts };
     const gateway = track(
       await startGateway(deps, {
         port: config.ports.gateway,
-        subgraphUrls: {
-          social: config.env.SOCIAL_SUBGRAPH_URL ?? social.url,
-          surveys: config.env.SURVEYS_SUBGRAPH_URL ?? surveys.url,
-          contacts: config.env.CONTACTS_SUBGRAPH_URL ?? contacts.url,
-        },
+        subgraphUrls: Object.fromEntries(Object.entries(here).map(([name, subgraph]) => [name, elsewhere[name as keyof typeof here] ?? subgraph.url])),
+        localSubgraphs: Object.fromEntries(Object.entries(here).filter(([name]) => !elsewhere[name as keyof typeof here]).map(([name, subgraph]) => [name, subgraph.local])),
       }),
     );
     const client = config.env.GATEWAY_URL ? httpClient(config.env.GATEWAY_URL) : gateway.client;

@@ -25,7 +25,7 @@ export class ContactScrollConnection {
 export class ContactResolver {
   @Query(() => Contact, { nullable: true, description: 'A live contact; null when unknown or deleted' })
   contact(@Arg('id', () => ID, { description: 'The contact' }) id: string, @Ctx() ctx: ContactsContext) {
-    return ctx.contacts.find(id);
+    return ctx.contacts.read(id);
   }
 
   @Query(() => ContactConnection, { description: 'Live contacts, newest first, optionally matching a full-text search' })

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { raw, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
@@ -8,6 +8,8 @@ import { SCROLL_MAX, type ContactInput } from './contact.input.js';
 
 /** The fields a client sets on a contact (by API or by CSV import). */
 export const EDITABLE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
+/** Up to this many matches a search's total is exact; past it, an estimate flagged `totalExact: false`. */
+export const EXACT_COUNT_LIMIT = 10_000;
 /** Every column a contact is read with: query builders select `*` otherwise, search vector and all. */
 const READ_FIELDS = ['id', ...EDITABLE_FIELDS, 'deleted', 'deletedAt', 'createdAt', 'updatedAt'] as const;
 
@@ -35,12 +37,48 @@ export class ContactService {
     // plain rows: a list changes nothing, so managed entities would only cost snapshots.
     const [rows, total] = await Promise.all([
       qb.clone().orderBy({ createdAt: 'desc', id: 'desc' }).limit(window.limit).offset(window.offset).execute<Contact[]>('all', true),
-      qb.clone().getCount(),
+      search ? this.countMatches(qb) : this.countLive(),
     ]);
-    return { items: rows.map(toContactRow), total };
+    return { items: rows.map(toContactRow), ...total };
   }
 
-  /** A live contact, or null for an unknown, malformed or deleted id. */
+  /** Every live contact, exactly, from the row the triggers keep (migration ContactCount). */
+  private async countLive(): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
+    const schema = this.em.getMetadata(Contact).schema ?? 'contacts';
+    const [row] = await this.em.execute<{ live: string }[]>(`select live from "${schema}"."contact_live_count"`);
+    return { total: Number(row?.live ?? 0), totalExact: true };
+  }
+
+  /**
+   * The matches of a search: counted exactly up to EXACT_COUNT_LIMIT (the count stops there), past
+   * that PostgreSQL's estimate, flagged as such. Counting every match of a common word in a million
+   * contacts would cost more than the page itself, on every page.
+   */
+  private async countMatches(qb: ReturnType<ContactService['live']>): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
+    const capped = qb.clone().select(raw('1')).limit(EXACT_COUNT_LIMIT + 1);
+    const [sql, params] = [capped.getQuery(), capped.getParams()];
+    const [row] = await this.em.execute<{ count: number }[]>(`select count(*)::int as count from (${sql}) as matches`, [...params]);
+    const counted = row?.count ?? 0;
+    if (counted <= EXACT_COUNT_LIMIT) return { total: counted, totalExact: true };
+    const [plan] = await this.em.execute<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>(
+      `explain (format json) ${qb.clone().select(raw('1')).getQuery()}`,
+      [...params],
+    );
+    const estimate = Math.round(plan?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+    return { total: Math.max(estimate, EXACT_COUNT_LIMIT + 1), totalExact: false };
+  }
+
+  /**
+   * A live contact to show, as a plain row (null for an unknown, malformed or deleted id): a read
+   * changes nothing, so it skips the identity map and the change-tracking snapshot of `find`.
+   */
+  async read(id: string): Promise<Contact | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.live().andWhere({ id }).execute<Contact | undefined>('get', true);
+    return row ? toContactRow(row) : null;
+  }
+
+  /** A live contact to change, managed by the entity manager, or null for an unknown, malformed or deleted id. */
   async find(id: string): Promise<Contact | null> {
     if (!isUuid(id)) return null;
     return this.em.findOne(Contact, { id, deleted: false });
@@ -72,10 +110,15 @@ export class ContactService {
    * search holds no word, which matches nothing.
    */
   private liveContacts(search: string | null | undefined) {
-    const qb = this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
+    const qb = this.live();
     if (!search) return qb;
     const query = toPrefixQuery(search);
     return query ? qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]) : null;
+  }
+
+  /** Live contacts as a query over the read columns. */
+  private live() {
+    return this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {

@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/database.js';
 import { optionalBearerPrincipal } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/loaders.js';
 import type { AuthContext } from '../../lib/shield.js';
+import type { SubgraphRequest } from '../../lib/local-subgraph.js';
 import { AttachmentService } from './attachment.service.js';
 import { ContactImportService } from './contact-import.service.js';
 import type { Contact } from './contact.entity.js';
@@ -34,7 +34,7 @@ interface StageWindow {
 }
 
 /** One request's context on `em`, the request's own fork: the caller (a bearer token, if any), the services, the loaders. */
-export async function createContactsContext(runtime: ContactsRuntime, em: EntityManager, req: IncomingMessage): Promise<ContactsContext> {
+export async function createContactsContext(runtime: ContactsRuntime, em: EntityManager, req: SubgraphRequest): Promise<ContactsContext> {
   const principal = await optionalBearerPrincipal(runtime.identity, req.headers.authorization);
   const contacts = new ContactService(em);
   const pipelines = new PipelineService(em, contacts);

@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '../../lib/database.js';
 import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/loaders.js';
+import type { SubgraphRequest } from '../../lib/local-subgraph.js';
 import { ApiKeyService, authenticateApiKey } from './access/api-key.service.js';
 import { BrandService } from './access/brand.service.js';
 import { Reach } from './access/reach.js';
@@ -37,7 +37,7 @@ export interface SocialContext extends ContentContext, PublishingContext, Integr
  * Who is calling: a bearer JWT when one is sent and valid, else an `X-API-Key`. A key that is
  * unknown or revoked leaves the caller anonymous, and the shield answers UNAUTHENTICATED.
  */
-async function callerOf(runtime: SocialRuntime, em: EntityManager, req: IncomingMessage): Promise<Principal | null> {
+async function callerOf(runtime: SocialRuntime, em: EntityManager, req: SubgraphRequest): Promise<Principal | null> {
   const authorization = req.headers.authorization;
   if (bearerToken(authorization)) {
     const principal = await optionalBearerPrincipal(runtime.identity, authorization);
@@ -49,7 +49,7 @@ async function callerOf(runtime: SocialRuntime, em: EntityManager, req: Incoming
 }
 
 /** One request's context on `em`, the request's own fork: the caller (bearer or API key), the services bound to their reach, the loaders. */
-export async function createSocialContext(runtime: SocialRuntime, em: EntityManager, req: IncomingMessage): Promise<SocialContext> {
+export async function createSocialContext(runtime: SocialRuntime, em: EntityManager, req: SubgraphRequest): Promise<SocialContext> {
   const principal = await callerOf(runtime, em, req);
   const reach = Reach.of(principal);
   const brands = new BrandService(em, reach);

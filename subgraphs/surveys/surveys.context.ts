@@ -1,10 +1,10 @@
-import type { IncomingMessage } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/database.js';
 import { bearerToken } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/loaders.js';
 import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
+import type { SubgraphRequest } from '../../lib/local-subgraph.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
 import { ExportService } from './export.service.js';
@@ -31,14 +31,14 @@ export interface SurveysContext extends AuthContext {
  * The session token of a request: a bearer token that is not a JWT (JWTs belong to the other
  * services and pass through here untouched), else the session cookie.
  */
-function sessionTokenOf(req: IncomingMessage): string | undefined {
+function sessionTokenOf(req: SubgraphRequest): string | undefined {
   const bearer = bearerToken(req.headers.authorization);
   if (bearer && bearer.split('.').length !== 3) return bearer;
   return sessionCookieOf(req.headers.cookie);
 }
 
 /** One request's context on `em`, the request's own fork: the caller (a session, if any), the services, the loaders. */
-export async function createSurveysContext(runtime: SurveysRuntime, em: EntityManager, req: IncomingMessage): Promise<SurveysContext> {
+export async function createSurveysContext(runtime: SurveysRuntime, em: EntityManager, req: SubgraphRequest): Promise<SurveysContext> {
   const auth = new AuthService(em, runtime.signIn);
   const session = await auth.sessionOf(sessionTokenOf(req));
   // Without a session nobody is shown anything; the empty user never matches an owner.

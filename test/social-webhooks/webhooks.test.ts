@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { graphql, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { sleep, until } from '../social-reach/helpers.js';
+import { metricsRegistry } from '../../lib/metrics.js';
 import { ContentEventType } from '../../subgraphs/social/content/content-event.entity.js';
 import { ContentEventService } from '../../subgraphs/social/content/content-event.service.js';
 import { Post, PostStatus } from '../../subgraphs/social/content/post.entity.js';
@@ -141,6 +142,9 @@ describe('social webhooks', () => {
       [4, true, 200],
     ]);
     expect(attempts.find((a) => a.attempt === 2)!.error).toMatch(/no complete answer within 1 s/);
+    const counted = await metricsRegistry.getSingleMetricAsString('webhook_deliveries_total');
+    expect(counted).toMatch(/webhook_deliveries_total\{outcome="retrying"\} [1-9]/);
+    expect(counted).toMatch(/webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
     expect(new Set(attempts.map((a) => a.eventId)).size).toBe(1);
     // Waits grew from the first failure on, roughly as scheduled.
     expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(200);

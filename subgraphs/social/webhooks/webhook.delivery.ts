@@ -6,6 +6,7 @@ import type { Config } from '../../../lib/config.js';
 import type { EntityManager, Orm } from '../../../lib/database.js';
 import { deriveKey, masterKey } from '../../../lib/secrets.js';
 import type { Logger } from '../../../lib/logger.js';
+import { webhookDeliveries } from '../../../lib/metrics.js';
 import { ContentEvent } from '../content/content-event.entity.js';
 import { TokenCipher } from '../integrations/token-cipher.js';
 import { jobsDbOf } from '../publishing/publish-queue.js';
@@ -206,6 +207,7 @@ export async function startWebhookWorkers(boss: PgBoss, orm: Orm, settings: Webh
   await prepareWebhookQueue(boss);
   await boss.work<DeliveryJob>(WEBHOOK_QUEUE, { pollingIntervalSeconds: 1, batchSize: 1, localConcurrency: 4 }, async ([job]) => {
     const outcome = await deliverMessage(orm.em.fork(), boss, settings, job.data);
+    if (outcome !== 'skipped') webhookDeliveries.inc({ outcome });
     log.debug({ messageId: job.data.messageId, outcome }, 'webhook attempt done');
     return { outcome };
   });

@@ -1,0 +1,62 @@
+/**
+ * The servers the benchmarks load, each in a child process of its own so the load generator does
+ * not share their event loop: `platform` (the whole platform, as `npm start` runs one worker, on free
+ * ports) or `floor` (bench/floor.ts). Each sends `{ urls }` over IPC when ready and stops on SIGTERM.
+ *
+ *   fork('dist/bench/serve.js', ['platform'])    with BENCH_PLATFORM_DATABASE_URL
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../lib/config.js';
+import { createLogger } from '../lib/logger.js';
+import { startPlatform } from '../scripts/platform.js';
+import { serveFloor } from './floor.js';
+
+/** The whole platform in this (child) process, as `npm start` runs it with one worker, on free ports. */
+async function servePlatform(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-platform-'));
+  const free = '0';
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL,
+    GATEWAY_PORT: free,
+    SOCIAL_REST_PORT: free,
+    SURVEYS_REST_PORT: free,
+    CONTACTS_REST_PORT: free,
+    SOCIAL_SUBGRAPH_PORT: free,
+    SURVEYS_SUBGRAPH_PORT: free,
+    CONTACTS_SUBGRAPH_PORT: free,
+  });
+  const platform = await startPlatform(config, createLogger(config));
+  const local = (url: string) => url.replace('//localhost:', '//127.0.0.1:');
+  process.send?.({
+    urls: {
+      rest: local(platform.rest.contacts.url),
+      gateway: local(platform.gateway.url),
+      contactsSubgraph: local(platform.subgraphs.contacts.url),
+      socialSubgraph: local(platform.subgraphs.social.url),
+      surveysSubgraph: local(platform.subgraphs.surveys.url),
+    },
+  });
+  process.on('SIGTERM', () => {
+    void platform.close().finally(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  });
+}
+
+async function serveFloorChild(): Promise<void> {
+  const floor = await serveFloor(process.env.BENCH_PLATFORM_DATABASE_URL);
+  process.send?.({ urls: { floor: floor.url } });
+  process.on('SIGTERM', () => void floor.close().finally(() => process.exit(0)));
+}
+
+if (process.argv[2] === 'platform') await servePlatform();
+else if (process.argv[2] === 'floor') await serveFloorChild();
+else throw new Error('usage: serve.js platform|floor');

@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+
+/** Each REST route runs a fixed named operation, so the gateway plans each once and then reuses the plan. */
+describe('gateway query-plan cache', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('plans each REST operation once, then answers repeats from the cache', async () => {
+    const token = await platform.token('plan-user');
+    const auth = { authorization: `Bearer ${token}` };
+    const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Plan' });
+    const id = (created.body as { id: string }).id;
+    const calls = [
+      () => rest('GET', `${platform.urls.contactsRest}/api/contacts`),
+      () => rest('GET', `${platform.urls.contactsRest}/api/contacts?search=plan&page=1&limit=5`),
+      () => rest('GET', `${platform.urls.contactsRest}/api/contacts/${id}`),
+      () => rest('GET', `${platform.urls.contactsRest}/api/contacts/${id}/notes`),
+      () => rest('GET', `${platform.urls.contactsRest}/api/pipeline`),
+      () => rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, auth),
+      () => rest('GET', `${platform.urls.socialRest}/api/brands`, undefined, auth),
+      () => rest('GET', `${platform.urls.socialRest}/api/integrations`, undefined, auth),
+    ];
+    for (const call of calls) expect((await call()).status).toBe(200);
+    const afterFirst = { ...platform.gateway.queryPlans };
+    for (let round = 0; round < 3; round++) for (const call of calls) expect((await call()).status).toBe(200);
+    expect(platform.gateway.queryPlans.misses).toBe(afterFirst.misses);
+    expect(platform.gateway.queryPlans.hits - afterFirst.hits).toBe(3 * calls.length);
+  });
+});
