@@ -104,6 +104,7 @@ export function pageOf(item: z.ZodType, name: string) {
       page: z.int().min(1).meta({ description: 'Number of this page, from 1' }),
       limit: z.int().min(1).max(MAX_PAGE_SIZE).meta({ description: 'Page size asked for' }),
       total: z.int().min(0).meta({ description: 'How many items the whole list holds' }),
+      totalExact: z.literal(false).optional().meta({ description: 'Present, false, only when total is an estimate (a search with very many matches)' }),
     })
     .meta({ id: `${name}Page`, description: `A page of ${name} items` });
 }
