@@ -12,6 +12,7 @@ import { defineConfig } from '@graphql-hive/gateway';
  */
 const env = process.env;
 const production = env.NODE_ENV === 'production';
+const subgraphToken = env.SUBGRAPH_TOKEN?.trim();
 
 /**
  * The caller's credentials, passed to every subgraph untouched (lib/graphql-client.ts FORWARDED_HEADERS);
@@ -38,7 +39,11 @@ export const gatewayConfig = defineConfig({
   readinessCheckEndpoint: '/readyz',
   transportEntries: subgraphLocations(),
   propagateHeaders: {
-    fromClientToSubgraphs: ({ request }) => Object.fromEntries(FORWARDED_HEADERS.map((name) => [name, request.headers.get(name)])),
+    fromClientToSubgraphs: ({ request }) => ({
+      ...Object.fromEntries(FORWARDED_HEADERS.map((name) => [name, request.headers.get(name)])),
+      // SUBGRAPH_TOKEN: subgraphs deployed apart answer only callers that send it (lib/subgraph-token.ts).
+      ...(subgraphToken ? { 'x-subgraph-token': subgraphToken } : {}),
+    }),
   },
   // X-Request-Id: the caller's, or one made here; sent to every subgraph call and back to the caller.
   requestId: { headerName: 'x-request-id' },

@@ -10,9 +10,9 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';
 import type { Config } from '../lib/config.js';
 import { corsFor } from '../lib/cors.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
@@ -24,6 +24,8 @@ import type { LocalSubgraph } from '../lib/local-subgraph.js';
 import { assignRequestId, httpLogger, oneLineLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
 import { httpMetrics } from '../lib/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
+import { queryLimits } from '../lib/query-limits.js';
+import { SUBGRAPH_TOKEN_HEADER } from '../lib/subgraph-token.js';
 import type { RunningPart } from '../lib/service.js';
 import { resumeTrace, traceHeaders, traceRequests } from '../lib/tracing.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
@@ -35,13 +37,18 @@ const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operatio
 
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
 export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  /** `SUBGRAPH_TOKEN`: the gateway's proof to subgraphs deployed apart that the call is its own. */
+  subgraphToken?: string;
+
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = request.http?.headers;
+    if (headers && this.subgraphToken) headers.set(SUBGRAPH_TOKEN_HEADER, this.subgraphToken);
     // Health checks and schema loading run without a caller.
     if (!headers || !('forwardHeaders' in context)) return;
     const caller = context as GatewayContext;
     for (const [name, value] of Object.entries(caller.forwardHeaders)) headers.set(name, value);
     headers.set(REQUEST_ID_HEADER, caller.requestId);
+    if (caller.clientAddress) headers.set(CLIENT_ADDRESS_HEADER, caller.clientAddress);
     // The active span here is Apollo Gateway's `gateway.fetch`: the subgraph's spans go under it.
     for (const [name, value] of Object.entries(traceHeaders())) headers.set(name, value);
   }
@@ -76,7 +83,8 @@ export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
     const caller = 'forwardHeaders' in context ? (context as GatewayContext) : undefined;
     const requestId = caller?.requestId ?? randomUUID();
     const headers = { ...caller?.forwardHeaders, [REQUEST_ID_HEADER]: requestId };
-    return this.subgraph.execute(request, { headers, id: requestId });
+    // In process the caller's address needs no proof: it is handed over as the gateway found it.
+    return this.subgraph.execute(request, { headers, id: requestId, client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined });
   }
 }
 
@@ -141,18 +149,14 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     // HTTP cache layer that a GraphQL POST never uses.
     buildService: ({ name, url }) => {
       const local = options.localSubgraphs?.[name];
-      return local ? new LocalDataSource(local) : new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch });
+      if (local) return new LocalDataSource(local);
+      return Object.assign(new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }), {
+        subgraphToken: config.env.SUBGRAPH_TOKEN,
+      });
     },
     logger: oneLineLogger(log),
   });
-  const armor = new ApolloArmor({
-    maxDepth: { n: config.env.GRAPHQL_MAX_DEPTH },
-    costLimit: { maxCost: config.env.GRAPHQL_MAX_COST },
-    maxAliases: { n: 30 },
-    maxTokens: { n: 5000 },
-    // Suggestions reveal schema names; keep them where introspection is open anyway.
-    blockFieldSuggestion: { enabled: config.isProduction },
-  }).protect();
+  const armor = queryLimits(config);
 
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
@@ -182,6 +186,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
 
   let shuttingDown = false;
   const app = express();
+  applyTrustProxy(app, config.env.TRUST_PROXY);
   app.disable('x-powered-by');
   app.use(assignRequestId, httpMetrics('gateway', ['/graphql']), traceRequests('gateway', ['/graphql']), compressAnswers());
   addProbes(app, () => !shuttingDown);
@@ -194,7 +199,7 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     resumeTrace,
     expressMiddleware(apollo, {
-      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req) }),
+      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req), clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN) }),
     }),
   );
   app.use(graphqlRequestErrorHandler(log));

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseTrustProxy } from './client-address.js';
+import { productionProblems, productionWarnings } from './production.js';
 
 /**
  * The whole runtime contract in one schema. Read once at start (`loadConfig`) and passed down
@@ -79,9 +81,23 @@ const EnvSchema = z.object({
   IDENTITY_JWKS_URL: optionalUrl,
   IDENTITY_ISSUER: optionalText,
   IDENTITY_AUDIENCE: optionalText,
+  /** `allow`: production may use the embedded development issuer (a warning at every start). */
+  DEV_IDENTITY: optionalText.pipe(z.enum(['allow']).optional()),
+  /** Oldest bearer token accepted, counted from its `iat`, whatever its `exp` says. */
+  IDENTITY_MAX_TOKEN_AGE_SECONDS: z.coerce.number().int().positive().default(24 * 60 * 60),
+  /** Where the subgraph HTTP servers listen; beyond loopback only with SUBGRAPH_TOKEN in production. */
+  SUBGRAPH_HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
+  /** Express's `trust proxy` for the parts that meet clients: a hop count or addresses/ranges; unset: none. */
+  TRUST_PROXY: optionalText,
+  /** Shared secret the gateway sends to the subgraphs (`X-Subgraph-Token`); set: subgraphs refuse calls without it. */
+  SUBGRAPH_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters (openssl rand -base64 32)').optional()),
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   /** Largest CSV file `POST /api/contacts/import` accepts (100,000 rows are about 10 MB). */
-  IMPORT_MAX_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+  IMPORT_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Most data rows, columns, and characters in one record of a CSV import (413 / 400 above, naming the limit). */
+  IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
+  IMPORT_MAX_COLUMNS: z.coerce.number().int().positive().default(50),
+  IMPORT_MAX_RECORD_BYTES: z.coerce.number().int().positive().default(64 * 1024),
   ASSET_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
   MEDIA_MAX_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -90,6 +106,8 @@ const EnvSchema = z.object({
   AI_IMAGE_API_URL: optionalUrl,
   AI_IMAGE_API_KEY: optionalText,
   AI_IMAGE_MODEL: z.string().default('gpt-image-1'),
+  /** Hosts (host[:port]) besides AI_IMAGE_API_URL's from which an image `url` the provider answers may be fetched. */
+  AI_IMAGE_URL_HOSTS: commaList,
   AI_IMAGE_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   AI_IMAGE_TIMEOUT_MS: z.coerce.number().int().positive().default(120000),
   ADMIN_EMAILS: commaList,
@@ -143,6 +161,8 @@ export interface Config {
   platforms: Record<string, PlatformCredentials>;
   /** Origins (`scheme://host[:port]`) whose pages may call the gateway and the REST services with credentials. */
   corsOrigins: string[];
+  /** Allowed but unsafe choices, logged as warnings at every start (`DEV_IDENTITY=allow` in production). */
+  warnings: string[];
 }
 
 export class ConfigError extends Error {
@@ -213,7 +233,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.ENCRYPTION_KEY && Buffer.from(env.ENCRYPTION_KEY, 'base64').length !== 32) {
     problems.push('ENCRYPTION_KEY must be 32 bytes, base64 encoded');
   }
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  if ('problem' in trustProxy) problems.push(trustProxy.problem);
   const corsOrigins = readCorsOrigins(env.CORS_ORIGINS ?? new URL(env.WEB_URL).origin, problems);
+  const production = { ...env, CONTACTS_AUTH_GIVEN: Boolean(source.CONTACTS_AUTH?.trim()) };
+  if (env.NODE_ENV === 'production') problems.push(...productionProblems(production));
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = path.resolve(env.DATA_DIR);
@@ -237,5 +261,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     surveysCookieSecure: env.NODE_ENV === 'production' || publicUrls.surveys.startsWith('https:'),
     platforms: readPlatforms(source),
     corsOrigins,
+    warnings: env.NODE_ENV === 'production' ? productionWarnings(production) : [],
   };
 }

@@ -1,6 +1,8 @@
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
+import { CLIENT_ADDRESS_HEADER } from './client-address.js';
 import { REQUEST_ID_HEADER } from './logger.js';
+import { SUBGRAPH_TOKEN_HEADER } from './subgraph-token.js';
 import { traceHeaders } from './tracing.js';
 
 /** Credentials a caller sent, passed on untouched to every subgraph: each reads the one it uses. */
@@ -10,6 +12,8 @@ export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as con
 export interface GatewayContext {
   forwardHeaders: Record<string, string>;
   requestId: string;
+  /** The caller's address as the edge saw it (`TRUST_PROXY` applied); the subgraphs count sign-in mail per client with it. */
+  clientAddress?: string;
 }
 
 export function forwardHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -46,8 +50,11 @@ export function inProcessClient(apollo: ApolloServer<GatewayContext>): GraphQLCl
   };
 }
 
-/** A gateway deployed apart (`GATEWAY_URL`). */
-export function httpClient(url: string): GraphQLClient {
+/**
+ * A gateway deployed apart (`GATEWAY_URL`). With the shared `SUBGRAPH_TOKEN`, the caller's address goes
+ * along in `X-Platform-Client`, which the gateway believes from holders of that token only.
+ */
+export function httpClient(url: string, internalToken?: string): GraphQLClient {
   return {
     async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
       const response = await fetch(url, {
@@ -55,6 +62,7 @@ export function httpClient(url: string): GraphQLClient {
         headers: {
           ...context.forwardHeaders,
           [REQUEST_ID_HEADER]: context.requestId,
+          ...(internalToken && context.clientAddress ? { [CLIENT_ADDRESS_HEADER]: context.clientAddress, [SUBGRAPH_TOKEN_HEADER]: internalToken } : {}),
           ...traceHeaders(),
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   createLocalJWKSet,
@@ -9,10 +9,12 @@ import {
   jwtVerify,
   SignJWT,
   type JWK,
+  type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
 import type { Config } from './config.js';
 import { AppError, ErrorCode } from './errors.js';
+import { createFileOnce } from './secrets.js';
 
 /** Who is calling: a user, with the scopes the credential carries (`null`: every scope). */
 export interface Principal {
@@ -51,14 +53,15 @@ export class Identity {
     private readonly keys: JWTVerifyGetKey,
     private readonly issuer: string,
     private readonly audience: string,
+    private readonly maxTokenAgeSeconds: number,
     private readonly signingKey?: SigningKey,
     private readonly keyId?: string,
   ) {}
 
   static async create(config: Config): Promise<Identity> {
-    const { IDENTITY_JWKS_URL, IDENTITY_ISSUER, IDENTITY_AUDIENCE } = config.env;
+    const { IDENTITY_JWKS_URL, IDENTITY_ISSUER, IDENTITY_AUDIENCE, IDENTITY_MAX_TOKEN_AGE_SECONDS } = config.env;
     if (IDENTITY_JWKS_URL) {
-      return new Identity(createRemoteJWKSet(new URL(IDENTITY_JWKS_URL)), IDENTITY_ISSUER!, IDENTITY_AUDIENCE!);
+      return new Identity(createRemoteJWKSet(new URL(IDENTITY_JWKS_URL)), IDENTITY_ISSUER!, IDENTITY_AUDIENCE!, IDENTITY_MAX_TOKEN_AGE_SECONDS);
     }
     const keys = await loadOrCreateDevKeys(config.dataDir);
     const signingKey = await importJWK(keys.privateJwk, ALGORITHM);
@@ -66,6 +69,7 @@ export class Identity {
       createLocalJWKSet({ keys: [keys.publicJwk] }),
       DEV_ISSUER,
       DEV_AUDIENCE,
+      IDENTITY_MAX_TOKEN_AGE_SECONDS,
       signingKey,
       keys.publicJwk.kid,
     );
@@ -97,8 +101,11 @@ export class Identity {
         issuer: this.issuer,
         audience: this.audience,
         algorithms: ['RS256', 'ES256'],
+        // A token that never expires is a stolen token's best friend.
+        requiredClaims: ['exp'],
       });
       if (!payload.sub) throw new Error('token has no subject');
+      if (tooOld(payload, this.maxTokenAgeSeconds)) throw new Error('token is older than the maximum age');
       const scope = payload.scope ?? payload.scp;
       // A claim of another shape than text or a list grants nothing.
       const scopes =
@@ -117,6 +124,15 @@ export class Identity {
   }
 }
 
+/**
+ * Whether a token is older than `maxAgeSeconds` (counted from `iat`), whatever its `exp` says. A token
+ * without `iat` cannot show its age: it is refused when it would stay valid longer than the maximum.
+ */
+function tooOld(payload: JWTPayload, maxAgeSeconds: number): boolean {
+  const now = Math.floor(Date.now() / 1000);
+  return payload.iat !== undefined ? now - payload.iat > maxAgeSeconds : payload.exp! - now > maxAgeSeconds;
+}
+
 async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> {
   const file = path.join(dataDir, 'identity', 'dev-issuer.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DevKeyFile;
@@ -126,14 +142,9 @@ async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> {
     privateJwk: { ...(await exportJWK(privateKey)), kid, alg: ALGORITHM },
     publicJwk: { ...(await exportJWK(publicKey)), kid, alg: ALGORITHM, use: 'sig' },
   };
-  mkdirSync(path.dirname(file), { recursive: true });
-  // wx: if another process made the file first, use theirs so both agree on the key.
-  try {
-    writeFileSync(file, JSON.stringify(keys), { mode: 0o600, flag: 'wx' });
-  } catch {
-    return JSON.parse(readFileSync(file, 'utf8')) as DevKeyFile;
-  }
-  return keys;
+  // If another process made the file first, use theirs so both agree on the key; never a half-written one.
+  createFileOnce(file, JSON.stringify(keys));
+  return JSON.parse(readFileSync(file, 'utf8')) as DevKeyFile;
 }
 
 /** The bearer credential of a request, if any. */

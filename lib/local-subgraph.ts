@@ -18,6 +18,11 @@ import type { Logger } from './logger.js';
 export interface SubgraphRequest {
   headers: IncomingHttpHeaders;
   id?: unknown;
+  /**
+   * The client that the limits count per (its address; IPv6 per /64): over HTTP the address the
+   * gateway forwarded, when the caller is the gateway (`subgraphClientOf`); in process, the gateway's caller.
+   */
+  client?: string;
 }
 
 /** One operation as the gateway sends it to a subgraph. */

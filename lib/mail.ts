@@ -17,15 +17,23 @@ export interface Mailer {
   close(): void;
 }
 
+const DEVELOPMENT_MAIL_NOTE = 'SMTP_URL is unset, so this mail and any sign-in link in it are shown here, for development only; production refuses to start without SMTP_URL';
+
 export function createMailer(config: Config, logger: Logger): Mailer {
   const log = logger.child({ component: 'mail' });
   const url = config.env.SMTP_URL;
   if (!url) {
+    // A sign-in link in a log is a sign-in for whoever reads the log: production refuses to start without
+    // SMTP_URL (lib/production.ts), and this is the last line of that defence.
+    if (config.isProduction) throw new Error('SMTP_URL is required in production: sign-in mail is never written to the log');
     return {
       kind: 'log',
       async send(message) {
-        // Development without a mail server: the text (with any link in it) goes to the log instead.
-        log.info({ to: message.to, subject: message.subject, text: message.text }, 'mail not sent (SMTP_URL is unset)');
+        // Development without a mail server: the text (with any link in it) goes to the log instead, marked as such.
+        log.warn(
+          { to: message.to, subject: message.subject, text: message.text, developmentOnly: DEVELOPMENT_MAIL_NOTE },
+          'mail not sent (SMTP_URL is unset)',
+        );
       },
       close() {},
     };

@@ -11,6 +11,7 @@ import { startTracing } from './tracing.js';
 export async function runMain(name: string, start: (config: Config, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config);
+  for (const warning of config.warnings) logger.warn(warning);
   let running: { close(): Promise<void> };
   try {
     // Tracing first, so every span of the start and after has somewhere to go; metrics beside the part.

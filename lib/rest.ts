@@ -17,6 +17,7 @@ import {
 } from './errors.js';
 import { apiReferenceAssets, DOCS_PATH, OPENAPI_PATH } from './api-reference.js';
 import { corsFor } from './cors.js';
+import { applyTrustProxy } from './client-address.js';
 import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
 import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
@@ -100,6 +101,7 @@ export async function runOperation<Data>(
   const result = await client.execute<Data>(operation, variables, {
     forwardHeaders: forwardHeadersOf(req.headers),
     requestId: requestIdOf(req),
+    clientAddress: req.ip,
   });
   const error = result.errors?.[0];
   if (error) {
@@ -209,6 +211,7 @@ export function createRestApp(options: RestAppOptions): Express {
   const { config, logger, routes, name } = options;
   const log = logger.child({ component: `${name}-rest` });
   const app = express();
+  applyTrustProxy(app, config.env.TRUST_PROXY);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(assignRequestId, httpMetrics(`${name}-rest`), traceRequests(`${name}-rest`), compressAnswers());

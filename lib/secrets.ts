@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 
@@ -11,15 +11,30 @@ import type { Config } from './config.js';
 export function masterKey(config: Config): Buffer {
   if (config.env.ENCRYPTION_KEY) return Buffer.from(config.env.ENCRYPTION_KEY, 'base64');
   const file = path.join(config.dataDir, 'secrets', 'master.key');
-  if (!existsSync(file)) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    try {
-      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-    } catch {
-      // another process wrote it first; use theirs
-    }
+  createFileOnce(file, randomBytes(32).toString('base64'));
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold 32 bytes (base64); restore it from a backup or set ENCRYPTION_KEY`);
+  return key;
+}
+
+/**
+ * Creates `file` with `content` unless it exists, so that no reader ever sees it half written: the
+ * content goes to a temporary file first, which is then linked into place. A link is atomic and fails
+ * when the name is taken, so when several processes start at once, one wins and the others use its file.
+ */
+export function createFileOnce(file: string, content: string): void {
+  if (existsSync(file)) return;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temporary, content, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // another process made it first; use theirs
+  } finally {
+    rmSync(temporary, { force: true });
   }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
 }
 
 export function deriveKey(master: Buffer, purpose: string): Buffer {

@@ -43,11 +43,15 @@ export function requireScope(scope: string): ShieldRule {
 
 export type RuleTree = Record<string, IRuleFieldMap | ShieldRule>;
 
+/** A map of field rules (a plain object), as opposed to one rule for a whole type (a rule instance). */
+export const isFieldMap = (value: unknown): value is IRuleFieldMap => typeof value === 'object' && value !== null && value.constructor === Object;
+
 /**
  * Guards a subgraph schema with graphql-shield, denying by default.
  *
  * Every root field (Query, Mutation) without a rule is denied. Other types are guarded only where
- * the tree names them (entity types reached through `_entities`); plain object fields are reached
+ * the tree names them (entity types reached through `_entities`, and with a field map just the
+ * fields it names: those that lead to another resource and need its scope); plain object fields are reached
  * only through a root field that was already allowed, so wrapping each of them would double the
  * cost of a large list and decide nothing. Federation's `_service` and `_entities` are let through:
  * the entity type's own rules apply to what `_entities` returns.
@@ -66,12 +70,17 @@ export function applyShield(schema: GraphQLSchema, rules: RuleTree): GraphQLSche
     allowExternalErrors: true,
     fallbackError: () => new AppError(ErrorCode.FORBIDDEN, 'Not allowed'),
   });
-  const everything = generator.generate(schema) as Record<string, unknown>;
+  const everything = generator.generate(schema) as Record<string, Record<string, unknown>>;
   const guarded = new Set(Object.keys(tree));
-  for (const root of [schema.getQueryType(), schema.getMutationType()]) if (root) guarded.add(root.name);
+  const roots = new Set<string>();
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) if (root) roots.add(root.name);
   const middleware: Record<string, unknown> = {};
   for (const [typeName, fields] of Object.entries(everything)) {
-    if (guarded.has(typeName) && isObjectType(schema.getType(typeName))) middleware[typeName] = fields;
+    if (!(guarded.has(typeName) || roots.has(typeName)) || !isObjectType(schema.getType(typeName))) continue;
+    // A field map on an object type guards the fields it names (one that hands out another resource,
+    // which needs that resource's scope); the others stay unwrapped, as on any unnamed type.
+    const own = tree[typeName];
+    middleware[typeName] = !roots.has(typeName) && isFieldMap(own) ? Object.fromEntries(Object.keys(own).map((field) => [field, fields[field]])) : fields;
   }
   return applyMiddleware(schema, middleware as IMiddleware);
 }

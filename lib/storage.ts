@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -107,15 +107,25 @@ export class FileStorage implements ObjectStorage {
     return path.join(this.root, checkKey(key));
   }
 
-  async put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<WrittenObject> {
+  /**
+   * `exclusive`: the target is created only if it does not exist yet, atomically (a link fails when the
+   * name is taken), so two uploads to one signed URL cannot both land, nor one replace the other's bytes.
+   */
+  async put(key: string, body: Readable, options: { contentType: string; maxBytes: number; exclusive?: boolean }): Promise<WrittenObject> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
-    // Written aside and renamed into place, so no reader ever sees half a file.
+    // Written aside and moved into place, so no reader ever sees half a file.
     const partial = `${target}.partial-${randomToken(6)}`;
     const { transform, result } = meter(options.maxBytes);
     try {
       await pipeline(body, transform, createWriteStream(partial, { flags: 'wx' }));
-      await rename(partial, target);
+      if (!options.exclusive) await rename(partial, target);
+      else {
+        await link(partial, target).catch((error: NodeJS.ErrnoException) => {
+          throw error.code === 'EEXIST' ? new AppError(ErrorCode.CONFLICT, 'This upload has already been made') : error;
+        });
+        await rm(partial, { force: true });
+      }
       return result();
     } catch (error) {
       await rm(partial, { force: true });
@@ -329,7 +339,7 @@ export function storageRouter(storage: ObjectStorage, config: Pick<Config, 'cors
       throw AppError.badInput('content-length', `must be ${grant.n} bytes, as declared`);
     }
     if ((await storage.size(grant.k)) !== null) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been made');
-    const written = await storage.put(grant.k, req, { contentType: grant.ct ?? 'application/octet-stream', maxBytes: grant.n ?? Infinity });
+    const written = await storage.put(grant.k, req, { contentType: grant.ct ?? 'application/octet-stream', maxBytes: grant.n ?? Infinity, exclusive: true });
     if (grant.n !== undefined && written.size !== grant.n) {
       await storage.delete(grant.k);
       throw AppError.badInput('body', `has ${written.size} bytes; ${grant.n} were declared`);

@@ -1,5 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import { ApolloServer, type BaseContext } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
@@ -15,6 +14,9 @@ import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } f
 import type { Config } from './config.js';
 import { formatGraphQLError } from './errors.js';
 import { localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
+import { queryLimits } from './query-limits.js';
+import { requireSubgraphToken } from './subgraph-token.js';
+import { subgraphClientOf } from './client-address.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { operationTelemetry } from './graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
@@ -89,7 +91,7 @@ export interface SubgraphServerOptions<Context extends BaseContext> {
   config: Config;
   logger: Logger;
   port: number;
-  context: (req: IncomingMessage & { id?: unknown; log?: Logger }) => Promise<Context>;
+  context: (req: SubgraphRequest) => Promise<Context>;
   isReady: () => Promise<boolean>;
 }
 
@@ -103,6 +105,7 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   let shuttingDown = false;
   addProbes(app, async () => !shuttingDown && (await options.isReady()));
 
+  const limits = queryLimits(config);
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
@@ -110,10 +113,13 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
     stopOnTerminationSignals: false,
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
+    // The gateway's limits on this port too, so that calling a subgraph directly is no way around them.
+    validationRules: limits.validationRules,
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in resolver')),
     // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
     plugins: [
+      ...(limits.plugins as unknown as ApolloServerPlugin<Context>[]),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
       ApolloServerPluginCacheControlDisabled(),
@@ -125,13 +131,17 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
   app.use(
     '/graphql',
     httpLogger(logger, `${name}-subgraph`),
+    requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
     express.json({ limit: config.env.BODY_LIMIT_BYTES }),
     resumeTrace,
-    expressMiddleware(apollo, { context: async ({ req }) => options.context(req) }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) => options.context({ headers: req.headers, id: req.id, client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)) }),
+    }),
   );
   app.use(graphqlRequestErrorHandler(log));
 
-  const running = await listen(app, options.port, config.env.HOST, '/graphql');
+  // SUBGRAPH_HOST, loopback by default: only the gateway calls a subgraph (production wants SUBGRAPH_TOKEN beyond loopback).
+  const running = await listen(app, options.port, config.env.SUBGRAPH_HOST, '/graphql');
   return {
     ...running,
     close: async () => {

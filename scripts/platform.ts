@@ -60,7 +60,7 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
         localSubgraphs: Object.fromEntries(Object.entries(here).filter(([name]) => !elsewhere[name as keyof typeof here]).map(([name, subgraph]) => [name, subgraph.local])),
       }),
     );
-    const client = config.env.GATEWAY_URL ? httpClient(config.env.GATEWAY_URL) : gateway.client;
+    const client = config.env.GATEWAY_URL ? httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN) : gateway.client;
     const [socialRest, surveysRest, contactsRest] = await Promise.all([
       startSocialRest(deps, { port: config.ports.socialRest, client }).then(track),
       startSurveysRest(deps, { port: config.ports.surveysRest, client }).then(track),

@@ -61,8 +61,10 @@ describe('docker-compose.yml', () => {
   };
   const parts = { ...published, ...subgraphs };
   const platformServices = Object.entries(services).filter(([, service]) => service.image === 'federated-platform');
-  const secrets = { POSTGRES_PASSWORD: 'pg-secret', S3_ACCESS_KEY_ID: 'platform-key', S3_SECRET_ACCESS_KEY: 's3-secret-1', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
-  const variables = { ...envExample(), ...secrets };
+  const secrets = { POSTGRES_PASSWORD: 'pg-secret', S3_ACCESS_KEY_ID: 'platform-key', S3_SECRET_ACCESS_KEY: 's3-secret-1', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), SUBGRAPH_TOKEN: 'a-shared-subgraph-secret' };
+  /** The identity decision .env.example leaves to the operator (DEV_IDENTITY or IDENTITY_*). */
+  const decisions = { DEV_IDENTITY: 'allow' };
+  const variables = { ...envExample(), ...secrets, ...decisions };
 
   it('brings up every real part the platform uses', () => {
     expect(Object.keys(services).sort()).toEqual(
@@ -122,7 +124,7 @@ describe('docker-compose.yml', () => {
     const documented = envExample();
     expect([...used].filter((name) => !(name in documented))).toEqual([]);
     expect(Object.keys(documented).filter((name) => !used.has(name))).toEqual([]);
-    for (const secret of ['POSTGRES_PASSWORD', 'MINIO_ROOT_USER', 'MINIO_ROOT_PASSWORD', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'ENCRYPTION_KEY']) {
+    for (const secret of ['POSTGRES_PASSWORD', 'MINIO_ROOT_USER', 'MINIO_ROOT_PASSWORD', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'ENCRYPTION_KEY', 'SUBGRAPH_TOKEN']) {
       expect(documented[secret]).toBe('');
     }
     for (const [name, service] of Object.entries(services)) {
@@ -152,6 +154,23 @@ describe('docker-compose.yml', () => {
       expect(config.env.GATEWAY_URL).toBe('http://gateway:4000/graphql');
       expect(config.env.CONTACTS_SUBGRAPH_URL).toBe('http://contacts-subgraph:4003/graphql');
     }
+  });
+
+  it('starts no part until the operator decided identity; SMTP and CONTACTS_AUTH are decided in the file and .env', () => {
+    const resolve = (given: Record<string, string>) =>
+      Object.fromEntries(Object.entries(services.gateway.environment!).map(([key, value]) => [key, interpolate(String(value), given)]));
+    expect(() => loadConfig(resolve({ ...envExample(), ...secrets }))).toThrow(/IDENTITY_JWKS_URL: set it .* or set DEV_IDENTITY=allow/);
+    const external = { IDENTITY_JWKS_URL: 'https://id.example.com/jwks.json', IDENTITY_ISSUER: 'https://id.example.com/', IDENTITY_AUDIENCE: 'platform' };
+    expect(loadConfig(resolve({ ...envExample(), ...secrets, ...external })).warnings).toEqual([]);
+    expect(loadConfig(resolve(variables)).warnings.join('\n')).toMatch(/DEV_IDENTITY=allow/);
+    expect(services.gateway.environment!.DEV_IDENTITY).toBe('${DEV_IDENTITY:-}');
+    // The subgraphs run apart: beyond loopback, answering only the gateway's token (Hive Gateway sends it too).
+    for (const name of ['social-subgraph', 'surveys-subgraph', 'contacts-subgraph', 'gateway']) {
+      const config = loadConfig(Object.fromEntries(Object.entries(services[name].environment!).map(([key, value]) => [key, interpolate(String(value), variables)])));
+      expect({ name, host: config.env.SUBGRAPH_HOST, token: config.env.SUBGRAPH_TOKEN }).toEqual({ name, host: '0.0.0.0', token: 'a-shared-subgraph-secret' });
+    }
+    expect(() => interpolate(services['hive-gateway'].environment!.SUBGRAPH_TOKEN, { ...variables, SUBGRAPH_TOKEN: '' })).toThrow(/SUBGRAPH_TOKEN/);
+    expect(services.gateway.environment!.CONTACTS_AUTH).toMatch(/^\$\{CONTACTS_AUTH:\?/);
   });
 
   it('serves the same supergraph with Hive Gateway and the project’s gateway.config.ts, in the `hive` profile', () => {

@@ -105,6 +105,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
           'content-length': String(size),
           'content-disposition': contentDisposition(attachment.filename),
           'x-content-type-options': 'nosniff',
+          // Whatever was uploaded (HTML, SVG) runs no script and reaches no origin if a browser renders it.
+          'content-security-policy': 'sandbox',
           'cache-control': 'private, no-store',
         });
         await pipeline(stream, res);

@@ -1,7 +1,24 @@
+import type { CookieOptions, Request } from 'express';
 import { z } from 'zod';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { randomToken, sha256Hex } from '../../lib/secrets.js';
+import { cookieOf } from '../../lib/session-cookie.js';
 import { integrationsSchema } from './social.bodies.js';
 import { CompleteIntegrationConnectDocument, IntegrationsDocument, StartIntegrationConnectDocument } from './operations.generated.js';
+
+/**
+ * The browser that starts a connect gets a nonce in this cookie, and the state is bound to its hash:
+ * the callback completes only in that same browser. Without it, an attacker could start a connect and
+ * send the platform's page to a victim, whose account would then be stored under the attacker's user.
+ */
+const CONNECT_COOKIE = 'oauth_connect';
+const connectCookie = (req: Request): CookieOptions => ({
+  httpOnly: true,
+  sameSite: 'lax',
+  secure: req.secure,
+  path: '/api/integrations',
+  maxAge: 10 * 60 * 1000,
+});
 
 const PLATFORM = { platform: 'A platform on offer (see available), e.g. mastodon' };
 const redirect = (description: string) => ({ status: 302, description, headers: z.object({ Location: z.string() }) });
@@ -29,11 +46,13 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       summary: "Start the OAuth flow for a platform: 302 to the platform's authorization page",
       doc: { params: PLATFORM, answer: redirect("To the platform's authorization page") },
       handler: async (req, res) => {
+        const nonce = randomToken(32);
         const { startIntegrationConnect } = await run(
           StartIntegrationConnectDocument,
-          { platform: req.params.platform },
+          { platform: req.params.platform, browserBinding: sha256Hex(nonce) },
           req,
         );
+        res.cookie(CONNECT_COOKIE, nonce, connectCookie(req));
         res.set('cache-control', 'no-store').redirect(302, startIntegrationConnect.authorizeUrl);
       },
     },
@@ -60,9 +79,11 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
             state: stringParam(req.query.state),
             code: stringParam(req.query.code),
             error: stringParam(req.query.error),
+            browserNonce: cookieOf(req.headers.cookie, CONNECT_COOKIE) ?? null,
           },
           req,
         );
+        res.clearCookie(CONNECT_COOKIE, { ...connectCookie(req), maxAge: undefined });
         res.set('cache-control', 'no-store').redirect(302, completeIntegrationConnect.redirectUrl);
       },
     },

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
-import type { RateLimiter } from '../../lib/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 import { magicRequestedSchema, magicRequestSchema, magicVerifySchema, sessionSchema, signInSchema } from './surveys.bodies.js';
@@ -13,10 +12,10 @@ function cookieOptions(config: Config): CookieOptions {
 }
 
 /**
- * Magic-link sign-in. The limit per client address is applied here, at the edge that sees the
- * client's address; the limit per e-mail address and every other rule live in the subgraph.
+ * Magic-link sign-in. The limits (per client address, which goes along with the operation, and per
+ * e-mail address) and every other rule live in the subgraph, so GraphQL callers meet them too.
  */
-export function authRoutes(run: RunOperation, options: { config: Config; signInPerClient: RateLimiter }): RestRoute[] {
+export function authRoutes(run: RunOperation, options: { config: Config }): RestRoute[] {
   const cookie = cookieOptions(options.config);
 
   return [
@@ -28,7 +27,6 @@ export function authRoutes(run: RunOperation, options: { config: Config; signInP
       doc: { body: magicRequestSchema, answer: { status: 202, description: 'Accepted (whether or not a mail was sent)', json: magicRequestedSchema }, problems: [429] },
       handler: async (req, res) => {
         const input = jsonBody(req);
-        await options.signInPerClient.consume(req.ip ?? req.socket.remoteAddress ?? 'unknown', 'Too many sign-in requests from this client; try again later');
         const { requestMagicLink } = await run(RequestMagicLinkDocument, { input }, req);
         res.status(202).json({ message: requestMagicLink.message });
       },

@@ -5,7 +5,6 @@ import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { RateLimits } from '../../lib/rate-limit.js';
 import { createRestApp, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { SESSION_COOKIE } from '../../lib/session-cookie.js';
@@ -14,10 +13,6 @@ import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
-
-/** Sign-in requests per client address per window: 30 per client address per 15 minutes. */
-const SIGN_IN_PER_CLIENT = 30;
-const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** Routes that sign in (the magic link) take no session; every other /api route needs one. */
 const SIGN_IN = '/api/auth/magic/';
@@ -50,26 +45,18 @@ function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof aut
 }
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
-export async function surveysOpenApi(config: Config, client: GraphQLClient): Promise<OpenApiDocument> {
-  const limits = new RateLimits(config);
-  try {
-    const signInPerClient = limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS);
-    return openApiDocument(SURVEYS_API, surveysRestRoutes(client, { config, signInPerClient }));
-  } finally {
-    await limits.close();
-  }
+export function surveysOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
+  return openApiDocument(SURVEYS_API, surveysRestRoutes(client, { config }));
 }
 
 export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
   const { config } = deps;
-  const limits = new RateLimits(config);
-  const signInPerClient = limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS);
   const storage = createStorage(config);
   const app = createRestApp({
     name: 'surveys',
     config,
     logger: deps.logger,
-    routes: surveysRestRoutes(options.client, { config, signInPerClient }),
+    routes: surveysRestRoutes(options.client, { config }),
     // The local file store's signed upload and download URLs point here (SURVEYS_PUBLIC_URL).
     routers: [storageRouter(storage, config)],
   });
@@ -79,7 +66,6 @@ export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, op
     url: server.url,
     close: async () => {
       await server.close();
-      await limits.close();
     },
   };
 }

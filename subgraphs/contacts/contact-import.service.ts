@@ -59,6 +59,14 @@ const normalizeHeader = (header: string) => header.toLowerCase().replace(/[^a-z0
  * validate each row and write valid ones in batches, each batch in one transaction. A row whose
  * e-mail matches a live contact updates it; a row with errors is skipped and reported.
  */
+/** How much one CSV import may hold (`IMPORT_MAX_ROWS`, `IMPORT_MAX_COLUMNS`, `IMPORT_MAX_RECORD_BYTES`). */
+export interface ImportLimits {
+  maxRows: number;
+  maxColumns: number;
+  /** Characters one record (one field or line being read) may reach; csv-parse would otherwise buffer a whole file as one field. */
+  maxRecordBytes: number;
+}
+
 export class ContactImportService {
   private readonly schema: string;
 
@@ -66,6 +74,7 @@ export class ContactImportService {
     private readonly em: EntityManager,
     private readonly contacts: ContactService,
     private readonly storage: ObjectStorage,
+    private readonly limits: ImportLimits,
   ) {
     this.schema = String(em.config.get('schema'));
   }
@@ -86,13 +95,21 @@ export class ContactImportService {
   private async checkCsv(fileKey: string): Promise<string[]> {
     let header: string[] | null = null;
     let records = 0;
+    const { maxRows, maxColumns, maxRecordBytes } = this.limits;
     try {
       for await (const record of await this.records(fileKey)) {
-        if (!header) header = (record as string[]).map((cell) => cell.trim());
+        if (!header) {
+          header = (record as string[]).map((cell) => cell.trim());
+          if (header.length > maxColumns) throw AppError.badInput('file', `has ${header.length} columns; an import may have at most ${maxColumns} (IMPORT_MAX_COLUMNS)`);
+        }
         records++;
+        if (records - 1 > maxRows) throw tooLarge(`has more than ${maxRows} data rows (IMPORT_MAX_ROWS)`);
       }
     } catch (error) {
       if (error instanceof NotText) throw AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
+      if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') {
+        throw tooLarge(`has a record longer than ${maxRecordBytes} characters (IMPORT_MAX_RECORD_BYTES)`);
+      }
       if (error instanceof CsvError) throw AppError.badInput('file', `is not a CSV file: ${error.message}`);
       throw error;
     }
@@ -225,15 +242,21 @@ export class ContactImportService {
 
   private async records(fileKey: string): Promise<AsyncIterable<unknown>> {
     const { stream } = await this.storage.open(fileKey);
-    const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true });
+    const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: this.limits.maxRecordBytes });
     const text = stream.pipe(utf8Guard());
     stream.on('error', (error) => text.destroy(error));
     text.on('error', (error) => parser.destroy(error));
+    // A read stopped early (a limit reached) closes the file too.
+    parser.once('close', () => stream.destroy());
     return text.pipe(parser);
   }
 }
 
 class NotText extends Error {}
+
+function tooLarge(message: string): AppError {
+  return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `file: ${message}`, { fields: [{ field: 'file', message }] });
+}
 
 /** Passes bytes through, failing on NUL bytes or invalid UTF-8 (a binary file is not CSV). */
 function utf8Guard(): Transform {

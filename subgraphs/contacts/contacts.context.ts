@@ -45,7 +45,7 @@ export async function createContactsContext(runtime: ContactsRuntime, em: Entity
     notes: new NoteService(em, contacts),
     attachments: new AttachmentService(em, contacts, runtime.attachments),
     pipelines,
-    imports: new ContactImportService(em, contacts, runtime.storage),
+    imports: new ContactImportService(em, contacts, runtime.storage, runtime.importLimits),
     contactById: batchLoader((ids) => contacts.findMany(ids), () => null),
     stagesOfPipeline: batchLoader((pipelineIds) => pipelines.stagesOf(pipelineIds), () => []),
     stageContactCount: batchLoader((stageIds) => pipelines.countsOf(stageIds), () => 0),

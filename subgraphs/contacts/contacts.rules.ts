@@ -1,19 +1,28 @@
 import type { Config } from '../../lib/config.js';
-import { allow, isAuthenticated, type RuleTree } from '../../lib/shield.js';
+import { allow, or, requireScope, type RuleTree } from '../../lib/shield.js';
+
+/** The contacts scopes; a token without a `scope` claim holds them all. */
+export const CONTACTS_SCOPES = ['contacts.read', 'contacts.write', 'contacts.import', 'contacts.export'] as const;
 
 /**
  * The contacts description declares no credentials, so its API is open unless
- * `CONTACTS_AUTH=required`; every field still has to be named here to be reachable.
+ * `CONTACTS_AUTH=required`; every field still has to be named here to be reachable. Required, each
+ * field needs its scope: reads `contacts.read`, changes `contacts.write`, the CSV import and the
+ * export's walk their own. The contacts are one shared book for the organisation (no owners): a scope
+ * reaches every contact.
  */
 export function contactsRules(config: Config): RuleTree {
   const required = config.env.CONTACTS_AUTH === 'required';
-  const access = required ? isAuthenticated : allow;
+  const scope = (name: (typeof CONTACTS_SCOPES)[number]) => (required ? requireScope(name) : allow);
+  const access = scope('contacts.read');
+  const change = scope('contacts.write');
   return {
     Query: {
       contact: access,
       contacts: access,
       contactPage: access,
-      contactScroll: access,
+      // The export's walk through every contact.
+      contactScroll: scope('contacts.export'),
       notes: access,
       notePage: access,
       note: access,
@@ -27,21 +36,22 @@ export function contactsRules(config: Config): RuleTree {
       stageMovePage: access,
     },
     Mutation: {
-      createContact: access,
-      updateContact: access,
-      deleteContact: access,
-      createNote: access,
-      updateNote: access,
-      deleteNote: access,
-      reserveAttachmentUpload: access,
-      recordAttachment: access,
-      deleteAttachment: access,
-      createPipeline: access,
-      moveContact: access,
-      importContacts: access,
+      createContact: change,
+      updateContact: change,
+      deleteContact: change,
+      createNote: change,
+      updateNote: change,
+      deleteNote: change,
+      reserveAttachmentUpload: change,
+      recordAttachment: change,
+      deleteAttachment: change,
+      createPipeline: change,
+      moveContact: change,
+      importContacts: scope('contacts.import'),
     },
     // Guards contacts reached through `_entities`. Left out when the API is open: a rule on the
-    // type wraps every field of every contact in a list, and `allow` would decide nothing.
-    ...(required ? { Contact: access } : {}),
+    // type wraps every field of every contact in a list, and `allow` would decide nothing. An export
+    // reads every field of every contact, so its scope reads them too.
+    ...(required ? { Contact: or(access, scope('contacts.export')) } : {}),
   };
 }

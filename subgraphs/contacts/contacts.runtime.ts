@@ -3,6 +3,7 @@ import { deriveKey, masterKey } from '../../lib/secrets.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage.js';
 import type { AttachmentSettings } from './attachment.service.js';
+import type { ImportLimits } from './contact-import.service.js';
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
 export interface ContactsRuntime {
@@ -11,6 +12,7 @@ export interface ContactsRuntime {
   /** Attachment bytes and uploaded CSV files. */
   storage: ObjectStorage;
   attachments: AttachmentSettings;
+  importLimits: ImportLimits;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,11 @@ export function createContactsRuntime(deps: Deps): Promise<ContactsRuntime> {
       storage,
       maxBytes: deps.config.env.ATTACHMENT_MAX_BYTES,
       signingKey: deriveKey(masterKey(deps.config), 'contact-attachment-uploads'),
+    },
+    importLimits: {
+      maxRows: deps.config.env.IMPORT_MAX_ROWS,
+      maxColumns: deps.config.env.IMPORT_MAX_COLUMNS,
+      maxRecordBytes: deps.config.env.IMPORT_MAX_RECORD_BYTES,
     },
     // Storage holds no connection of its own to close.
     close: () => Promise.resolve(),

@@ -15,7 +15,7 @@ import { IntegrationService } from './integrations/integration.service.js';
 import type { IntegrationsContext } from './integrations/integrations.context.js';
 import { AiImageService } from './media/ai-image.service.js';
 import type { MediaContext } from './media/media.context.js';
-import { MediaService } from './media/media.service.js';
+import { mediaInReach, MediaService } from './media/media.service.js';
 import { PublishAttemptService } from './publishing/publish-attempt.service.js';
 import type { PublishingContext } from './publishing/publishing.context.js';
 import type { SocialRuntime } from './social.runtime.js';
@@ -62,7 +62,7 @@ export async function createSocialContext(runtime: SocialRuntime, em: EntityMana
     em,
     brands,
     apiKeys: new ApiKeyService(em, reach),
-    posts: new PostService(em, reach, brands, runtime.queue),
+    posts: new PostService(em, reach, brands, runtime.queue, (tx, ids) => mediaInReach(tx, reach, ids)),
     campaigns,
     events,
     rollups: new RollupService(em, reach),
@@ -74,7 +74,7 @@ export async function createSocialContext(runtime: SocialRuntime, em: EntityMana
     reviewLinks: new ReviewLinkService(em, reach, {
       webUrl: runtime.integrations.webUrl,
       media: runtime.media,
-      postsIn: (within) => new PostService(em, within, new BrandService(em, within), runtime.queue),
+      postsIn: (within) => new PostService(em, within, new BrandService(em, within), runtime.queue, (tx, ids) => mediaInReach(tx, within, ids)),
     }),
     brandById: batchLoader((ids) => brands.findMany(ids), () => null),
     eventsByContent: batchLoader((ids) => events.forContents(ids), () => []),

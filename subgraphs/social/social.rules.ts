@@ -1,4 +1,4 @@
-import type { RuleTree, ShieldRule } from '../../lib/shield.js';
+import { isFieldMap as isMap, type RuleTree, type ShieldRule } from '../../lib/shield.js';
 import { accessRules } from './access/access.rules.js';
 import { contentRules } from './content/content.rules.js';
 import { healthRules } from './health/health.rules.js';
@@ -9,12 +9,12 @@ import { webhooksRules } from './webhooks/webhooks.rules.js';
 
 /**
  * The scope table on the social schema, kept per feature (`<feature>.rules.ts`) and merged here; a
- * field ruled twice is a mistake, not an override. Only root fields carry rules (deny by default
- * for every root field not named); object fields are reached only through a guarded root field,
- * and entity references check scope and reach in social.references.ts.
+ * field ruled twice is a mistake, not an override. Root fields carry rules (deny by default for
+ * every root field not named); object fields are reached only through a guarded root field, except
+ * those that lead to another resource, which need that resource's scope too (`Post.brand`,
+ * `Campaign.posts`); entity references check scope and reach in social.references.ts.
  */
 export function socialRules(parts: RuleTree[] = [accessRules, contentRules, integrationsRules, mediaRules, healthRules, webhooksRules, reviewRules]): RuleTree {
-  const isMap = (value: unknown): value is Record<string, ShieldRule> => typeof value === 'object' && value !== null && value.constructor === Object;
   const merged: Record<string, Record<string, ShieldRule> | ShieldRule> = {};
   for (const part of parts) {
     for (const [typeName, rules] of Object.entries(part)) {

@@ -31,6 +31,8 @@ export interface SignInSettings {
   fromEmail: string;
   mailer: Mailer;
   perAddress: RateLimiter;
+  /** Per client address (the gateway forwards it): each requested link counts, however many in one request. */
+  perClient: RateLimiter;
   logger: Logger;
 }
 
@@ -49,6 +51,8 @@ export class AuthService {
   constructor(
     private readonly em: EntityManager,
     private readonly settings: SignInSettings,
+    /** The caller's address bucket (lib/client-address.ts), for the limit per client. */
+    private readonly client = 'unknown',
   ) {}
 
   private isAdmin(email: string): boolean {
@@ -73,7 +77,9 @@ export class AuthService {
   async sessionOf(token: string | undefined): Promise<ActiveSession | null> {
     if (!token || !TOKEN_SHAPE.test(token)) return null;
     const session = await this.em.findOne(UserSession, { tokenHash: sha256Hex(token), expiresAt: { $gt: new Date() } });
-    if (!session) return null;
+    // The rules are those of now, not of the sign-in: an address taken off ALLOWED_EMAIL_DOMAINS or
+    // ADMIN_EMAILS loses its session (and admin sight) at once.
+    if (!session || !this.maySignIn(session.email)) return null;
     return { id: session.id, user: this.userOf(session.email), expiresAt: session.expiresAt };
   }
 
@@ -84,6 +90,7 @@ export class AuthService {
    */
   async requestLink(rawEmail: string): Promise<MagicLinkRequested> {
     const email = normalizeEmail(rawEmail);
+    await this.settings.perClient.consume(this.client, 'Too many sign-in requests from this client; try again later');
     await this.settings.perAddress.consume(email, 'Too many sign-in requests for this address; try again later');
     if (!this.maySignIn(email)) {
       this.settings.logger.info({ email }, 'sign-in link refused: address not allowed');

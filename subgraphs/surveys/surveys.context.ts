@@ -39,7 +39,7 @@ function sessionTokenOf(req: SubgraphRequest): string | undefined {
 
 /** One request's context on `em`, the request's own fork: the caller (a session, if any), the services, the loaders. */
 export async function createSurveysContext(runtime: SurveysRuntime, em: EntityManager, req: SubgraphRequest): Promise<SurveysContext> {
-  const auth = new AuthService(em, runtime.signIn);
+  const auth = new AuthService(em, runtime.signIn, req.client ?? 'unknown');
   const session = await auth.sessionOf(sessionTokenOf(req));
   // Without a session nobody is shown anything; the empty user never matches an owner.
   const surveys = new SurveyService(em, session?.user ?? { email: '', isAdmin: false });

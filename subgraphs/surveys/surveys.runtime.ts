@@ -5,8 +5,9 @@ import { createStorage } from '../../lib/storage.js';
 import type { AssetSettings } from './asset.service.js';
 import type { SignInSettings } from './auth.service.js';
 
-/** Sign-in requests per e-mail address per window: 5 per address per 15 minutes. */
+/** Sign-in requests per e-mail address and per client address per window: 5 per address, 30 per client per 15 minutes. */
 const SIGN_IN_PER_ADDRESS = 5;
+const SIGN_IN_PER_CLIENT = 30;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 
 /** What the surveys subgraph keeps for its whole life; each request's context is built on it. */
@@ -32,6 +33,7 @@ export function createSurveysRuntime({ config, logger }: Deps): Promise<SurveysR
       fromEmail: config.env.MAGIC_FROM_EMAIL,
       mailer,
       perAddress: limits.limiter('surveys-sign-in-address', SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS),
+      perClient: limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS),
       logger: log,
     },
     close: async () => {

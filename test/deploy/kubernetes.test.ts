@@ -207,13 +207,17 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     const used = [...Object.keys(configMap.data), ...Object.keys(secret.data), ...containerEnv];
     expect(used.filter((name) => !known.has(name))).toEqual([]);
     expect(Object.keys(configMap.data).filter((name) => SECRET_LIKE.test(name))).toEqual([]);
-    expect(Object.keys(secret.data).sort()).toEqual(expect.arrayContaining(['DATABASE_URL', 'ENCRYPTION_KEY', 'REDIS_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SMTP_URL']));
+    expect(Object.keys(secret.data).sort()).toEqual(expect.arrayContaining(['DATABASE_URL', 'ENCRYPTION_KEY', 'REDIS_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SMTP_URL', 'SUBGRAPH_TOKEN']));
     const secrets = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
     const config = loadConfig({ ...configMap.data, ...secrets, ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
     expect(config.isProduction).toBe(true);
     expect(config.ports).toEqual(defaults);
     expect(config.env.IDENTITY_JWKS_URL).toBeDefined();
     expect(config.env.PUBLISH_WORKER).toBe('off');
+    // Subgraph pods are reached by the gateway's pods: beyond loopback, with the shared token.
+    expect(config.env.SUBGRAPH_HOST).toBe('0.0.0.0');
+    expect(config.env.SUBGRAPH_TOKEN).toBeDefined();
+    expect(config.env.CONTACTS_AUTH).toBe('required');
   });
 
   it('serves the supergraph from a ConfigMap that the gateway mounts where it reads it', () => {

@@ -7,7 +7,9 @@ import { createLogger } from '../../lib/logger.js';
 
 /** The gateway alone (the explorers need no subgraph to be served), in development or production. */
 async function gatewayIn(nodeEnv: 'development' | 'production'): Promise<RunningGateway> {
-  const config = loadConfig({ NODE_ENV: nodeEnv, LOG_LEVEL: 'silent', HOST: '127.0.0.1', GATEWAY_PORT: '0' });
+  // Production starts only with its decisions made (lib/production.ts).
+  const decisions = { DEV_IDENTITY: 'allow', SMTP_URL: 'smtp://127.0.0.1:2525', CONTACTS_AUTH: 'open' };
+  const config = loadConfig({ NODE_ENV: nodeEnv, LOG_LEVEL: 'silent', HOST: '127.0.0.1', GATEWAY_PORT: '0', ...decisions });
   return startGateway({ config, logger: createLogger(config) }, { port: 0, subgraphUrls: {} });
 }
 

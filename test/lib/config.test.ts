@@ -28,7 +28,7 @@ describe('loadConfig', () => {
     expect(behindProxy.publicUrls).toEqual({ social: 'https://social.example.com', surveys: 'https://surveys.example.com' });
     expect(behindProxy.surveysCookieSecure).toBe(true);
     expect(loadConfig({ SURVEYS_REST_PORT: '8002' }).publicUrls.surveys).toBe('http://localhost:8002');
-    expect(loadConfig({ NODE_ENV: 'production' }).surveysCookieSecure).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', DEV_IDENTITY: 'allow', SMTP_URL: 'smtp://mail.example.com', CONTACTS_AUTH: 'open' }).surveysCookieSecure).toBe(true);
   });
 
   it('reads overrides, comma lists and platform credentials', () => {

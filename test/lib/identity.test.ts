@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { loadConfig } from '../../lib/config.js';
 import { AppError } from '../../lib/errors.js';
+import { startJwksServer } from '../support/jwks.js';
 import { Identity, bearerToken, hasScope, optionalBearerPrincipal } from '../../lib/identity.js';
 
 describe('identity', () => {
@@ -40,15 +41,11 @@ describe('identity', () => {
   });
 
   it('verifies tokens of an external identity service against its JWKS', async () => {
-    const { privateKey, publicKey } = await generateKeyPair('RS256');
-    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256' };
-    const { createServer } = await import('node:http');
-    const server = createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
+    const jwks = await startJwksServer('RS256');
+    const { privateKey } = jwks;
     try {
       const identity = await Identity.create(
-        loadConfig({ DATA_DIR: dataDir, IDENTITY_JWKS_URL: `http://127.0.0.1:${port}/jwks`, IDENTITY_ISSUER: 'https://id.example', IDENTITY_AUDIENCE: 'platform-api' }),
+        loadConfig({ DATA_DIR: dataDir, IDENTITY_JWKS_URL: jwks.url, IDENTITY_ISSUER: 'https://id.example', IDENTITY_AUDIENCE: 'platform-api' }),
       );
       expect(identity.canSign).toBe(false);
       const token = await new SignJWT({ scope: 'posts.read' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-1').setIssuer('https://id.example').setAudience('platform-api').setExpirationTime('5m').sign(privateKey);
@@ -59,7 +56,7 @@ describe('identity', () => {
       const wrongAudience = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-1').setIssuer('https://id.example').setAudience('other').setExpirationTime('5m').sign(privateKey);
       await expect(identity.verify(wrongAudience)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     } finally {
-      server.close();
+      jwks.close();
     }
   });
 });

@@ -10,3 +10,9 @@ export async function until<T>(probe: () => Promise<T | undefined | null | false
     await sleep(200);
   }
 }
+
+/** The `Cookie` header a browser sends back after the answer `start` set its OAuth connect cookie. */
+export function browserOf(start: { headers: Headers }): Record<string, string> {
+  const cookie = start.headers.getSetCookie().find((value) => value.startsWith('oauth_connect='));
+  return cookie ? { cookie: cookie.split(';')[0] } : {};
+}

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { FakePlatform } from './fake-platforms.js';
 import { freePort } from '../support/ports.js';
-import { sleep } from './helpers.js';
+import { browserOf, sleep } from './helpers.js';
 
 /**
  * The same service on embedded PGlite (no DATABASE_URL): pg-boss runs over the service's own
@@ -61,7 +61,7 @@ describe('social reach on embedded PGlite', () => {
     const authorize = await fetch(start.headers.get('location')!, { redirect: 'manual' });
     // The callback address defaults to http://localhost:<SOCIAL_REST_PORT>.
     expect(authorize.headers.get('location')).toMatch(new RegExp(`^http://localhost:${new URL(base).port}/api/integrations/mastodon/callback\\?`));
-    const callback = await rest('GET', authorize.headers.get('location')!);
+    const callback = await rest('GET', authorize.headers.get('location')!, undefined, browserOf(start));
     expect(callback.status).toBe(302);
 
     const at = new Date(Date.now() + 2000).toISOString();

@@ -10,7 +10,7 @@ import { PublisherService } from '../../subgraphs/social/publishing/publisher.se
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
 import { freePort } from '../support/ports.js';
-import { sleep, until } from './helpers.js';
+import { browserOf, sleep, until } from './helpers.js';
 
 const runtimeOf = (platform: TestPlatform) => platform.subgraphs.social.runtime;
 
@@ -40,7 +40,8 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     const authorize = await fetch(start.headers.get('location')!, { redirect: 'manual' });
     expect(authorize.status).toBe(302);
     const callbackUrl = authorize.headers.get('location')!;
-    const callback = await rest('GET', callbackUrl);
+    // The browser that started the connect comes back with its connect cookie.
+    const callback = await rest('GET', callbackUrl, undefined, browserOf(start));
     return { start, callbackUrl, callback };
   }
 
@@ -160,7 +161,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const b = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
       const codeForA = new URL((await fetch(a.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
       const stateB = new URL(b.headers.get('location')!).searchParams.get('state')!;
-      const callback = await rest('GET', `${base}/api/integrations/x/callback?code=${codeForA}&state=${encodeURIComponent(stateB)}`);
+      const callback = await rest('GET', `${base}/api/integrations/x/callback?code=${codeForA}&state=${encodeURIComponent(stateB)}`, undefined, browserOf(b));
       expect(callback.status).toBe(302);
       expect(callback.headers.get('location')).toBe('http://web.test/app/integrations?platform=x&status=error&error=exchange_failed');
       expect(x.tokenRequests.at(-1)!.grant_type).toBe('authorization_code');
@@ -463,11 +464,11 @@ describe('social reach: integrations, media, AI images, publisher', () => {
 
     it("lists the owner's platform accounts but cannot connect one, which would serve every brand", async () => {
       expect((await gql('{ integrations { platform } }', {}, keyA)).body.data).toEqual({ integrations: [] });
-      const start = await gql('mutation { startIntegrationConnect(platform: "mastodon") { authorizeUrl } }', {}, keyA);
+      const start = await gql('mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }', {}, keyA);
       expect(codeOf(start.body)).toBe('FORBIDDEN');
       const everyBrand = await gql('mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }', { input: { name: 'all brands', scopes: ['integrations.write'] } }, carol);
       const withEveryBrand = { 'x-api-key': everyBrand.body.data!.createApiKey.key as string };
-      const allowed = await gql('mutation { startIntegrationConnect(platform: "mastodon") { authorizeUrl } }', {}, withEveryBrand);
+      const allowed = await gql('mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }', {}, withEveryBrand);
       expect(allowed.body.data!.startIntegrationConnect.authorizeUrl).toContain(mastodon.url);
     });
   });

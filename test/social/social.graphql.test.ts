@@ -45,7 +45,8 @@ const SCOPE_TABLE: Record<string, string[]> = {
     'Mutation.redeliverWebhookEvent',
   ],
   'campaigns.read': ['Query.campaigns', 'Query.campaign'],
-  'campaigns.write': ['Mutation.createCampaign', 'Mutation.updateCampaign', 'Mutation.deleteCampaign', 'Mutation.setPostCampaign'],
+  // setPostCampaign changes a post too: it needs campaigns.write and posts.write (test/security/brand-reach.test.ts).
+  'campaigns.write': ['Mutation.createCampaign', 'Mutation.updateCampaign', 'Mutation.deleteCampaign'],
   'media.read': ['Query.media', 'Query.mediaPage', 'Query.mediaFile'],
   'media.write': ['Mutation.requestMediaUpload', 'Mutation.generateImage'],
   'integrations.read': ['Query.integrations', 'Query.integrationPlatforms'],

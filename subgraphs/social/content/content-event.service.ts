@@ -82,7 +82,9 @@ export class ContentEventService {
   async forContents(contentIds: readonly string[]): Promise<Map<string, ContentEvent[]>> {
     const byContent = new Map<string, ContentEvent[]>(contentIds.map((id) => [id, []]));
     if (!contentIds.length) return byContent;
-    const rows = await this.em.find(ContentEvent, { contentId: { $in: [...contentIds] } }, { orderBy: { seq: 'desc' } });
+    // Each event keeps the brand the post had then: after a post moved brands, its older events stay
+    // with the old brand, out of reach of an API key limited to the new one.
+    const rows = await this.em.find(ContentEvent, { contentId: { $in: [...contentIds] }, ...this.reach.filter() }, { orderBy: { seq: 'desc' } });
     for (const row of rows) byContent.get(row.contentId)?.push(row);
     return byContent;
   }

@@ -1,4 +1,4 @@
-import { requireScope, type RuleTree } from '../../../lib/shield.js';
+import { and, requireScope, type RuleTree } from '../../../lib/shield.js';
 
 export const contentRules: RuleTree = {
   Query: {
@@ -26,6 +26,15 @@ export const contentRules: RuleTree = {
     createCampaign: requireScope('campaigns.write'),
     updateCampaign: requireScope('campaigns.write'),
     deleteCampaign: requireScope('campaigns.write'),
-    setPostCampaign: requireScope('campaigns.write'),
+    // Moving a post changes the post: both resources' write scopes.
+    setPostCampaign: and(requireScope('campaigns.write'), requireScope('posts.write')),
+  },
+  // Fields that hand out another resource need that resource's scope, as its own root field would.
+  Post: {
+    brand: requireScope('brands.read'),
+  },
+  Campaign: {
+    posts: requireScope('posts.read'),
+    brand: requireScope('brands.read'),
   },
 };

@@ -18,6 +18,12 @@ const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const QUEUE_STATUSES = [PostStatus.queued, PostStatus.publishing, PostStatus.failed];
 const CREATE_STATUSES = [PostStatus.draft, PostStatus.suggested, PostStatus.queued];
 
+/**
+ * Which of `ids` are media files the caller reaches, asked in the transaction `tx`. Media are another
+ * feature (media/), which content does not import: social.context.ts hands this in.
+ */
+export type MediaInReach = (tx: EntityManager, ids: readonly string[]) => Promise<ReadonlySet<string>>;
+
 export interface PostFilter {
   brandId?: string | null;
   statuses?: readonly PostStatus[] | null;
@@ -52,7 +58,15 @@ export class PostService {
     private readonly reach: Reach,
     private readonly brands: BrandService,
     private readonly schedule: PublishSchedule,
+    private readonly mediaInReach: MediaInReach,
   ) {}
+
+  /** A post may carry only media files its author reaches: an API key's brands' files, never another brand's. */
+  private async checkMedia(tx: EntityManager, post: Post): Promise<void> {
+    if (!post.mediaIds.length) return;
+    const reachable = await this.mediaInReach(tx, post.mediaIds);
+    if (post.mediaIds.some((id) => !reachable.has(id))) throw AppError.badInput('mediaIds', 'names a media file that is unknown or out of reach');
+  }
 
   private where(filter: PostFilter = {}): Record<string, unknown> | null {
     return postsWhere(this.reach, filter);
@@ -113,6 +127,7 @@ export class PostService {
       post.content = content;
       post.platforms = normalizePlatforms(input.platforms);
       post.mediaIds = normalizeMediaIds(input.mediaIds);
+      await this.checkMedia(tx, post);
       post.scheduledAt = scheduledAt ?? null;
       post.status = status;
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
@@ -133,6 +148,7 @@ export class PostService {
         if (input.campaignId === undefined) post.campaignId = null;
       }
       applyEdit(post, input, scheduledAt);
+      if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
       if (input.status !== undefined && input.status !== null && input.status !== post.status) {
         if (!CREATE_STATUSES.includes(input.status)) throw AppError.badInput('status', 'can be set to draft, suggested or queued');
@@ -159,7 +175,10 @@ export class PostService {
   /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
   async edit(id: string, input: ContentEditInput): Promise<Post> {
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
-    return this.change(id, 'edit', ContentEventType.edited, async (post) => applyEdit(post, input, scheduledAt));
+    return this.change(id, 'edit', ContentEventType.edited, async (post, tx) => {
+      applyEdit(post, input, scheduledAt);
+      if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
+    });
   }
 
   async approve(id: string, decision: Decision = {}): Promise<Post> {

@@ -30,20 +30,29 @@ export class IntegrationResolver {
   }
 
   @Mutation(() => IntegrationConnectStart, { description: 'Starts the OAuth authorization-code flow (PKCE) for a platform' })
-  startIntegrationConnect(@Arg('platform', () => String, { description: 'The platform to connect, e.g. mastodon or x (see integrationPlatforms)' }) platform: string, @Ctx() ctx: IntegrationsContext) {
-    return ctx.integrations.startConnect(platform);
+  startIntegrationConnect(
+    @Arg('platform', () => String, { description: 'The platform to connect, e.g. mastodon or x (see integrationPlatforms)' }) platform: string,
+    @Arg('browserBinding', () => String, {
+      description: 'SHA-256 (hex) of a nonce kept in the starting browser (the REST connect route sets it as a cookie); the callback completes only with that nonce',
+    })
+    browserBinding: string,
+    @Ctx() ctx: IntegrationsContext,
+  ) {
+    return ctx.integrations.startConnect(platform, browserBinding);
   }
 
   @Mutation(() => IntegrationConnectOutcome, {
-    description: "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect.",
+    description: "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect and to that user's browser.",
   })
   completeIntegrationConnect(
     @Arg('platform', () => String, { description: 'The platform of the redirect' }) platform: string,
     @Arg('state', () => String, { nullable: true, description: 'The `state` query parameter of the redirect' }) state: string | null,
     @Arg('code', () => String, { nullable: true, description: 'The `code` query parameter of the redirect' }) code: string | null,
     @Arg('error', () => String, { nullable: true, description: 'The `error` query parameter of the redirect, when the user or platform declined' }) error: string | null,
+    @Arg('browserNonce', () => String, { nullable: true, description: 'The nonce of the browser that started the connect (its cookie); the state is bound to its hash' })
+    browserNonce: string | null,
     @Ctx() ctx: IntegrationsContext,
   ) {
-    return ctx.integrations.completeConnect(platform, { state, code, error });
+    return ctx.integrations.completeConnect(platform, { state, code, error, browserNonce });
   }
 }

@@ -61,9 +61,13 @@ export class IntegrationService {
     return `${this.settings.publicUrl}/api/integrations/${encodeURIComponent(platform)}/callback`;
   }
 
-  /** Starts the authorization-code flow with PKCE: a single-use state bound to the caller, kept here. */
-  async startConnect(platform: string): Promise<ConnectStart> {
+  /**
+   * Starts the authorization-code flow with PKCE: a single-use state bound to the caller and to the
+   * caller's browser (`browserBinding`, the hash of a nonce only that browser holds), kept here.
+   */
+  async startConnect(platform: string, browserBinding: string): Promise<ConnectStart> {
     const ownerId = this.reach.ownerId;
+    if (!/^[0-9a-f]{64}$/.test(String(browserBinding))) throw AppError.badInput('browserBinding', 'must be the SHA-256 (hex) of a nonce the browser keeps');
     if (!this.reach.everyBrand) {
       throw new AppError(ErrorCode.FORBIDDEN, 'A platform account serves every brand of its owner; this API key reaches only some of them');
     }
@@ -76,7 +80,8 @@ export class IntegrationService {
     pending.stateHash = stateHash;
     pending.ownerId = ownerId;
     pending.platform = platform;
-    pending.codeVerifierSealed = this.settings.cipher.seal(codeVerifier, `oauth-state:${stateHash}`);
+    // The binding is sealed in with the verifier: only the browser's nonce opens it again.
+    pending.codeVerifierSealed = this.settings.cipher.seal(codeVerifier, verifierContext(stateHash, browserBinding));
     pending.redirectUri = this.callbackUrlOf(platform);
     pending.expiresAt = new Date(Date.now() + OAUTH_STATE_TTL_SECONDS * 1000);
     // Abandoned connects of long ago are of no use to anyone; sweep them as new ones arrive.
@@ -94,7 +99,10 @@ export class IntegrationService {
    * that is forged, expired or used is refused before anything else happens. The redirect carries
    * no credential: the state is bound to the user who started the connect, and names the owner.
    */
-  async completeConnect(platform: string, input: { state?: string | null; code?: string | null; error?: string | null }): Promise<ConnectOutcome> {
+  async completeConnect(
+    platform: string,
+    input: { state?: string | null; code?: string | null; error?: string | null; browserNonce?: string | null },
+  ): Promise<ConnectOutcome> {
     const adapter = this.adapterOf(platform);
     const state = input.state?.trim();
     if (!state) throw AppError.badInput('state', 'is required');
@@ -117,10 +125,16 @@ export class IntegrationService {
 
     if (input.error) return { integration: null, redirectUrl: this.webRedirect(platform, 'error', input.error.slice(0, 100)) };
 
+    let codeVerifier: string;
+    try {
+      codeVerifier = this.settings.cipher.open(pending.codeVerifierSealed, verifierContext(stateHash, sha256Hex(input.browserNonce ?? '')));
+    } catch {
+      throw AppError.badInput('state', 'was issued to another browser; start connecting again in this one');
+    }
+
     let tokens: TokenSet;
     let account;
     try {
-      const codeVerifier = this.settings.cipher.open(pending.codeVerifierSealed, `oauth-state:${stateHash}`);
       tokens = await adapter.exchangeCode({ code: input.code!.trim(), codeVerifier, redirectUri: pending.redirectUri });
       account = await adapter.account(tokens.accessToken);
     } catch (error) {
@@ -154,4 +168,9 @@ export class IntegrationService {
     if (error) url.searchParams.set('error', error);
     return url.toString();
   }
+}
+
+/** What the PKCE verifier is sealed to: the state, and the hash of the starting browser's nonce. */
+function verifierContext(stateHash: string, browserBinding: string): string {
+  return `oauth-state:${stateHash}:browser:${browserBinding}`;
 }

@@ -28,17 +28,30 @@ const MAX_IMAGE_BYTES = 25 * 1024 * 1024;
  */
 export class OpenAIImageProvider implements ImageProvider {
   constructor(
-    private readonly options: { baseUrl: string; apiKey?: string; model: string; timeoutMs: number },
+    private readonly options: { baseUrl: string; apiKey?: string; model: string; timeoutMs: number; imageHosts?: readonly string[] },
   ) {}
+
+  /**
+   * Whether an image `url` the provider answered may be fetched: on the provider's own host or one of
+   * `AI_IMAGE_URL_HOSTS`, never anywhere the answer names (an internal address, a metadata service).
+   */
+  private mayFetch(url: string): boolean {
+    if (!URL.canParse(url)) return false;
+    const target = new URL(url);
+    if (!['http:', 'https:'].includes(target.protocol)) return false;
+    const allowed = [new URL(this.options.baseUrl).host, ...(this.options.imageHosts ?? [])].map((host) => host.toLowerCase());
+    return allowed.includes(target.host.toLowerCase());
+  }
 
   async generate(request: { prompt: string; size: string }): Promise<GeneratedImage> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    // An inline image is base64 in JSON: a third larger than its bytes, plus a little.
     const answer = await this.call(`${this.options.baseUrl.replace(/\/+$/, '')}/images/generations`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ model: this.options.model, prompt: request.prompt, size: request.size, n: 1 }),
-    });
+    }, MAX_IMAGE_BYTES * 2);
     let body: { data?: Array<{ b64_json?: string; url?: string }> };
     try {
       body = JSON.parse(answer.toString('utf8')) as typeof body;
@@ -48,17 +61,21 @@ export class OpenAIImageProvider implements ImageProvider {
     const first = body?.data?.[0];
     let bytes: Buffer;
     if (typeof first?.b64_json === 'string' && first.b64_json) bytes = Buffer.from(first.b64_json, 'base64');
-    else if (typeof first?.url === 'string' && /^https?:\/\//.test(first.url)) bytes = await this.call(first.url, { method: 'GET' });
-    else throw new ImageProviderError('the image provider answered without an image');
+    else if (typeof first?.url === 'string' && first.url) {
+      if (!this.mayFetch(first.url)) throw new ImageProviderError('the image provider answered a URL on a host that is not allowed (AI_IMAGE_URL_HOSTS)');
+      bytes = await this.call(first.url, { method: 'GET' }, MAX_IMAGE_BYTES);
+    } else throw new ImageProviderError('the image provider answered without an image');
     const contentType = sniffImageType(bytes);
     if (!contentType) throw new ImageProviderError('the image provider answered bytes that are not an image');
     return { bytes, contentType };
   }
 
-  private async call(url: string, init: RequestInit): Promise<Buffer> {
+  /** One call, no redirect followed (it could lead anywhere), its answer read up to `maxBytes` and no further. */
+  private async call(url: string, init: RequestInit, maxBytes: number): Promise<Buffer> {
     let response: Response;
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      response = await fetch(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs) });
+      response = await fetch(url, { ...init, redirect: 'manual', signal });
     } catch (error) {
       const name = (error as { name?: string }).name;
       throw new ImageProviderError(name === 'TimeoutError' ? 'the image provider did not answer in time' : 'the image provider could not be reached');
@@ -74,10 +91,31 @@ export class OpenAIImageProvider implements ImageProvider {
       }
       throw new ImageProviderError(`the image provider answered ${response.status}${reason ? `: ${reason.slice(0, 200)}` : ''}`);
     }
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_IMAGE_BYTES * 2) throw new ImageProviderError('the image provider answered more bytes than an image may have');
-    return Buffer.from(await response.arrayBuffer());
+    return readCapped(response, maxBytes);
   }
+}
+
+/** The body of `response`, refused as soon as it passes `maxBytes` (whatever Content-Length claimed). */
+async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
+  const tooMany = () => new ImageProviderError('the image provider answered more bytes than an image may have');
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooMany();
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of response.body ?? []) {
+      total += (chunk as Uint8Array).byteLength;
+      if (total > maxBytes) throw tooMany();
+      chunks.push(Buffer.from(chunk as Uint8Array));
+    }
+  } catch (error) {
+    await response.body?.cancel().catch(() => undefined);
+    if (error instanceof ImageProviderError) throw error;
+    throw new ImageProviderError((error as { name?: string }).name === 'TimeoutError' ? 'the image provider did not answer in time' : 'the image provider broke off its answer');
+  }
+  return Buffer.concat(chunks);
 }
 
 /** The type of an image from its first bytes; null when they are no image we store. */
@@ -98,5 +136,6 @@ export function imageProviderOf(config: Config): ImageProvider | null {
     apiKey: config.env.AI_IMAGE_API_KEY,
     model: config.env.AI_IMAGE_MODEL,
     timeoutMs: config.env.AI_IMAGE_TIMEOUT_MS,
+    imageHosts: config.env.AI_IMAGE_URL_HOSTS,
   });
 }

@@ -165,6 +165,14 @@ export class MediaService {
   }
 }
 
+/** Which of `ids` are media files inside `reach`, read in `em` (the caller's transaction): what a post may carry. */
+export async function mediaInReach(em: EntityManager, reach: Reach, ids: readonly string[]): Promise<ReadonlySet<string>> {
+  const valid = ids.filter(isUuid);
+  if (!valid.length) return new Set();
+  const found = await em.find(MediaFile, { id: { $in: valid }, ...reach.filter() }, { fields: ['id'] });
+  return new Set(found.map((file) => file.id));
+}
+
 function cleanFilename(value: unknown): string {
   const text = typeof value === 'string' ? value : '';
   // Only the last path segment is a name; control characters have no place in one.

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { freePort } from '../support/ports.js';
+import { FakePlatform } from '../social-reach/fake-platforms.js';
+import { browserOf } from '../social-reach/helpers.js';
+
+/**
+ * The attack: Mallory starts a connect and sends the platform's authorization page to Victor. Victor,
+ * signed in at the platform, approves, and his browser follows the redirect to our callback. Were the
+ * state bound only to Mallory's user, Victor's platform account would now post for Mallory.
+ */
+describe('OAuth connect is bound to the browser that started it', () => {
+  let platform: TestPlatform;
+  let base: string;
+  const mastodon = new FakePlatform('mastodon', 'masto-client', 'masto-secret');
+  const mallory = async () => ({ authorization: `Bearer ${await platform.token('mallory')}` });
+  const integrationsOf = async (owner: string) =>
+    platform.subgraphs.social.orm.em.fork().getConnection().execute('select platform from social.integration where owner_id = ?', [owner]);
+
+  beforeAll(async () => {
+    await mastodon.start();
+    const port = await freePort();
+    platform = await startTestPlatform({
+      SOCIAL_REST_PORT: String(port),
+      SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      WEB_URL: 'http://web.test/app',
+      MASTODON_CLIENT_ID: mastodon.clientId,
+      MASTODON_CLIENT_SECRET: mastodon.clientSecret,
+      MASTODON_BASE_URL: mastodon.url,
+    });
+    base = platform.urls.socialRest;
+  });
+  afterAll(async () => {
+    await platform?.stop();
+    await mastodon.stop();
+  });
+
+  it('sets an HttpOnly, SameSite=Lax nonce cookie at connect', async () => {
+    const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, await mallory());
+    const cookie = start.headers.getSetCookie().find((value) => value.startsWith('oauth_connect='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\/api\/integrations/);
+  });
+
+  it('refuses the callback in another browser (the REST connect link sent to a victim), storing nothing', async () => {
+    const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, await mallory());
+    const approved = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    // Victor's browser: no cookie of Mallory's.
+    const victim = await rest('GET', approved.headers.get('location')!);
+    expect(victim.status).toBe(400);
+    expect(victim.body.errors).toEqual([{ field: 'state', message: 'was issued to another browser; start connecting again in this one' }]);
+    expect(await integrationsOf('mallory')).toEqual([]);
+  });
+
+  it('refuses the callback of a connect started through GraphQL, whatever cookie comes along', async () => {
+    const binding = 'a'.repeat(64);
+    const started = await graphql(
+      platform.urls.gateway,
+      'mutation ($b: String!) { startIntegrationConnect(platform: "mastodon", browserBinding: $b) { authorizeUrl } }',
+      { b: binding },
+      await mallory(),
+    );
+    const approved = await fetch((started.body.data as { startIntegrationConnect: { authorizeUrl: string } }).startIntegrationConnect.authorizeUrl, { redirect: 'manual' });
+    const victim = await rest('GET', approved.headers.get('location')!, undefined, { cookie: 'oauth_connect=some-other-nonce' });
+    expect(victim.status).toBe(400);
+    expect(await integrationsOf('mallory')).toEqual([]);
+  });
+
+  it('completes in the browser that started it', async () => {
+    const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, await mallory());
+    const approved = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    const own = await rest('GET', approved.headers.get('location')!, undefined, browserOf(start));
+    expect(own.status).toBe(302);
+    expect(own.headers.get('location')).toContain('status=connected');
+    expect(own.headers.getSetCookie().some((value) => value.startsWith('oauth_connect=;'))).toBe(true);
+    expect(await integrationsOf('mallory')).toEqual([{ platform: 'mastodon' }]);
+  });
+});

@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { SignJWT } from 'jose';
+import { pino } from 'pino';
+import { ConfigError, loadConfig } from '../../lib/config.js';
+import { Identity } from '../../lib/identity.js';
+import { createMailer } from '../../lib/mail.js';
+import { PROJECT_ROOT } from '../../lib/paths.js';
+import { startJwksServer } from '../support/jwks.js';
+import { LogCollector } from '../support/logs.js';
+import { freePort } from '../support/ports.js';
+
+/** Every production decision made, the safe way. */
+const DECIDED = {
+  NODE_ENV: 'production',
+  IDENTITY_JWKS_URL: 'https://id.example.com/jwks.json',
+  IDENTITY_ISSUER: 'https://id.example.com/',
+  IDENTITY_AUDIENCE: 'platform',
+  SMTP_URL: 'smtp://mail.example.com:25',
+  CONTACTS_AUTH: 'required',
+};
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+};
+
+/** A part of the platform as its container runs it (the built entry point), with only `env`. */
+function runPart(part: string, env: Record<string, string>, until: (output: string) => boolean) {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'part.js'), part], { env: { PATH: process.env.PATH ?? '', ...env } });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`neither an exit nor the awaited output within 60 s:\n${output}`));
+    }, 60_000);
+    const check = () => {
+      if (!until(output)) return;
+      clearTimeout(timer);
+      child.once('exit', (code) => resolve({ code, output }));
+      child.kill('SIGTERM');
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe('production refuses unsafe defaults', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'production-test-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('names every missing decision at once', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['CONTACTS_AUTH', 'IDENTITY_JWKS_URL', 'SMTP_URL']);
+    expect(problems.join('\n')).toContain('DEV_IDENTITY=allow');
+    expect(problemsOf(DECIDED)).toEqual([]);
+    // Development keeps its defaults.
+    expect(problemsOf({})).toEqual([]);
+  });
+
+  it('takes each decision on its own: the development issuer only when allowed, with a warning', () => {
+    const { IDENTITY_JWKS_URL: _url, IDENTITY_ISSUER: _issuer, IDENTITY_AUDIENCE: _audience, ...withoutIdentity } = DECIDED;
+    expect(problemsOf(withoutIdentity).map((problem) => problem.split(':')[0])).toEqual(['IDENTITY_JWKS_URL']);
+    const allowed = loadConfig({ ...withoutIdentity, DEV_IDENTITY: 'allow' });
+    expect(allowed.warnings.join('\n')).toMatch(/DEV_IDENTITY=allow: production is using the embedded development issuer/);
+    expect(loadConfig(DECIDED).warnings).toEqual([]);
+    expect(problemsOf({ ...withoutIdentity, DEV_IDENTITY: 'yes' }).join('\n')).toContain('DEV_IDENTITY');
+    // Empty (as compose writes `${DEV_IDENTITY:-}`) is unset.
+    expect(problemsOf({ ...withoutIdentity, DEV_IDENTITY: '' }).map((problem) => problem.split(':')[0])).toEqual(['IDENTITY_JWKS_URL']);
+    const { SMTP_URL: _smtp, ...withoutSmtp } = DECIDED;
+    expect(problemsOf(withoutSmtp).map((problem) => problem.split(':')[0])).toEqual(['SMTP_URL']);
+    const { CONTACTS_AUTH: _contacts, ...withoutContacts } = DECIDED;
+    expect(problemsOf(withoutContacts).map((problem) => problem.split(':')[0])).toEqual(['CONTACTS_AUTH']);
+    expect(problemsOf({ ...DECIDED, CONTACTS_AUTH: 'open' })).toEqual([]);
+  });
+
+  it('wants a shared subgraph token once subgraphs listen beyond loopback', () => {
+    expect(loadConfig({}).env.SUBGRAPH_HOST).toBe('127.0.0.1');
+    expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '0.0.0.0' }).map((problem) => problem.split(':')[0])).toEqual(['SUBGRAPH_TOKEN']);
+    expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '0.0.0.0', SUBGRAPH_TOKEN: 'a-long-shared-secret-value' })).toEqual([]);
+    expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '::1' })).toEqual([]);
+    expect(problemsOf({ SUBGRAPH_TOKEN: 'short' }).join('\n')).toContain('SUBGRAPH_TOKEN');
+  });
+
+  it('exits 1 naming every missing decision when a part starts in production', async () => {
+    const { code, output } = await runPart('gateway', { NODE_ENV: 'production', DATA_DIR: dataDir }, () => false);
+    expect(code).toBe(1);
+    for (const name of ['IDENTITY_JWKS_URL', 'DEV_IDENTITY=allow', 'SMTP_URL', 'CONTACTS_AUTH']) expect(output).toContain(name);
+  });
+
+  it('warns at every start of a part that production lets use the development issuer', async () => {
+    const env = {
+      NODE_ENV: 'production',
+      DEV_IDENTITY: 'allow',
+      SMTP_URL: 'smtp://127.0.0.1:2525',
+      CONTACTS_AUTH: 'open',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      GATEWAY_PORT: String(await freePort()),
+    };
+    const { output } = await runPart('gateway', env, (text) => text.includes('gateway listening on'));
+    const warning = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .find((line) => line.msg.startsWith('DEV_IDENTITY=allow'));
+    expect(warning?.level).toBe(40);
+  });
+
+  it('never writes a sign-in mail to the log in production, and marks it as development-only elsewhere', async () => {
+    const sink = new LogCollector();
+    const developmentConfig = loadConfig({});
+    expect(() => createMailer({ ...developmentConfig, isProduction: true }, pino(sink))).toThrow(/SMTP_URL is required in production/);
+    const mailer = createMailer(developmentConfig, pino({ level: 'trace' }, sink));
+    await mailer.send({ from: 'a@b.example', to: 'c@d.example', subject: 'Sign in', text: 'https://app.example/auth/magic?token=abc' });
+    const line = sink.lines[0] as { level: number; developmentOnly: string; text: string };
+    expect(line.level).toBe(40);
+    expect(line.developmentOnly).toMatch(/for development only/);
+  });
+});
+
+describe('bearer tokens', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'token-age-test-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('need an expiry, and are refused once older than IDENTITY_MAX_TOKEN_AGE_SECONDS', async () => {
+    const jwks = await startJwksServer('ES256');
+    const { privateKey } = jwks;
+    try {
+      const identity = await Identity.create(
+        loadConfig({
+          DATA_DIR: dataDir,
+          IDENTITY_JWKS_URL: jwks.url,
+          IDENTITY_ISSUER: 'https://id.example',
+          IDENTITY_AUDIENCE: 'platform',
+          IDENTITY_MAX_TOKEN_AGE_SECONDS: '3600',
+        }),
+      );
+      const now = Math.floor(Date.now() / 1000);
+      const token = (claims: { iat?: number; exp?: number }) => {
+        const jwt = new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('u1').setIssuer('https://id.example').setAudience('platform');
+        if (claims.iat !== undefined) jwt.setIssuedAt(claims.iat);
+        if (claims.exp !== undefined) jwt.setExpirationTime(claims.exp);
+        return jwt.sign(privateKey);
+      };
+      expect(await identity.verify(await token({ iat: now - 60, exp: now + 600 }))).toMatchObject({ userId: 'u1' });
+      expect(await identity.verify(await token({ exp: now + 600 }))).toMatchObject({ userId: 'u1' });
+      // No expiry at all.
+      await expect(identity.verify(await token({ iat: now }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      // Issued two hours ago and valid for a year: older than the maximum age.
+      await expect(identity.verify(await token({ iat: now - 7200, exp: now + 365 * 86400 }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      // No issue time, and valid far longer than the maximum age.
+      await expect(identity.verify(await token({ exp: now + 30 * 86400 }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    } finally {
+      jwks.close();
+    }
+  });
+});
