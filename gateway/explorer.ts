@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import express, { type Router } from 'express';
 import type { Logger } from '../lib/logger.js';
+import { packageAsset, packageAssetsRouter, type PackageAsset } from '../lib/package-assets.js';
 
 /** Where GraphiQL lives beside the GraphQL endpoint. */
 export const GRAPHIQL_PATH = '/graphiql';
@@ -38,21 +37,6 @@ export function withGraphiQLLink(html: string): string {
   return html.replace('<body>', `<body>\n${GRAPHIQL_LINK}`);
 }
 
-interface Asset {
-  /** Served at `${GRAPHIQL_PATH}/assets/<name>`: the package version is in the name, so a browser may keep it for good. */
-  name: string;
-  file: string;
-}
-
-const require = createRequire(import.meta.url);
-
-/** A file of an installed npm package (by its folder: GraphiQL's UMD build is not among its exports). */
-function packageAsset(pkg: string, file: string, extension: string): Asset {
-  const manifest = require.resolve(`${pkg}/package.json`);
-  const { version } = require(manifest) as { version: string };
-  return { name: `${pkg}-${version}${extension}`, file: path.join(path.dirname(manifest), file) };
-}
-
 /** Starts GraphiQL on the page; a file of its own so that the page's CSP needs no inline script. */
 const START_SCRIPT = `
 const endpoint = new URL('/graphql', window.location.origin).href;
@@ -83,8 +67,6 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
-
 /**
  * `GET /graphiql` (development only): GraphiQL from its npm package (its UMD build, with React's),
  * every script and style served by this gateway, so the explorer works with no internet at all.
@@ -92,7 +74,7 @@ const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
  * the route is left out with a warning.
  */
 export function graphiqlRouter(log: Logger): Router | undefined {
-  let assets: { react: Asset; reactDom: Asset; graphiql: Asset; css: Asset };
+  let assets: { react: PackageAsset; reactDom: PackageAsset; graphiql: PackageAsset; css: PackageAsset };
   try {
     assets = {
       react: packageAsset('react', 'umd/react.production.min.js', '.js'),
@@ -104,7 +86,7 @@ export function graphiqlRouter(log: Logger): Router | undefined {
     log.warn({ err: error }, `GraphiQL is not installed (a development dependency): ${GRAPHIQL_PATH} is not served`);
     return undefined;
   }
-  const asset = (item: Asset) => `${GRAPHIQL_PATH}/assets/${item.name}`;
+  const asset = (item: PackageAsset) => `${GRAPHIQL_PATH}/assets/${item.name}`;
   const page = `<!doctype html>
 <html lang="en">
 <head>
@@ -134,10 +116,6 @@ export function graphiqlRouter(log: Logger): Router | undefined {
   router.get(`${GRAPHIQL_PATH}/assets/page.css`, (_req, res) => {
     res.set('cache-control', 'no-cache').type('text/css').send('body { margin: 0; } #graphiql { height: 100vh; }\n');
   });
-  for (const item of Object.values(assets)) {
-    router.get(asset(item), (_req, res, next) => {
-      res.sendFile(item.file, { maxAge: ONE_YEAR_SECONDS * 1000, immutable: true }, (error) => error && next(error));
-    });
-  }
+  router.use(packageAssetsRouter(`${GRAPHIQL_PATH}/assets`, Object.values(assets)));
   return router;
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { ErrorCode, problemFor } from './errors.js';
 import type { GraphQLClient } from './graphql-client.js';
 import { CACHE_CONTROL } from './http-answers.js';
+import { healthSchema } from './openapi.js';
 import { untraced } from './tracing.js';
 import { sendProblem, type RestRoute, type RunOperation } from './rest.js';
 
@@ -16,8 +18,8 @@ export interface HealthQuery {
   service: string;
   /** The subgraph's root field (`contactsHealth`), asked by the operations `<Name>Health` and `<Name>Readiness`. */
   field: string;
-  /** The operation behind `/health` (every check with its detail). */
-  healthOperation: string;
+  /** The operation behind `/health` (every check with its detail), typed by the adapter's generated operations. */
+  healthOperation: TypedDocumentNode<unknown, Record<string, never>>;
   /** The operation behind `/readyz` (the database check). */
   readinessOperation: string;
 }
@@ -34,11 +36,12 @@ export function healthRoutes(run: RunOperation, query: HealthQuery, summary = 'A
       path: '/health',
       summary,
       cacheControl: CACHE_CONTROL.live,
+      doc: { answer: { status: 200, description: 'Every part is healthy', json: healthSchema }, problems: [503], open: true },
       handler: async (req, res) => {
         const timestamp = new Date().toISOString();
         let health: HealthAnswer;
         try {
-          health = (await run<Record<string, HealthAnswer>>(query.healthOperation, {}, req))[query.field];
+          health = ((await run(query.healthOperation, {}, req)) as Record<string, HealthAnswer>)[query.field];
         } catch {
           health = { ok: false, checks: [{ name: `${query.field.replace(/Health$/, '')}-subgraph`, ok: false, detail: 'not answering' }] };
         }

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { getOperationAST, Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
 import type { Config } from './config.js';
 import {
   AppError,
@@ -14,12 +15,14 @@ import {
   type FieldProblem,
   type ProblemDetails,
 } from './errors.js';
+import { apiReferenceAssets, DOCS_PATH, OPENAPI_PATH } from './api-reference.js';
 import { corsFor } from './cors.js';
 import { applyTrustProxy } from './client-address.js';
 import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
 import { checkPagingParameters, refuseInvalidUtf8, refuseUnstorableText } from './input.js';
 import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
+import { API_VERSION, healthSchema, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from './logger.js';
 import { httpMetrics } from './metrics.js';
 import { inRequestTrace, traceRequests } from './tracing.js';
@@ -36,6 +39,8 @@ export interface RestRoute {
   before?: RequestHandler[];
   /** `Cache-Control` of the answer (a handler may still set its own); default `CACHE_CONTROL.personal`. */
   cacheControl?: string;
+  /** Its part of the service's OpenAPI document; a JSON `body` schema there is also checked before the handler runs. */
+  doc?: RouteDoc;
 }
 
 /**
@@ -119,18 +124,29 @@ export async function runOperation<Data>(
   return result.data;
 }
 
-/** Runs one named operation of an adapter's `operations/*.graphql` as the caller; its errors become problems. */
-export type RunOperation = <Data>(name: string, variables: Record<string, unknown>, req: Request) => Promise<Data>;
+/**
+ * The variables of an operation, each required one present; their values are the caller's input as
+ * it came (a page number may still be text), for GraphQL to refuse by name.
+ */
+export type OperationVariables<Variables> = { [Name in keyof Variables]: unknown };
 
 /**
- * `runOperation` by name, over the operations of `folder` read once at start (or given, when the
- * adapter needs them for something else too); a name that is not there fails loudly.
+ * Runs one operation of an adapter's `operations/*.graphql` as the caller, named by its generated typed
+ * document (`operations.generated.ts`, GraphQL Code Generator), which gives the answer its type; its errors become problems.
+ */
+export type RunOperation = <Result, Variables>(operation: TypedDocumentNode<Result, Variables>, variables: OperationVariables<Variables>, req: Request) => Promise<Result>;
+
+/**
+ * `runOperation` by the typed document's operation name, over the texts of `folder`'s operations
+ * read once at start (or given, when the adapter needs them for something else too); a name that is
+ * not there fails loudly.
  */
 export function operationRunner(client: GraphQLClient, folder: string, operations = loadOperations(folder)): RunOperation {
-  return (name, variables, req) => {
+  return (document, variables, req) => {
+    const name = getOperationAST(document)?.name?.value ?? '';
     const operation = operations[name];
     if (!operation) throw new Error(`no operation ${name} in ${folder}`);
-    return runOperation(client, operation, variables, req);
+    return runOperation(client, operation, variables as Record<string, unknown>, req);
   };
 }
 
@@ -204,12 +220,14 @@ export function createRestApp(options: RestAppOptions): Express {
   app.use(httpLogger(logger, `${name}-rest`));
   const methodsByPath = allowedMethodsByPath(routes);
   for (const [routePath, methods] of methodsByPath) app.all(routePath, corsFor(config, methods));
+  app.use(apiReferenceAssets());
   for (const router of options.routers ?? []) app.use(router);
   app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], verify: refuseInvalidUtf8 }));
   app.use(refuseUnstorableText, checkPagingParameters);
 
   for (const route of routes) {
-    app[route.method](route.path, ...(route.before ?? []), async (req: Request, res: Response, next: NextFunction) => {
+    const bodyCheck = route.doc?.body ? [checkBody(route.doc.body)] : [];
+    app[route.method](route.path, ...(route.before ?? []), ...bodyCheck, async (req: Request, res: Response, next: NextFunction) => {
       try {
         res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
         // Back in the request's span: reading a body (JSON, multipart) left it.
@@ -240,6 +258,14 @@ export function createRestApp(options: RestAppOptions): Express {
     sendProblem(res, problem, headers);
   });
   return app;
+}
+
+/** Before the handler: the JSON body in its documented shape (`parseBody`), or a 400 naming each field that is not. */
+function checkBody(schema: NonNullable<RouteDoc['body']>): RequestHandler {
+  return (req, _res, next) => {
+    req.body = parseBody(schema, jsonBody(req));
+    next();
+  };
 }
 
 /** The methods each path of the table serves (HEAD with every GET), in the table's order. */
@@ -293,8 +319,9 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[], op
       path: '/api',
       summary: 'API metadata and available endpoints',
       cacheControl: CACHE_CONTROL.public,
+      doc: { answer: { status: 200, description: 'The service, its endpoints, and where its API reference is', json: serviceInfoSchema }, open: true },
       handler: (_req, res) => {
-        res.json({ name: service, version: '1.0.0', endpoints: describeRoutes(routes()) });
+        res.json({ name: service, version: API_VERSION, endpoints: describeRoutes(routes()), openapi: OPENAPI_PATH, docs: DOCS_PATH });
       },
     },
   ];
@@ -304,6 +331,7 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[], op
       path: '/health',
       summary: 'API health status and timestamp',
       cacheControl: CACHE_CONTROL.live,
+      doc: { answer: { status: 200, description: 'The service answers', json: healthSchema }, open: true },
       handler: (_req, res) => {
         res.json({ status: 'ok', service, timestamp: new Date().toISOString() });
       },

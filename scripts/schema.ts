@@ -1,17 +1,22 @@
 import 'reflect-metadata';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { composeSupergraph } from '../gateway/supergraph.js';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
+import { openApiDocuments, openApiText } from '../rest-adapters/openapi.js';
+import { generateOperationTypes } from '../rest-adapters/operation-types.js';
 
 exitWithHelpIfAsked(`
 usage: npm run schema       (node dist/scripts/schema.js)
 
 Prints each subgraph's SDL from the code into schema/<subgraph>.graphql, composes them into
-schema/supergraph.graphql (and its copy deploy/kubernetes/base/supergraph.graphql). Run it after
-changing a subgraph's types: a test fails while the checked-in files and the code differ.
+schema/supergraph.graphql (and its copy deploy/kubernetes/base/supergraph.graphql), and each REST
+service's OpenAPI document into schema/openapi/<service>.json, and the types of each adapter's
+operations (GraphQL Code Generator, against the supergraph) into rest-adapters/<service>/operations.generated.ts.
+Run it after changing a subgraph's types, an operation or a REST route: a test fails while the
+checked-in files and the code differ.
 `);
 
 const KUBERNETES_SUPERGRAPH = 'deploy/kubernetes/base/supergraph.graphql';
@@ -26,6 +31,15 @@ async function main(): Promise<void> {
   // Kustomize reads files only below its own folder: the supergraph ConfigMap is made from this copy.
   writeFileSync(path.join(PROJECT_ROOT, KUBERNETES_SUPERGRAPH), supergraphSdl);
   console.log(`wrote ${subgraphs.map(({ name }) => `schema/${name}.graphql`).join(', ')}, schema/supergraph.graphql and ${KUBERNETES_SUPERGRAPH}`);
+
+  const operationTypes = await generateOperationTypes();
+  for (const { filename, content } of operationTypes) writeFileSync(path.join(PROJECT_ROOT, filename), content);
+  console.log(`wrote ${operationTypes.map(({ filename }) => filename).join(', ')}`);
+
+  const documents = await openApiDocuments();
+  mkdirSync(path.join(dir, 'openapi'), { recursive: true });
+  for (const [name, document] of Object.entries(documents)) writeFileSync(path.join(dir, 'openapi', `${name}.json`), openApiText(document));
+  console.log(`wrote ${Object.keys(documents).map((name) => `schema/openapi/${name}.json`).join(', ')}`);
 }
 
 main().catch((error: unknown) => {

@@ -1,17 +1,19 @@
+import { z } from 'zod';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageQuery } from '../../lib/openapi.js';
+import { pageBody } from '../../lib/pagination.js';
 import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
-
-type Attachment = Record<string, unknown>;
-interface UploadSlot {
-  uploadToken: string;
-  storageKey: string;
-  maxBytes: number;
-  contentType: string;
-}
+import { attachmentPage, attachmentSchema, deletedSchema, uploadSchema } from './contacts.bodies.js';
+import {
+  AttachmentDownloadDocument,
+  AttachmentPageDocument,
+  DeleteAttachmentDocument,
+  RecordAttachmentDocument,
+  ReserveAttachmentUploadDocument,
+} from './operations.generated.js';
 
 /** Legacy clients ask for "all attachments" with no paging parameters: answer the largest page. */
 const ALL_ON_ONE_PAGE = 100;
@@ -21,15 +23,20 @@ const ALL_ON_ONE_PAGE = 100;
  * storage key and the size limit, the bytes stream from the request into storage, and the
  * subgraph records them (refusing, and deleting them, when anything is wrong).
  */
-export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): RestRoute[] {
+export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxBytes: number): RestRoute[] {
   return [
     {
       method: 'get',
       path: '/api/contacts/:id/attachments',
       summary: 'All attachments of a contact, newest first (page, limit)',
+      doc: {
+        params: { id: 'Contact id' },
+        query: pageQuery.extend({ limit: pageQuery.shape.limit.meta({ description: `Page size, 1 to 100 (default ${ALL_ON_ONE_PAGE}: all on one page)` }) }),
+        answer: { status: 200, description: 'A page of attachments', json: attachmentPage },
+      },
       handler: async (req, res) => {
-        const { attachmentPage } = await run<{ attachmentPage: Page<Attachment> }>(
-          'AttachmentPage',
+        const { attachmentPage } = await run(
+          AttachmentPageDocument,
           { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) ?? ALL_ON_ONE_PAGE },
           req,
         );
@@ -40,12 +47,17 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): Res
       method: 'post',
       path: '/api/contacts/:id/attachments',
       summary: 'Upload a file attachment (multipart/form-data, field file)',
+      doc: {
+        params: { id: 'Contact id' },
+        multipart: uploadSchema(`The file (at most ATTACHMENT_MAX_BYTES, ${maxBytes} bytes here)`),
+        answer: { status: 201, description: 'The recorded attachment', json: attachmentSchema },
+      },
       handler: async (req, res) => {
         const { file: slot } = await readMultipart(req, {
           fileField: 'file',
           onFile: async (file) => {
-            const { reserveAttachmentUpload } = await run<{ reserveAttachmentUpload: UploadSlot }>(
-              'ReserveAttachmentUpload',
+            const { reserveAttachmentUpload } = await run(
+              ReserveAttachmentUploadDocument,
               { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
               req,
             );
@@ -59,7 +71,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): Res
         });
         if (!slot) throw AppError.badInput('file', 'is required: send the file as multipart/form-data field "file"');
         try {
-          const { recordAttachment } = await run<{ recordAttachment: Attachment }>('RecordAttachment', { uploadToken: slot.uploadToken }, req);
+          const { recordAttachment } = await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req);
           res.status(201).json(recordAttachment);
         } catch (error) {
           // The subgraph deletes what it refuses; this covers a failure before it could answer.
@@ -72,9 +84,17 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): Res
       method: 'get',
       path: '/api/attachments/:id',
       summary: 'Download an attachment file',
+      doc: {
+        params: { id: 'Attachment id' },
+        answer: {
+          status: 200,
+          description: 'The file, with its stored Content-Type and a Content-Disposition naming it',
+          content: { 'application/octet-stream': z.string().meta({ format: 'binary' }) },
+        },
+      },
       handler: async (req, res) => {
-        const { attachment } = await run<{ attachment: (Attachment & { storageKey: string; filename: string; contentType: string }) | null }>(
-          'AttachmentDownload',
+        const { attachment } = await run(
+          AttachmentDownloadDocument,
           { id: req.params.id },
           req,
         );
@@ -97,8 +117,9 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage): Res
       method: 'delete',
       path: '/api/attachments/:id',
       summary: 'Delete an attachment permanently (record and file)',
+      doc: { params: { id: 'Attachment id' }, answer: { status: 200, description: 'The attachment that was deleted', json: deletedSchema(attachmentSchema) } },
       handler: async (req, res) => {
-        const { deleteAttachment } = await run<{ deleteAttachment: Attachment }>('DeleteAttachment', { id: req.params.id }, req);
+        const { deleteAttachment } = await run(DeleteAttachmentDocument, { id: req.params.id }, req);
         res.json({ ...deleteAttachment, deleted: true });
       },
     },

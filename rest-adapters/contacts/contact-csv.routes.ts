@@ -2,16 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { z } from 'zod';
 import type { Config } from '../../lib/config.js';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { importFormSchema, importResultSchema } from './contacts.bodies.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
-
-type Contact = Record<string, unknown> & { tags: string[] };
-interface ScrollPage {
-  contactScroll: { nodes: Contact[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
-}
+import { ContactScrollDocument, type ContactScrollQuery, ImportContactsDocument } from './operations.generated.js';
 
 const EXPORT_COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'] as const;
 const EXPORT_PAGE_SIZE = 1000;
@@ -34,6 +32,7 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
       method: 'post',
       path: '/api/contacts/import',
       summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
+      doc: { multipart: importFormSchema, answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema } },
       handler: async (req, res) => {
         const fileKey = `imports/${randomUUID()}.csv`;
         let stored = false;
@@ -47,8 +46,8 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
             },
           });
           if (!file) throw AppError.badInput('file', 'is required: send the CSV as multipart/form-data field "file"');
-          const { importContacts } = await run<{ importContacts: Record<string, unknown> }>(
-            'ImportContacts',
+          const { importContacts } = await run(
+            ImportContactsDocument,
             { fileKey, mapping: fields.mapping ?? null },
             req,
           );
@@ -63,10 +62,18 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
       method: 'get',
       path: '/api/contacts/export',
       summary: 'Export contacts as CSV (optional search)',
+      doc: {
+        query: z.object({ search: z.string().optional().meta({ description: 'Export only the contacts this full-text search finds' }) }),
+        answer: {
+          status: 200,
+          description: `CSV with a header row: ${EXPORT_COLUMNS.join(', ')} (tags joined with ;)`,
+          content: { 'text/csv': z.string() },
+        },
+      },
       handler: async (req, res) => {
         const search = stringParam(req.query.search);
         const fetchPage = async (after: string | null) =>
-          (await run<ScrollPage>('ContactScroll', { first: EXPORT_PAGE_SIZE, after, search }, req)).contactScroll;
+          (await run(ContactScrollDocument, { first: EXPORT_PAGE_SIZE, after, search }, req)).contactScroll;
         // The first page is read before any byte is sent, so a bad request still gets a problem body.
         const firstPage = await fetchPage(null);
         res.status(200).set({
@@ -92,7 +99,7 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
   ];
 }
 
-function toRow(contact: Contact): string[] {
+function toRow(contact: ContactScrollQuery['contactScroll']['nodes'][number]): string[] {
   return EXPORT_COLUMNS.map((column) => {
     if (column === 'tags') return contact.tags.join(';');
     const value = contact[column];

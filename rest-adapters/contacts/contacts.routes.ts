@@ -1,8 +1,16 @@
+import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageQuery } from '../../lib/openapi.js';
+import { pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-
-type Contact = Record<string, unknown>;
+import { contactInputSchema, contactPage, contactSchema } from './contacts.bodies.js';
+import {
+  ContactDocument,
+  ContactPageDocument,
+  CreateContactDocument,
+  DeleteContactDocument,
+  UpdateContactDocument,
+} from './operations.generated.js';
 
 /**
  * The documented contact-record endpoints. Each runs one operation of `operations/` and maps the
@@ -14,9 +22,15 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts',
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
+      doc: {
+        query: pageQuery.extend({
+          search: z.string().optional().meta({ description: 'Full-text search over names, e-mail addresses, companies and tags' }),
+        }),
+        answer: { status: 200, description: 'A page of live contacts', json: contactPage },
+      },
       handler: async (req, res) => {
-        const { contactPage } = await run<{ contactPage: Page<Contact> }>(
-          'ContactPage',
+        const { contactPage } = await run(
+          ContactPageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit), search: stringParam(req.query.search) },
           req,
         );
@@ -27,8 +41,9 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts',
       summary: 'Create a contact (firstName or email required)',
+      doc: { body: contactInputSchema, answer: { status: 201, description: 'The new contact', json: contactSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { createContact } = await run<{ createContact: Contact }>('CreateContact', { input: jsonBody(req) }, req);
+        const { createContact } = await run(CreateContactDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createContact);
       },
     },
@@ -36,8 +51,9 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id',
       summary: 'Get a contact',
+      doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact', json: contactSchema } },
       handler: async (req, res) => {
-        const { contact } = await run<{ contact: Contact | null }>('Contact', { id: req.params.id }, req);
+        const { contact } = await run(ContactDocument, { id: req.params.id }, req);
         if (!contact) throw AppError.notFound('Contact');
         res.json(contact);
       },
@@ -46,8 +62,14 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/contacts/:id',
       summary: 'Update a contact',
+      doc: {
+        params: { id: 'Contact id' },
+        body: contactInputSchema,
+        answer: { status: 200, description: 'The contact as changed', json: contactSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
-        const { updateContact } = await run<{ updateContact: Contact }>('UpdateContact', { id: req.params.id, input: jsonBody(req) }, req);
+        const { updateContact } = await run(UpdateContactDocument, { id: req.params.id, input: jsonBody(req) }, req);
         res.json(updateContact);
       },
     },
@@ -55,8 +77,9 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:id',
       summary: 'Soft delete a contact',
+      doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact, now with deleted: true', json: contactSchema } },
       handler: async (req, res) => {
-        const { deleteContact } = await run<{ deleteContact: Contact }>('DeleteContact', { id: req.params.id }, req);
+        const { deleteContact } = await run(DeleteContactDocument, { id: req.params.id }, req);
         res.json(deleteContact);
       },
     },

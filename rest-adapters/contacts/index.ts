@@ -1,8 +1,11 @@
 import path from 'node:path';
 import type { Config } from '../../lib/config.js';
+import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
+import { ContactsHealthDocument } from './operations.generated.js';
 import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
 import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
@@ -14,7 +17,27 @@ import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
-const HEALTH: HealthQuery = { service: 'contact-management', field: 'contactsHealth', healthOperation: 'ContactsHealth', readinessOperation: 'ContactsReadiness' };
+const HEALTH: HealthQuery = { service: 'contact-management', field: 'contactsHealth', healthOperation: ContactsHealthDocument, readinessOperation: 'ContactsReadiness' };
+
+/** The contact management API as its OpenAPI document introduces it; credentials only with CONTACTS_AUTH=required. */
+function contactsApi(config: Config): ApiDescription {
+  const required = config.env.CONTACTS_AUTH === 'required';
+  return {
+    title: 'Contact management',
+    description:
+      'Contacts (search, soft delete), notes, attachments, sales pipelines and stage moves, CSV import and export. ' +
+      'Errors are RFC 9457 problem details. ' +
+      (required
+        ? 'Every /api route but GET /api needs a bearer token with contacts.read (reads), contacts.write (changes), contacts.import or contacts.export.'
+        : 'No credentials are needed (CONTACTS_AUTH=open).'),
+    ...(required
+      ? {
+          securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token of the identity service' } },
+          securityOf: (route) => (route.path.startsWith('/api/') ? [{ BearerAuth: [] }] : []),
+        }
+      : {}),
+  };
+}
 
 /** Every route of the contact management REST contract, in matching order. */
 function contactsRestRoutes(client: GraphQLClient, operations: Record<string, string>, storage: ObjectStorage, config: Config): RestRoute[] {
@@ -22,14 +45,20 @@ function contactsRestRoutes(client: GraphQLClient, operations: Record<string, st
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
     ...serviceInfoRoutes('contact-management', () => routes, { health: false }),
+    ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
     ...contactCsvRoutes(run, storage, config),
     ...contactRoutes(run),
     ...noteRoutes(run),
-    ...attachmentRoutes(run, storage),
+    ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),
     ...pipelineRoutes(run),
   ];
   return routes;
+}
+
+/** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
+export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
+  return openApiDocument(contactsApi(config), contactsRestRoutes(client, loadOperations(OPERATIONS_DIR), createStorage(config), config));
 }
 
 export async function startContactsRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {

@@ -1,7 +1,10 @@
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageQuery } from '../../lib/openapi.js';
+import { pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
+import { CreateNoteDocument, DeleteNoteDocument, NoteDocument, NotePageDocument, UpdateNoteDocument } from './operations.generated.js';
 
-type Note = Record<string, unknown>;
+const NOTE_PARAMS = { contactId: 'Contact id', noteId: 'Note id' };
 
 /** Notes of a contact. Every rule (ownership, soft-deleted contacts, validation) is the subgraph's. */
 export function noteRoutes(run: RunOperation): RestRoute[] {
@@ -10,9 +13,10 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id/notes',
       summary: 'Paginated notes of a contact, newest first (page, limit)',
+      doc: { params: { id: 'Contact id' }, query: pageQuery, answer: { status: 200, description: 'A page of notes', json: notePage } },
       handler: async (req, res) => {
-        const { notePage } = await run<{ notePage: Page<Note> }>(
-          'NotePage',
+        const { notePage } = await run(
+          NotePageDocument,
           { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
@@ -23,8 +27,9 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts/:id/notes',
       summary: 'Add a note ({ body })',
+      doc: { params: { id: 'Contact id' }, body: noteInputSchema, answer: { status: 201, description: 'The new note', json: noteSchema } },
       handler: async (req, res) => {
-        const { createNote } = await run<{ createNote: Note }>('CreateNote', { contactId: req.params.id, input: jsonBody(req) }, req);
+        const { createNote } = await run(CreateNoteDocument, { contactId: req.params.id, input: jsonBody(req) }, req);
         res.status(201).json(createNote);
       },
     },
@@ -32,8 +37,9 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Get a note',
+      doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note', json: noteSchema } },
       handler: async (req, res) => {
-        const { note } = await run<{ note: Note }>('Note', { contactId: req.params.contactId, id: req.params.noteId }, req);
+        const { note } = await run(NoteDocument, { contactId: req.params.contactId, id: req.params.noteId }, req);
         res.json(note);
       },
     },
@@ -41,9 +47,10 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Update a note ({ body })',
+      doc: { params: NOTE_PARAMS, body: noteInputSchema, answer: { status: 200, description: 'The note as changed', json: noteSchema } },
       handler: async (req, res) => {
-        const { updateNote } = await run<{ updateNote: Note }>(
-          'UpdateNote',
+        const { updateNote } = await run(
+          UpdateNoteDocument,
           { contactId: req.params.contactId, id: req.params.noteId, input: jsonBody(req) },
           req,
         );
@@ -54,8 +61,9 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Delete a note permanently',
+      doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note that was deleted', json: deletedSchema(noteSchema) } },
       handler: async (req, res) => {
-        const { deleteNote } = await run<{ deleteNote: Note }>('DeleteNote', { contactId: req.params.contactId, id: req.params.noteId }, req);
+        const { deleteNote } = await run(DeleteNoteDocument, { contactId: req.params.contactId, id: req.params.noteId }, req);
         res.json({ ...deleteNote, deleted: true });
       },
     },

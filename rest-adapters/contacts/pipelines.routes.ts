@@ -1,24 +1,17 @@
+import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { CACHE_CONTROL } from '../../lib/http-answers.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
+import { pageQuery } from '../../lib/openapi.js';
+import { MAX_PAGE_SIZE, pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-
-type Row = Record<string, unknown>;
-interface BoardStage {
-  id: string;
-  name: string;
-  position: number;
-  contactCount: number;
-  contacts: { nodes: Row[] };
-}
-interface Placement {
-  contactId: string;
-  pipelineId: string;
-  stageId: string;
-  fromStageId: string | null;
-  movedAt: string;
-  move: Row | null;
-}
+import { boardSchema, moveInputSchema, pipelinePage, pipelineSchema, placementSchema, stageMovePage } from './contacts.bodies.js';
+import {
+  MoveContactDocument,
+  PipelineBoardDocument,
+  PipelineDocument,
+  PipelinePageDocument,
+  StageMovePageDocument,
+} from './operations.generated.js';
 
 /** Sales pipelines, the board, moves and their history. The subgraph holds every rule. */
 export function pipelineRoutes(run: RunOperation): RestRoute[] {
@@ -27,10 +20,11 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline',
       summary: 'List available sales pipelines with their stages (page, limit)',
+      doc: { query: pageQuery, answer: { status: 200, description: 'A page of pipelines', json: pipelinePage } },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
-        const { pipelinePage } = await run<{ pipelinePage: Page<Row> }>(
-          'PipelinePage',
+        const { pipelinePage } = await run(
+          PipelinePageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
@@ -41,9 +35,10 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:pipelineId',
       summary: 'Pipeline details including its ordered stages',
+      doc: { params: { pipelineId: 'Pipeline id' }, answer: { status: 200, description: 'The pipeline', json: pipelineSchema } },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
-        const { pipeline } = await run<{ pipeline: Row | null }>('Pipeline', { id: req.params.pipelineId }, req);
+        const { pipeline } = await run(PipelineDocument, { id: req.params.pipelineId }, req);
         if (!pipeline) throw AppError.notFound('Pipeline');
         res.json(pipeline);
       },
@@ -52,9 +47,14 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:pipelineId/board',
       summary: 'Board view: contacts grouped by stage, with counts (limit: contacts shown per stage)',
+      doc: {
+        params: { pipelineId: 'Pipeline id' },
+        query: z.object({ limit: z.int().min(1).max(MAX_PAGE_SIZE).optional().meta({ description: 'Contacts shown per stage, 1 to 100 (default 20)' }) }),
+        answer: { status: 200, description: 'The board', json: boardSchema },
+      },
       handler: async (req, res) => {
-        const { pipeline } = await run<{ pipeline: (Row & { board: BoardStage[] }) | null }>(
-          'PipelineBoard',
+        const { pipeline } = await run(
+          PipelineBoardDocument,
           { id: req.params.pipelineId, first: numberParam(req.query.limit) },
           req,
         );
@@ -70,8 +70,9 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/pipeline/:contactId/move',
       summary: 'Move a contact to a stage ({ stageId }, optional pipelineId to switch pipelines)',
+      doc: { params: { contactId: 'Contact id' }, body: moveInputSchema, answer: { status: 200, description: 'Where the contact is now', json: placementSchema } },
       handler: async (req, res) => {
-        const { moveContact } = await run<{ moveContact: Placement }>('MoveContact', { contactId: req.params.contactId, input: jsonBody(req) }, req);
+        const { moveContact } = await run(MoveContactDocument, { contactId: req.params.contactId, input: jsonBody(req) }, req);
         const { move, ...placement } = moveContact;
         res.json({ ...placement, toStageId: placement.stageId, moved: move !== null, move });
       },
@@ -80,9 +81,10 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:contactId/history',
       summary: 'Stage movement history of a contact, oldest first (page, limit)',
+      doc: { params: { contactId: 'Contact id' }, query: pageQuery, answer: { status: 200, description: 'A page of moves', json: stageMovePage } },
       handler: async (req, res) => {
-        const { stageMovePage } = await run<{ stageMovePage: Page<Row> }>(
-          'StageMovePage',
+        const { stageMovePage } = await run(
+          StageMovePageDocument,
           { contactId: req.params.contactId, page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );

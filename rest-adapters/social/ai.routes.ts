@@ -1,5 +1,6 @@
-import type { RestRoute, RunOperation } from '../../lib/rest.js';
-import { pickBody } from './rest.helpers.js';
+import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { generateImageSchema, mediaFileSchema } from './social.bodies.js';
+import { GenerateImageDocument } from './operations.generated.js';
 
 /** `/api/ai`: image generation; the image is kept as a media file and answered as one. */
 export function aiRoutes(run: RunOperation): RestRoute[] {
@@ -8,8 +9,14 @@ export function aiRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/ai/generate-image',
       summary: 'Generate an image from { prompt, size?, brandId? } and store it as a media file',
+      doc: {
+        body: generateImageSchema,
+        answer: { status: 200, description: 'The stored image', json: mediaFileSchema },
+        // 429 over AI_IMAGE_RATE_LIMIT a minute; 503 while AI_IMAGE_API_URL is unset; 502 when the image API fails.
+        problems: [429, 502, 503],
+      },
       handler: async (req, res) => {
-        const { generateImage } = await run<{ generateImage: Record<string, unknown> }>('GenerateImage', { input: pickBody(req, ['prompt', 'size', 'brandId']) }, req);
+        const { generateImage } = await run(GenerateImageDocument, { input: jsonBody(req) }, req);
         res.json(generateImage);
       },
     },

@@ -1,8 +1,8 @@
-import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
-import { pickBody } from './rest.helpers.js';
-
-type Brand = Record<string, unknown>;
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageQuery } from '../../lib/openapi.js';
+import { pageBody } from '../../lib/pagination.js';
+import { brandInputSchema, brandPage, brandSchema } from './social.bodies.js';
+import { BrandPageDocument, CreateBrandDocument } from './operations.generated.js';
 
 /** `/api/brands`: the calling user's brands. */
 export function brandRoutes(run: RunOperation): RestRoute[] {
@@ -11,9 +11,10 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/brands',
       summary: "List the user's brands (page, limit)",
+      doc: { query: pageQuery, answer: { status: 200, description: 'A page of brands', json: brandPage } },
       handler: async (req, res) => {
-        const { brandPage } = await run<{ brandPage: Page<Brand> }>(
-          'BrandPage',
+        const { brandPage } = await run(
+          BrandPageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
@@ -24,8 +25,9 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/brands',
       summary: 'Create a brand (name required; timezone optional)',
+      doc: { body: brandInputSchema, answer: { status: 201, description: 'The new brand', json: brandSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { createBrand } = await run<{ createBrand: Brand }>('CreateBrand', { input: pickBody(req, ['name', 'timezone']) }, req);
+        const { createBrand } = await run(CreateBrandDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createBrand);
       },
     },

@@ -1,20 +1,56 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
-import { listParam, pickBody } from './rest.helpers.js';
+import type { RouteDoc } from '../../lib/openapi.js';
+import { jsonBody, numberParam, stringParam, type OperationVariables, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageBody } from '../../lib/pagination.js';
+import { listParam } from './rest.helpers.js';
+import {
+  contentEditSchema,
+  contentItemDetailSchema,
+  contentItemSchema,
+  dailyQuery,
+  dailySchema,
+  eventPageSchema,
+  eventsQuery,
+  queuePage,
+  queueQuery,
+  rescheduleSchema,
+  retrySchema,
+} from './social.bodies.js';
+import {
+  ApproveContentItemDocument,
+  ContentDailyDocument,
+  ContentEventsDocument,
+  ContentItemDocument,
+  ContentQueueDocument,
+  EditContentItemDocument,
+  RejectContentItemDocument,
+  RescheduleContentItemDocument,
+  RetryContentItemDocument,
+} from './operations.generated.js';
 
-type Item = Record<string, unknown>;
+const CONTENT_ID = { contentId: "The content item's (the post's) id" };
+const byId = (req: Request) => ({ id: req.params.contentId });
 
 /** `/api/content-ops/*`: queue, daily rollups, audit events and item actions (bearer or API key). */
 export function contentOpsRoutes(run: RunOperation): RestRoute[] {
-  const action = (name: string, field: string, summary: string, path: string, variables: (req: Request) => Record<string, unknown> = () => ({})): RestRoute => ({
+  /** An action on one item: its operation, and the item in the operation's answer. */
+  const action = <Result, Variables>(
+    operation: TypedDocumentNode<Result, Variables>,
+    itemOf: (data: Result) => unknown,
+    summary: string,
+    path: string,
+    variables: (req: Request) => OperationVariables<Variables>,
+    body?: RouteDoc['body'],
+  ): RestRoute => ({
     method: 'post',
     path,
     summary,
+    // 409 when the item is not in a state the action applies to (the problem says which it is in).
+    doc: { params: CONTENT_ID, body, answer: { status: 200, description: 'The item after the action', json: contentItemSchema }, problems: [409] },
     handler: async (req, res) => {
-      const data = await run<Record<string, Item>>(name, { id: req.params.contentId, ...variables(req) }, req);
-      res.json(data[field]);
+      res.json(itemOf(await run(operation, variables(req), req)));
     },
   });
 
@@ -23,9 +59,10 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/queue',
       summary: 'Queued, publishing and failed items in due order (page, limit, brandId, status=a,b to choose statuses)',
+      doc: { query: queueQuery, answer: { status: 200, description: 'A page of content items', json: queuePage } },
       handler: async (req, res) => {
-        const { contentQueuePage } = await run<{ contentQueuePage: Page<Item> }>(
-          'ContentQueue',
+        const { contentQueuePage } = await run(
+          ContentQueueDocument,
           {
             page: numberParam(req.query.page),
             limit: numberParam(req.query.limit),
@@ -41,9 +78,10 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/daily',
       summary: 'Deterministic daily rollups (from, to as YYYY-MM-DD, timezone IANA, default UTC; brandId)',
+      doc: { query: dailyQuery, answer: { status: 200, description: 'One rollup per day, every day present', json: dailySchema } },
       handler: async (req, res) => {
-        const { contentDaily } = await run<{ contentDaily: unknown }>(
-          'ContentDaily',
+        const { contentDaily } = await run(
+          ContentDailyDocument,
           {
             from: stringParam(req.query.from),
             to: stringParam(req.query.to),
@@ -59,11 +97,10 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/events',
       summary: 'Audit events, newest first (limit, cursor, contentId, type)',
+      doc: { query: eventsQuery, answer: { status: 200, description: 'Events, newest first', json: eventPageSchema } },
       handler: async (req, res) => {
-        const { contentEvents } = await run<{
-          contentEvents: { nodes: Item[]; pageInfo: { hasNextPage: boolean; endCursor: string | null }; totalCount: number };
-        }>(
-          'ContentEvents',
+        const { contentEvents } = await run(
+          ContentEventsDocument,
           {
             first: numberParam(req.query.limit),
             after: stringParam(req.query.cursor),
@@ -83,8 +120,9 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/items/:contentId',
       summary: 'One content item with its events and publish attempts',
+      doc: { params: CONTENT_ID, answer: { status: 200, description: 'The item', json: contentItemDetailSchema } },
       handler: async (req, res) => {
-        const { contentItem } = await run<{ contentItem: (Item & { publishAttempts: unknown[] }) | null }>('ContentItem', { id: req.params.contentId }, req);
+        const { contentItem } = await run(ContentItemDocument, { id: req.params.contentId }, req);
         if (!contentItem) throw AppError.notFound('Content item');
         res.json({ ...contentItem, attempts: contentItem.publishAttempts });
       },
@@ -93,19 +131,29 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'patch',
       path: '/api/content-ops/items/:contentId',
       summary: 'Edit a draft or suggestion draft (content, platforms, mediaIds, scheduledAt)',
+      doc: { params: CONTENT_ID, body: contentEditSchema, answer: { status: 200, description: 'The item as changed', json: contentItemSchema }, problems: [409] },
       handler: async (req, res) => {
-        const input = pickBody(req, ['content', 'platforms', 'mediaIds', 'scheduledAt']);
-        const { editContentItem } = await run<{ editContentItem: Item }>('EditContentItem', { id: req.params.contentId, input }, req);
+        const { editContentItem } = await run(EditContentItemDocument, { id: req.params.contentId, input: jsonBody(req) }, req);
         res.json(editContentItem);
       },
     },
-    action('ApproveContentItem', 'approveContentItem', 'Approve a suggestion draft', '/api/content-ops/items/:contentId/approve'),
-    action('RejectContentItem', 'rejectContentItem', 'Reject a suggestion draft', '/api/content-ops/items/:contentId/reject'),
-    action('RescheduleContentItem', 'rescheduleContentItem', 'Reschedule a queued or failed post (body { scheduledAt })', '/api/content-ops/items/:contentId/reschedule', (req) => ({
-      scheduledAt: jsonBody(req).scheduledAt ?? null,
-    })),
-    action('RetryContentItem', 'retryContentItem', 'Retry a failed publish (body { force: true } when its outcome is unknown: it may post twice)', '/api/content-ops/items/:contentId/retry', (req) => ({
-      force: jsonBody(req).force ?? null,
-    })),
+    action(ApproveContentItemDocument, (data) => data.approveContentItem, 'Approve a suggestion draft', '/api/content-ops/items/:contentId/approve', byId),
+    action(RejectContentItemDocument, (data) => data.rejectContentItem, 'Reject a suggestion draft', '/api/content-ops/items/:contentId/reject', byId),
+    action(
+      RescheduleContentItemDocument,
+      (data) => data.rescheduleContentItem,
+      'Reschedule a queued or failed post (body { scheduledAt })',
+      '/api/content-ops/items/:contentId/reschedule',
+      (req) => ({ ...byId(req), scheduledAt: jsonBody(req).scheduledAt }),
+      rescheduleSchema,
+    ),
+    action(
+      RetryContentItemDocument,
+      (data) => data.retryContentItem,
+      'Retry a failed publish (body { force: true } when its outcome is unknown: it may post twice)',
+      '/api/content-ops/items/:contentId/retry',
+      (req) => ({ ...byId(req), force: jsonBody(req).force }),
+      retrySchema,
+    ),
   ];
 }

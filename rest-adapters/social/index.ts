@@ -1,8 +1,12 @@
 import path from 'node:path';
 import express, { type Router } from 'express';
+import type { Config } from '../../lib/config.js';
+import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
+import { SocialHealthDocument } from './operations.generated.js';
 import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
 import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
@@ -17,17 +21,37 @@ import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
 import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
-const HEALTH: HealthQuery = { service: 'social-publishing', field: 'socialHealth', healthOperation: 'SocialHealth', readinessOperation: 'SocialReadiness' };
+const HEALTH: HealthQuery = { service: 'social-publishing', field: 'socialHealth', healthOperation: SocialHealthDocument, readinessOperation: 'SocialReadiness' };
+/** The routes that take an API key as well as a bearer token. */
+const CONTENT_OPS = '/api/content-ops/';
 
 /** Credential kinds of the contract: API keys only on /api/content-ops/*, so the key is not passed on anywhere else. */
 function apiKeyOnlyOnContentOps(): Router {
   const router = express.Router();
   router.use((req, _res, next) => {
-    if (!req.path.startsWith('/api/content-ops/')) delete req.headers['x-api-key'];
+    if (!req.path.startsWith(CONTENT_OPS)) delete req.headers['x-api-key'];
     next();
   });
   return router;
 }
+
+/** The social publishing API as its OpenAPI document introduces it: bearer tokens, and API keys on the content operations. */
+const SOCIAL_API: ApiDescription = {
+  title: 'Social publishing',
+  description:
+    'Posts, content operations (queue, daily rollups, audit events, item actions), media, AI images, brands and platform integrations. ' +
+    `Every /api route takes a bearer token of the identity service; ${CONTENT_OPS}* also take an API key (X-API-Key); ` +
+    '/api/review/{token} (a review link for a client without an account) takes only its token. ' +
+    'A token or key without the scope a route needs gets 403. Errors are RFC 9457 problem details.',
+  securitySchemes: {
+    BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token of the identity service (`npm run token` in development)' },
+    ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (createApiKey), with its scopes and brands' },
+  },
+  securityOf: (route): Record<string, string[]>[] => {
+    if (route.path.startsWith(CONTENT_OPS)) return [{ BearerAuth: [] }, { ApiKeyAuth: [] }];
+    return route.path.startsWith('/api/') ? [{ BearerAuth: [] }] : [];
+  },
+};
 
 /** Every route of the social publishing REST contract, in matching order. */
 function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>, reviewPerClient: RateLimiter): RestRoute[] {
@@ -35,6 +59,7 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its parts: see lib/health-routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
+    ...apiReferenceRoutes(SOCIAL_API, () => routes),
     ...healthRoutes(run, HEALTH, 'Comprehensive health check (database, job queue, storage)'),
     ...postRoutes(run),
     ...contentOpsRoutes(run),
@@ -45,6 +70,17 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
     ...reviewRoutes(run, reviewPerClient),
   ];
   return routes;
+}
+
+/** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
+export async function socialOpenApi(config: Config, client: GraphQLClient): Promise<OpenApiDocument> {
+  const limits = new RateLimits(config);
+  try {
+    const reviewPerClient = limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS);
+    return openApiDocument(SOCIAL_API, socialRestRoutes(client, loadOperations(OPERATIONS_DIR), reviewPerClient));
+  } finally {
+    await limits.close();
+  }
 }
 
 export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {

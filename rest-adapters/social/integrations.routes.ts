@@ -1,7 +1,10 @@
 import type { CookieOptions, Request } from 'express';
+import { z } from 'zod';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import { cookieOf } from '../../lib/session-cookie.js';
+import { integrationsSchema } from './social.bodies.js';
+import { CompleteIntegrationConnectDocument, IntegrationsDocument, StartIntegrationConnectDocument } from './operations.generated.js';
 
 /**
  * The browser that starts a connect gets a nonce in this cookie, and the state is bound to its hash:
@@ -17,7 +20,8 @@ const connectCookie = (req: Request): CookieOptions => ({
   maxAge: 10 * 60 * 1000,
 });
 
-type Integration = Record<string, unknown>;
+const PLATFORM = { platform: 'A platform on offer (see available), e.g. mastodon' };
+const redirect = (description: string) => ({ status: 302, description, headers: z.object({ Location: z.string() }) });
 
 /**
  * `/api/integrations`: connecting social platforms over OAuth and listing them. The connect call
@@ -30,8 +34,9 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations',
       summary: 'List connected integrations (never their tokens) and the platforms on offer',
+      doc: { answer: { status: 200, description: 'Connected accounts and the platforms on offer', json: integrationsSchema } },
       handler: async (req, res) => {
-        const data = await run<{ integrations: Integration[]; integrationPlatforms: string[] }>('Integrations', {}, req);
+        const data = await run(IntegrationsDocument, {}, req);
         res.json({ data: data.integrations, total: data.integrations.length, available: data.integrationPlatforms });
       },
     },
@@ -39,10 +44,11 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations/:platform/connect',
       summary: "Start the OAuth flow for a platform: 302 to the platform's authorization page",
+      doc: { params: PLATFORM, answer: redirect("To the platform's authorization page") },
       handler: async (req, res) => {
         const nonce = randomToken(32);
-        const { startIntegrationConnect } = await run<{ startIntegrationConnect: { authorizeUrl: string } }>(
-          'StartIntegrationConnect',
+        const { startIntegrationConnect } = await run(
+          StartIntegrationConnectDocument,
           { platform: req.params.platform, browserBinding: sha256Hex(nonce) },
           req,
         );
@@ -54,9 +60,20 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations/:platform/callback',
       summary: "The platform's redirect back: completes the connect and sends the browser to the web app",
+      doc: {
+        params: PLATFORM,
+        query: z.object({
+          state: z.string().optional().meta({ description: 'The single-use state the connect started with' }),
+          code: z.string().optional().meta({ description: 'The authorization code' }),
+          error: z.string().optional().meta({ description: 'Why the platform refused' }),
+        }),
+        answer: redirect('To the web app (WEB_URL), saying whether the account is connected'),
+        // The platform's redirect carries no credentials: the state binds it to the user who started.
+        open: true,
+      },
       handler: async (req, res) => {
-        const { completeIntegrationConnect } = await run<{ completeIntegrationConnect: { redirectUrl: string } }>(
-          'CompleteIntegrationConnect',
+        const { completeIntegrationConnect } = await run(
+          CompleteIntegrationConnectDocument,
           {
             platform: req.params.platform,
             state: stringParam(req.query.state),

@@ -1,8 +1,8 @@
-import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
-import { pickBody } from './rest.helpers.js';
-
-type MediaFile = Record<string, unknown>;
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageQuery } from '../../lib/openapi.js';
+import { pageBody } from '../../lib/pagination.js';
+import { mediaPage, mediaUploadInputSchema, uploadGrantSchema } from './social.bodies.js';
+import { MediaPageDocument, RequestMediaUploadDocument } from './operations.generated.js';
 
 /** `/api/media`: the user's media files, and upload URLs for new ones (bytes go straight to storage). */
 export function mediaRoutes(run: RunOperation): RestRoute[] {
@@ -11,9 +11,10 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/media',
       summary: 'List media files whose bytes have arrived (page, limit)',
+      doc: { query: pageQuery, answer: { status: 200, description: 'A page of media files', json: mediaPage } },
       handler: async (req, res) => {
-        const { mediaPage } = await run<{ mediaPage: Page<MediaFile> }>(
-          'MediaPage',
+        const { mediaPage } = await run(
+          MediaPageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
@@ -24,10 +25,11 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/media/upload',
       summary: 'Get an upload URL for a file declared by { filename, contentType, size }',
+      doc: { body: mediaUploadInputSchema, answer: { status: 200, description: 'Where and how to PUT the bytes', json: uploadGrantSchema } },
       handler: async (req, res) => {
-        const { requestMediaUpload } = await run<{ requestMediaUpload: Record<string, unknown> }>(
-          'RequestMediaUpload',
-          { input: pickBody(req, ['filename', 'contentType', 'size', 'brandId']) },
+        const { requestMediaUpload } = await run(
+          RequestMediaUploadDocument,
+          { input: jsonBody(req) },
           req,
         );
         res.json(requestMediaUpload);

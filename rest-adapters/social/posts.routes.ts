@@ -1,11 +1,11 @@
+import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
-import { numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { pageBody, type Page } from '../../lib/pagination.js';
-import { pickBody } from './rest.helpers.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageBody } from '../../lib/pagination.js';
+import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
+import { CreatePostDocument, DeletePostDocument, PostDocument, PostPageDocument, UpdatePostDocument } from './operations.generated.js';
 
-type Post = Record<string, unknown>;
-
-const POST_BODY_FIELDS = ['brandId', 'campaignId', 'content', 'platforms', 'mediaIds', 'scheduledAt', 'status'] as const;
+const POST_ID = { postId: 'Post id' };
 
 /** `/api/posts`: each route runs one operation of operations/posts.graphql; the rules live in the subgraph. */
 export function postRoutes(run: RunOperation): RestRoute[] {
@@ -14,9 +14,10 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/posts',
       summary: 'List your posts, newest first (page, limit, brandId, status)',
+      doc: { query: postQuery, answer: { status: 200, description: 'A page of posts', json: postPage } },
       handler: async (req, res) => {
-        const { postPage } = await run<{ postPage: Page<Post> }>(
-          'PostPage',
+        const { postPage } = await run(
+          PostPageDocument,
           {
             page: numberParam(req.query.page),
             limit: numberParam(req.query.limit),
@@ -32,17 +33,22 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/posts',
       summary: 'Create a post (content required; brandId when you have several brands)',
+      doc: {
+        body: postInputSchema,
+        answer: { status: 201, description: 'The new post', json: postSchema, headers: z.object({ Location: z.string().meta({ description: 'Path of the new post' }) }) },
+      },
       handler: async (req, res) => {
-        const { createPost } = await run<{ createPost: Post }>('CreatePost', { input: pickBody(req, POST_BODY_FIELDS) }, req);
-        res.status(201).location(`/api/posts/${createPost.id as string}`).json(createPost);
+        const { createPost } = await run(CreatePostDocument, { input: jsonBody(req) }, req);
+        res.status(201).location(`/api/posts/${createPost.id}`).json(createPost);
       },
     },
     {
       method: 'get',
       path: '/api/posts/:postId',
       summary: 'Get a post',
+      doc: { params: POST_ID, answer: { status: 200, description: 'The post', json: postSchema } },
       handler: async (req, res) => {
-        const { post } = await run<{ post: Post | null }>('Post', { id: req.params.postId }, req);
+        const { post } = await run(PostDocument, { id: req.params.postId }, req);
         if (!post) throw AppError.notFound('Post');
         res.json(post);
       },
@@ -51,8 +57,9 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/posts/:postId',
       summary: 'Update a post',
+      doc: { params: POST_ID, body: postInputSchema, answer: { status: 200, description: 'The post as changed', json: postSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { updatePost } = await run<{ updatePost: Post }>('UpdatePost', { id: req.params.postId, input: pickBody(req, POST_BODY_FIELDS) }, req);
+        const { updatePost } = await run(UpdatePostDocument, { id: req.params.postId, input: jsonBody(req) }, req);
         res.json(updatePost);
       },
     },
@@ -60,8 +67,9 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/posts/:postId',
       summary: 'Delete a post',
+      doc: { params: POST_ID, answer: { status: 204, description: 'Deleted' }, problems: [409] },
       handler: async (req, res) => {
-        await run<{ deletePost: string }>('DeletePost', { id: req.params.postId }, req);
+        await run(DeletePostDocument, { id: req.params.postId }, req);
         res.status(204).end();
       },
     },

@@ -1,16 +1,4 @@
-import type { Request } from 'express';
-import { jsonBody, queryText } from '../../lib/rest.js';
-
-/**
- * The fields of a JSON body that an operation's input takes. Legacy clients often send a whole
- * resource back (id, createdAt...); fields the input does not know are left out rather than refused.
- */
-export function pickBody(req: Request, fields: readonly string[]): Record<string, unknown> {
-  const body = jsonBody(req);
-  const picked: Record<string, unknown> = {};
-  for (const field of fields) if (field in body) picked[field] = body[field];
-  return picked;
-}
+import { queryText } from '../../lib/rest.js';
 
 /** A comma-separated query parameter as a list (`status=queued,failed`), or undefined when absent. */
 export function listParam(value: unknown): string[] | undefined {

@@ -1,6 +1,11 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Request } from 'express';
 import type { RateLimiter } from '../../lib/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { ApproveByReviewLinkDocument, RejectByReviewLinkDocument, ReviewByTokenDocument } from './operations.generated.js';
+import { reviewDecisionSchema, reviewedPostSchema } from './social.bodies.js';
+
+const TOKEN = { token: 'The token of the review link' };
 
 /** Requests per client address per minute on the public review routes. */
 export const REVIEW_PER_CLIENT = 60;
@@ -13,15 +18,25 @@ export const REVIEW_WINDOW_SECONDS = 60;
  */
 export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRoute[] {
   const limited = (req: Request) => perClient.consume(req.ip ?? req.socket.remoteAddress ?? 'unknown', 'Too many review requests from this client; try again later');
-  const decision = (name: string, field: string, verb: string): RestRoute => ({
+  const decision = <Result>(
+    operation: TypedDocumentNode<Result, { token: string; comment?: string | null }>,
+    postOf: (data: Result) => unknown,
+    verb: string,
+  ): RestRoute => ({
     method: 'post',
     path: `/api/review/:token/${verb}`,
     summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the post of a review link ({ comment? }); 409 once it is no longer suggested, 410 when the link expired or was revoked`,
+    doc: {
+      params: TOKEN,
+      body: reviewDecisionSchema,
+      answer: { status: 200, description: 'The post after the decision', json: reviewedPostSchema },
+      problems: [409, 410, 429],
+      open: true,
+    },
     handler: async (req, res) => {
       await limited(req);
       const body = jsonBody(req);
-      const data = await run<Record<string, unknown>>(name, { token: req.params.token, comment: body.comment ?? null }, req);
-      res.json(data[field]);
+      res.json(postOf(await run(operation, { token: req.params.token, comment: body.comment ?? null }, req)));
     },
   });
   return [
@@ -29,13 +44,14 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
       method: 'get',
       path: '/api/review/:token',
       summary: 'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked',
-        handler: async (req, res) => {
+      doc: { params: TOKEN, answer: { status: 200, description: 'The post to review', json: reviewedPostSchema }, problems: [410, 429], open: true },
+      handler: async (req, res) => {
         await limited(req);
-        const { reviewByToken } = await run<{ reviewByToken: unknown }>('ReviewByToken', { token: req.params.token }, req);
+        const { reviewByToken } = await run(ReviewByTokenDocument, { token: req.params.token }, req);
         res.json(reviewByToken);
       },
     },
-    decision('ApproveByReviewLink', 'approveByReviewLink', 'approve'),
-    decision('RejectByReviewLink', 'rejectByReviewLink', 'reject'),
+    decision(ApproveByReviewLinkDocument, (data) => data.approveByReviewLink, 'approve'),
+    decision(RejectByReviewLinkDocument, (data) => data.rejectByReviewLink, 'reject'),
   ];
 }

@@ -1,11 +1,10 @@
+import { z } from 'zod';
 import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { SESSION_COOKIE } from '../../lib/session-cookie.js';
-
-interface SignInData {
-  verifyMagicLink: { token: string; user: { email: string; isAdmin: boolean }; expiresAt: string };
-}
+import { magicRequestedSchema, magicRequestSchema, magicVerifySchema, sessionSchema, signInSchema } from './surveys.bodies.js';
+import { EndSurveySessionDocument, RequestMagicLinkDocument, SurveySessionDocument, VerifyMagicLinkDocument } from './operations.generated.js';
 
 /** The cookie's attributes: never readable by script, not sent on cross-site requests, HTTPS-only where served over HTTPS. */
 function cookieOptions(config: Config): CookieOptions {
@@ -24,9 +23,11 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       method: 'post',
       path: '/api/auth/magic/request',
       summary: 'Request a sign-in link by e-mail ({ email }); the answer is the same for every address',
+      // 429 over 5 requests per address or 30 per client address in 15 minutes.
+      doc: { body: magicRequestSchema, answer: { status: 202, description: 'Accepted (whether or not a mail was sent)', json: magicRequestedSchema }, problems: [429] },
       handler: async (req, res) => {
         const input = jsonBody(req);
-        const { requestMagicLink } = await run<{ requestMagicLink: { message: string } }>('RequestMagicLink', { input }, req);
+        const { requestMagicLink } = await run(RequestMagicLinkDocument, { input }, req);
         res.status(202).json({ message: requestMagicLink.message });
       },
     },
@@ -34,8 +35,18 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       method: 'post',
       path: '/api/auth/magic/verify',
       summary: 'Verify a sign-in link ({ token }); answers the session token and sets the session cookie',
+      doc: {
+        body: magicVerifySchema,
+        answer: {
+          status: 200,
+          description: 'Signed in',
+          json: signInSchema,
+          headers: z.object({ 'Set-Cookie': z.string().meta({ description: `${SESSION_COOKIE}=<token>; HttpOnly; SameSite=Lax (Secure over HTTPS)` }) }),
+        },
+        problems: [401],
+      },
       handler: async (req, res) => {
-        const { verifyMagicLink: signIn } = await run<SignInData>('VerifyMagicLink', { input: jsonBody(req) }, req);
+        const { verifyMagicLink: signIn } = await run(VerifyMagicLinkDocument, { input: jsonBody(req) }, req);
         const maxAge = Math.max(0, new Date(signIn.expiresAt).getTime() - Date.now());
         res.cookie(SESSION_COOKIE, signIn.token, { ...cookie, maxAge });
         res.set('cache-control', 'no-store').json(signIn);
@@ -45,8 +56,9 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       method: 'get',
       path: '/api/auth/session',
       summary: 'The current session: { user: { email, isAdmin }, expiresAt }',
+      doc: { answer: { status: 200, description: 'The session', json: sessionSchema } },
       handler: async (req, res) => {
-        const { surveySession } = await run<{ surveySession: unknown }>('SurveySession', {}, req);
+        const { surveySession } = await run(SurveySessionDocument, {}, req);
         res.set('cache-control', 'no-store').json(surveySession);
       },
     },
@@ -54,10 +66,11 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       method: 'post',
       path: '/api/auth/logout',
       summary: 'End the current session and clear the session cookie',
+      doc: { answer: { status: 204, description: 'Signed out' } },
       handler: async (req, res) => {
         // Cleared whatever the outcome: a stale cookie is of no use to the browser either.
         res.clearCookie(SESSION_COOKIE, cookie);
-        await run<{ endSurveySession: boolean }>('EndSurveySession', {}, req);
+        await run(EndSurveySessionDocument, {}, req);
         res.status(204).end();
       },
     },

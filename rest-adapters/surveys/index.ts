@@ -1,16 +1,39 @@
 import path from 'node:path';
+import { apiReferenceRoutes } from '../../lib/api-reference.js';
+import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
 import { listen } from '../../lib/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
+import { SurveysHealthDocument } from './operations.generated.js';
 import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
 import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
+import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
 import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
-const HEALTH: HealthQuery = { service: 'venue-survey', field: 'surveysHealth', healthOperation: 'SurveysHealth', readinessOperation: 'SurveysReadiness' };
+const HEALTH: HealthQuery = { service: 'venue-survey', field: 'surveysHealth', healthOperation: SurveysHealthDocument, readinessOperation: 'SurveysReadiness' };
+
+/** Routes that sign in (the magic link) take no session; every other /api route needs one. */
+const SIGN_IN = '/api/auth/magic/';
+
+/** The venue survey API as its OpenAPI document introduces it: a magic-link session, as a bearer token or the session cookie. */
+const SURVEYS_API: ApiDescription = {
+  title: 'Venue surveys',
+  description:
+    'Surveys with uploaded assets (presign, PUT, commit), submission, export (html, markdown, whatsapp), and magic-link sign-in. ' +
+    `Sign in with POST ${SIGN_IN}request then verify; every other /api route needs the session, sent as the ${SESSION_COOKIE} cookie ` +
+    'or as a bearer token. Admins (ADMIN_EMAILS) see every survey, others their own. Errors are RFC 9457 problem details.',
+  securitySchemes: {
+    SessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by the magic-link verify' },
+    SessionBearer: { type: 'http', scheme: 'bearer', description: 'The session token the magic-link verify answers' },
+  },
+  securityOf: (route): Record<string, string[]>[] =>
+    route.path.startsWith('/api/') && !route.path.startsWith(SIGN_IN) ? [{ SessionCookie: [] }, { SessionBearer: [] }] : [],
+};
 
 /** Every route of the venue survey REST contract, in matching order. */
 function surveysRestRoutes(client: GraphQLClient, operations: Record<string, string>, options: Parameters<typeof authRoutes>[1]): RestRoute[] {
@@ -18,11 +41,17 @@ function surveysRestRoutes(client: GraphQLClient, operations: Record<string, str
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
     ...serviceInfoRoutes('venue-survey', () => routes, { health: false }),
+    ...apiReferenceRoutes(SURVEYS_API, () => routes),
     ...healthRoutes(run, HEALTH),
     ...surveyRoutes(run),
     ...authRoutes(run, options),
   ];
   return routes;
+}
+
+/** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
+export function surveysOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
+  return openApiDocument(SURVEYS_API, surveysRestRoutes(client, loadOperations(OPERATIONS_DIR), { config }));
 }
 
 export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {

@@ -1,18 +1,32 @@
+import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { AppError } from '../../lib/errors.js';
+import { pageBody } from '../../lib/pagination.js';
 import { contentDisposition } from '../../lib/storage.js';
+import {
+  assetSchema,
+  commitInputSchema,
+  exportQuery,
+  presignInputSchema,
+  presignSchema,
+  surveyInputSchema,
+  surveyPage,
+  surveyQuery,
+  surveySchema,
+} from './surveys.bodies.js';
+import {
+  CommitSurveyAssetDocument,
+  CreateSurveyDocument,
+  PresignSurveyAssetDocument,
+  SubmitSurveyDocument,
+  SurveyAssetDocument,
+  SurveyDocument,
+  SurveyExportDocument,
+  SurveyPageDocument,
+  UpdateSurveyDocument,
+} from './operations.generated.js';
 
-type Survey = Record<string, unknown>;
-type Asset = Record<string, unknown>;
-interface SurveyPageData {
-  surveyPage: { items: Survey[]; page: number; limit: number; total: number };
-}
-interface AssetUploadData {
-  presignSurveyAsset: { assetId: string; uploadUrl: string; method: string; headers: { name: string; value: string }[]; expiresAt: string };
-}
-interface SurveyExportData {
-  surveyExport: { format: string; contentType: string; filename: string; body: string };
-}
+const SURVEY_ID = { id: 'Survey id' };
 
 // An exported page shows user text and links to photos; nothing in it may run script or load
 // anything but images, even if escaping were ever to miss something.
@@ -28,8 +42,9 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys',
       summary: 'Create a draft survey (venueName required)',
+      doc: { body: surveyInputSchema, answer: { status: 201, description: 'The new draft', json: surveySchema } },
       handler: async (req, res) => {
-        const { createSurvey } = await run<{ createSurvey: Survey }>('CreateSurvey', { input: jsonBody(req) }, req);
+        const { createSurvey } = await run(CreateSurveyDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createSurvey);
       },
     },
@@ -37,21 +52,23 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys',
       summary: 'Paginated list of the surveys the session may see (page, limit, status)',
+      doc: { query: surveyQuery, answer: { status: 200, description: 'A page of surveys', json: surveyPage } },
       handler: async (req, res) => {
-        const { surveyPage } = await run<SurveyPageData>(
-          'SurveyPage',
+        const { surveyPage } = await run(
+          SurveyPageDocument,
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit), status: stringParam(req.query.status) || undefined },
           req,
         );
-        res.json({ data: surveyPage.items, page: surveyPage.page, limit: surveyPage.limit, total: surveyPage.total });
+        res.json(pageBody(surveyPage));
       },
     },
     {
       method: 'get',
       path: '/api/surveys/:id',
       summary: 'Get a survey',
+      doc: { params: SURVEY_ID, answer: { status: 200, description: 'The survey', json: surveySchema } },
       handler: async (req, res) => {
-        const { survey } = await run<{ survey: Survey | null }>('Survey', { id: req.params.id }, req);
+        const { survey } = await run(SurveyDocument, { id: req.params.id }, req);
         if (!survey) throw AppError.notFound('Survey');
         res.json(survey);
       },
@@ -60,8 +77,9 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/surveys/:id',
       summary: 'Update a draft survey',
+      doc: { params: SURVEY_ID, body: surveyInputSchema, answer: { status: 200, description: 'The survey as changed', json: surveySchema }, problems: [409] },
       handler: async (req, res) => {
-        const { updateSurvey } = await run<{ updateSurvey: Survey }>('UpdateSurvey', { id: req.params.id, input: jsonBody(req) }, req);
+        const { updateSurvey } = await run(UpdateSurveyDocument, { id: req.params.id, input: jsonBody(req) }, req);
         res.json(updateSurvey);
       },
     },
@@ -69,8 +87,9 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys/:id/submit',
       summary: 'Submit a survey (required fields must be filled; it cannot change afterwards)',
+      doc: { params: SURVEY_ID, answer: { status: 200, description: 'The submitted survey', json: surveySchema }, problems: [400, 409] },
       handler: async (req, res) => {
-        const { submitSurvey } = await run<{ submitSurvey: Survey }>('SubmitSurvey', { id: req.params.id }, req);
+        const { submitSurvey } = await run(SubmitSurveyDocument, { id: req.params.id }, req);
         res.json(submitSurvey);
       },
     },
@@ -78,8 +97,9 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys/:id/assets/presign',
       summary: 'Prepare an asset upload ({ filename, contentType, size }); answers where to PUT the bytes',
+      doc: { params: SURVEY_ID, body: presignInputSchema, answer: { status: 200, description: 'Where to PUT the bytes', json: presignSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { presignSurveyAsset: upload } = await run<AssetUploadData>('PresignSurveyAsset', { surveyId: req.params.id, input: jsonBody(req) }, req);
+        const { presignSurveyAsset: upload } = await run(PresignSurveyAssetDocument, { surveyId: req.params.id, input: jsonBody(req) }, req);
         // 200 like the social media upload URL: this answers where to send bytes; the asset exists once committed.
         res.status(200).json({
           assetId: upload.assetId,
@@ -95,8 +115,9 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys/:id/assets/commit',
       summary: 'Commit an uploaded asset ({ assetId, sha256? }) after checking the bytes',
+      doc: { params: SURVEY_ID, body: commitInputSchema, answer: { status: 200, description: 'The committed asset', json: assetSchema }, problems: [409] },
       handler: async (req, res) => {
-        const { commitSurveyAsset } = await run<{ commitSurveyAsset: Asset }>('CommitSurveyAsset', { surveyId: req.params.id, input: jsonBody(req) }, req);
+        const { commitSurveyAsset } = await run(CommitSurveyAssetDocument, { surveyId: req.params.id, input: jsonBody(req) }, req);
         res.json(commitSurveyAsset);
       },
     },
@@ -104,8 +125,17 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys/:id/export',
       summary: 'Export a survey (format=html|markdown|whatsapp)',
+      doc: {
+        params: SURVEY_ID,
+        query: exportQuery,
+        answer: {
+          status: 200,
+          description: 'The survey as a page (html), markdown, or a chat message (whatsapp, text/plain)',
+          content: { 'text/html': z.string(), 'text/markdown': z.string(), 'text/plain': z.string() },
+        },
+      },
       handler: async (req, res) => {
-        const { surveyExport } = await run<SurveyExportData>('SurveyExport', { id: req.params.id, format: stringParam(req.query.format) ?? null }, req);
+        const { surveyExport } = await run(SurveyExportDocument, { id: req.params.id, format: stringParam(req.query.format) ?? null }, req);
         res.status(200).set({
           'content-type': surveyExport.contentType,
           'content-disposition': contentDisposition(surveyExport.filename, 'inline'),
@@ -119,8 +149,9 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/assets/:assetId',
       summary: 'Get an asset: metadata and a short-lived download URL',
+      doc: { params: { assetId: 'Asset id' }, answer: { status: 200, description: 'The asset', json: assetSchema } },
       handler: async (req, res) => {
-        const { surveyAsset } = await run<{ surveyAsset: Asset | null }>('SurveyAsset', { id: req.params.assetId }, req);
+        const { surveyAsset } = await run(SurveyAssetDocument, { id: req.params.assetId }, req);
         if (!surveyAsset) throw AppError.notFound('Asset');
         res.json(surveyAsset);
       },
