@@ -56,6 +56,9 @@ export function unavailableContext(error: unknown): never {
   throw new GraphQLError(unavailable.message, { extensions: { ...unavailable.extensions, http: { status: 503 } } });
 }
 
+/** How long after the database was last seen out an unexpected error is still taken for the outage. */
+const RECENT_OUTAGE_MS = RETRY_AFTER_SECONDS * 1000;
+
 /** When the service last saw its database out: errors, probes and the plugin below report to it. */
 export class OutageWatch {
   private lastSeenDown = 0;
@@ -98,7 +101,10 @@ export function subgraphFaults(log: Logger, watch: OutageWatch, databaseAnswers:
     },
     async settle(startedAt, errors) {
       if (!errors.some((error) => error.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR)) return errors;
-      if (!watch.seenDownSince(startedAt) && (await databaseAnswers())) return errors;
+      // Down during the request, or moments before it: a pooled connection broken by the outage can
+      // still fail a request that starts just after the database came back (seen as a write that
+      // returns no row), which is the outage's tail, not a bug.
+      if (!watch.seenDownSince(startedAt - RECENT_OUTAGE_MS) && (await databaseAnswers())) return errors;
       const unavailable = serviceUnavailable();
       return errors.map((error) =>
         error.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR ? { message: unavailable.message, path: error.path, extensions: unavailable.extensions } : error,
