@@ -32,7 +32,7 @@ import { Identity } from '../lib/identity.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
 import { serveFloor } from './floor.js';
-import { cpuSeconds, fmt, median, percentile, randomWord, rssMb, seedContacts, steadyLoad } from './support.js';
+import { cpuSeconds, fmt, median, percentile, randomWord, rssMb, seedContacts, steadyLoad, BENCH_PRODUCTION_DECISIONS } from './support.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEED_ROWS = 100_000;
@@ -67,6 +67,7 @@ async function servePlatform(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'contacts-bench-'));
   const config = loadConfig({
     NODE_ENV: 'production',
+    ...BENCH_PRODUCTION_DECISIONS,
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,

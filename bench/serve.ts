@@ -12,6 +12,7 @@ import path from 'node:path';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { startPlatform } from '../scripts/platform.js';
+import { BENCH_PRODUCTION_DECISIONS } from './support.js';
 import { serveFloor } from './floor.js';
 
 /** The whole platform in this (child) process, as `npm start` runs it with one worker, on free ports. */
@@ -20,6 +21,7 @@ async function servePlatform(): Promise<void> {
   const free = '0';
   const config = loadConfig({
     NODE_ENV: 'production',
+    ...BENCH_PRODUCTION_DECISIONS,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,

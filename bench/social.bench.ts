@@ -29,6 +29,7 @@ import { buildFederatedSchema, serveSubgraph } from '../lib/subgraph.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';
 import { startSocialSubgraph } from '../subgraphs/social/index.js';
 import { createSocialContext } from '../subgraphs/social/social.context.js';
+import { BENCH_PRODUCTION_DECISIONS } from './support.js';
 import { socialSubgraph } from '../subgraphs/social/social.subgraph.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -48,7 +49,7 @@ interface Served {
 /** The social service as deployed alone, plus an unguarded copy of its subgraph on the same database. */
 async function servePlatform(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'social-bench-'));
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL });
+  const config = loadConfig({ NODE_ENV: 'production', ...BENCH_PRODUCTION_DECISIONS, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL });
   const logger = createLogger(config);
   const deps = { config, logger, identity: await Identity.create(config) };
   const subgraph = await startSocialSubgraph(deps, { port: 0 });

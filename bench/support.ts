@@ -195,3 +195,10 @@ export async function postgresCpuSince(admin: pg.Client, database: string, befor
   for (const [pid, seconds] of await postgresCpu(admin, database)) total += Math.max(0, seconds - (before.get(pid) ?? 0));
   return total;
 }
+
+/**
+ * The decisions production asks for (lib/production.ts), as a benchmark makes them: the embedded
+ * development issuer (tokens minted by the bench), the contacts book open, and an SMTP address no
+ * mail is sent to (no benchmark signs in).
+ */
+export const BENCH_PRODUCTION_DECISIONS = { DEV_IDENTITY: 'allow', CONTACTS_AUTH: 'open', SMTP_URL: 'smtp://127.0.0.1:2525' } as const;
