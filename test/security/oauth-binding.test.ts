@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { freePort } from '../support/ports.js';
 import { FakePlatform } from '../social-reach/fake-platforms.js';
-import { browserOf } from '../social-reach/helpers.js';
+import { browserOf, fakePlatformEnv } from '../social-reach/helpers.js';
 
 /**
  * The attack: Mallory starts a connect and sends the platform's authorization page to Victor. Victor,
@@ -21,12 +21,8 @@ describe('OAuth connect is bound to the browser that started it', () => {
     await mastodon.start();
     const port = await freePort();
     platform = await startTestPlatform({
-      SOCIAL_REST_PORT: String(port),
-      SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...fakePlatformEnv(port, { mastodon }),
       WEB_URL: 'http://web.test/app',
-      MASTODON_CLIENT_ID: mastodon.clientId,
-      MASTODON_CLIENT_SECRET: mastodon.clientSecret,
-      MASTODON_BASE_URL: mastodon.url,
     });
     base = platform.urls.socialRest;
   });

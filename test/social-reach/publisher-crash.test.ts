@@ -6,7 +6,7 @@ import { PROJECT_ROOT } from '../../lib/paths.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { freePort } from '../support/ports.js';
 import { FakePlatform } from './fake-platforms.js';
-import { browserOf, until } from './helpers.js';
+import { browserOf, fakePlatformEnv, until } from './helpers.js';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
@@ -69,14 +69,7 @@ onPostgres('publisher: a worker killed mid-call', () => {
     await Promise.all([mastodon.start(), x.start()]);
     const port = await freePort();
     const env = {
-      SOCIAL_REST_PORT: String(port),
-      SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      MASTODON_CLIENT_ID: mastodon.clientId,
-      MASTODON_CLIENT_SECRET: mastodon.clientSecret,
-      MASTODON_BASE_URL: mastodon.url,
-      X_CLIENT_ID: x.clientId,
-      X_CLIENT_SECRET: x.clientSecret,
-      X_BASE_URL: x.url,
+      ...fakePlatformEnv(port, { mastodon, x }),
       PLATFORM_TIMEOUT_MS: '60000',
       PUBLISH_WORKER: 'off',
     };

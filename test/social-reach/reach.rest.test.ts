@@ -10,7 +10,7 @@ import { PublisherService } from '../../subgraphs/social/publishing/publisher.se
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
 import { freePort } from '../support/ports.js';
-import { browserOf, sleep, until } from './helpers.js';
+import { browserOf, fakePlatformEnv, sleep, until } from './helpers.js';
 
 const runtimeOf = (platform: TestPlatform) => platform.subgraphs.social.runtime;
 
@@ -50,15 +50,8 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     const port = await freePort();
     platform = await startTestPlatform(
       {
-        SOCIAL_REST_PORT: String(port),
-        SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        ...fakePlatformEnv(port, { mastodon, x }),
         WEB_URL: 'http://web.test/app',
-        MASTODON_CLIENT_ID: mastodon.clientId,
-        MASTODON_CLIENT_SECRET: mastodon.clientSecret,
-        MASTODON_BASE_URL: mastodon.url,
-        X_CLIENT_ID: x.clientId,
-        X_CLIENT_SECRET: x.clientSecret,
-        X_BASE_URL: x.url,
         PLATFORM_TIMEOUT_MS: '1500',
         AI_IMAGE_API_URL: `${images.url}/v1`,
         AI_IMAGE_API_KEY: 'sk-test',
