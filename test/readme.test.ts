@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { CHROMIUM_PATH, launchBrowser, runInGraphiQL } from './support/browser.js';
-import { freePort } from './support/ports.js';
+import { freePorts } from './support/ports.js';
 
 /** A fenced code block of the README, with the heading it sits under. */
 interface Block {
@@ -123,7 +123,10 @@ describe('README', () => {
     beforeAll(async () => {
       dataDir = mkdtempSync(path.join(os.tmpdir(), 'readme-data-'));
       workDir = mkdtempSync(path.join(os.tmpdir(), 'readme-work-'));
-      for (const part of Object.keys(ports) as Array<keyof typeof ports>) ports[part] = await freePort();
+      // Every port at once, so no two parts are handed the same one.
+      const parts = Object.keys(ports) as Array<keyof typeof ports>;
+      const [social, surveys, contacts, ...partPorts] = await freePorts(3 + parts.length);
+      parts.forEach((part, index) => (ports[part] = partPorts[index]));
       const { NODE_OPTIONS: _jestFlags, NODE_ENV: _jestEnv, DATABASE_URL: _database, ...inherited } = process.env;
       env = {
         ...inherited,
@@ -135,9 +138,9 @@ describe('README', () => {
         SURVEYS_REST_PORT: String(ports.surveysRest),
         CONTACTS_REST_PORT: String(ports.contactsRest),
         METRICS_PORT: String(ports.metrics),
-        SOCIAL_SUBGRAPH_PORT: String(await freePort()),
-        SURVEYS_SUBGRAPH_PORT: String(await freePort()),
-        CONTACTS_SUBGRAPH_PORT: String(await freePort()),
+        SOCIAL_SUBGRAPH_PORT: String(social),
+        SURVEYS_SUBGRAPH_PORT: String(surveys),
+        CONTACTS_SUBGRAPH_PORT: String(contacts),
       };
       const [start] = commandsOf(walkThrough[0]).filter((command) => command === 'npm start');
       expect(start).toBe('npm start');
