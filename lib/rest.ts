@@ -22,7 +22,7 @@ import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
 import { checkPagingParameters, refuseInvalidUtf8, refuseUnstorableText } from './input.js';
 import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
-import { API_VERSION, healthSchema, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
+import { API_VERSION, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from './logger.js';
 import { httpMetrics } from './metrics.js';
 import { inRequestTrace, traceRequests } from './tracing.js';
@@ -309,11 +309,11 @@ export function describeRoutes(routes: RestRoute[]): { method: string; path: str
 }
 
 /**
- * `GET /health` (status and timestamp) and `GET /api` (metadata and every endpoint) of a REST
- * service. `routes` is read when `/api` is asked, so the listing is the live route table.
+ * `GET /api` (metadata and every endpoint) of a REST service; `/health` checks the service's parts
+ * (lib/health-routes.ts). `routes` is read when `/api` is asked, so the listing is the live route table.
  */
-export function serviceInfoRoutes(service: string, routes: () => RestRoute[], options: { health?: boolean } = { health: true }): RestRoute[] {
-  const info: RestRoute[] = [
+export function serviceInfoRoutes(service: string, routes: () => RestRoute[]): RestRoute[] {
+  return [
     {
       method: 'get',
       path: '/api',
@@ -325,17 +325,4 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[], op
       },
     },
   ];
-  if (options.health) {
-    info.unshift({
-      method: 'get',
-      path: '/health',
-      summary: 'API health status and timestamp',
-      cacheControl: CACHE_CONTROL.live,
-      doc: { answer: { status: 200, description: 'The service answers', json: healthSchema }, open: true },
-      handler: (_req, res) => {
-        res.json({ status: 'ok', service, timestamp: new Date().toISOString() });
-      },
-    });
-  }
-  return info;
 }

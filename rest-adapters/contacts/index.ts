@@ -44,7 +44,7 @@ function contactsRestRoutes(client: GraphQLClient, operations: Record<string, st
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
-    ...serviceInfoRoutes('contact-management', () => routes, { health: false }),
+    ...serviceInfoRoutes('contact-management', () => routes),
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
     ...contactCsvRoutes(run, storage, config),

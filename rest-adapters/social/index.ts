@@ -58,7 +58,7 @@ function socialRestRoutes(client: GraphQLClient, operations: Record<string, stri
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its parts: see lib/health-routes.ts.
-    ...serviceInfoRoutes('social-publishing', () => routes, { health: false }),
+    ...serviceInfoRoutes('social-publishing', () => routes),
     ...apiReferenceRoutes(SOCIAL_API, () => routes),
     ...healthRoutes(run, HEALTH, 'Comprehensive health check (database, job queue, storage)'),
     ...postRoutes(run),

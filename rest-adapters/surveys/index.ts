@@ -40,7 +40,7 @@ function surveysRestRoutes(client: GraphQLClient, operations: Record<string, str
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
-    ...serviceInfoRoutes('venue-survey', () => routes, { health: false }),
+    ...serviceInfoRoutes('venue-survey', () => routes),
     ...apiReferenceRoutes(SURVEYS_API, () => routes),
     ...healthRoutes(run, HEALTH),
     ...surveyRoutes(run),
