@@ -139,7 +139,8 @@ export function traceHeaders(): Record<string, string> {
 
 /**
  * Runs `work` with no span made inside it, not even by libraries (Apollo Gateway starts its own
- * `gateway.request`): for the REST services' readiness checks, which would otherwise be a trace each.
+ * `gateway.request`, pg-boss its job spans): for readiness checks and background loops, which would
+ * otherwise make a trace each time they run.
  */
 export function untraced<T>(work: () => Promise<T>): Promise<T> {
   return enabled ? context.with(suppressTracing(context.active()), work) : work();

@@ -12,6 +12,7 @@ import { TokenCipher } from '../integrations/token-cipher.js';
 import { jobsDbOf } from '../publishing/publish-queue.js';
 import { Webhook, WebhookDelivery, WebhookMessage, WebhookMessageStatus, WebhookOutbox } from './webhook.entity.js';
 import { eventsOfOutbox, type WebhookEvent } from './webhook.events.js';
+import { untraced } from '../../../lib/tracing.js';
 import { sendWebhook, type SendSettings } from './webhook.sender.js';
 
 export const WEBHOOK_QUEUE = 'social-webhook-delivery';
@@ -213,7 +214,8 @@ export async function startWebhookWorkers(boss: PgBoss, orm: Orm, settings: Webh
   });
   const stopping = new AbortController();
   let prunedAt = 0;
-  const loop = (async () => {
+  // Background work, not a request's: no trace of its own every second (pg-boss makes spans).
+  const loop = untraced(async () => {
     while (!stopping.signal.aborted) {
       try {
         if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
@@ -227,7 +229,7 @@ export async function startWebhookWorkers(boss: PgBoss, orm: Orm, settings: Webh
       }
       await sleep(settings.outboxPollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
     }
-  })();
+  });
   return {
     stop: async () => {
       stopping.abort();
