@@ -6,9 +6,9 @@ import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import type { ObjectStorage } from '../../lib/storage.js';
 import { ContactImportResult } from './contact-import.result.js';
-import { Contact } from './contact.entity.js';
+import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 import { ContactInput } from './contact.input.js';
-import { EDITABLE_FIELDS, hasIdentity, type ContactService } from './contact.service.js';
+import { hasIdentity, type ContactService } from './contact.service.js';
 import type { ImportResult } from './contact-import.types.js';
 
 type ImportField = (typeof EDITABLE_FIELDS)[number];

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, ObjectType } from 'type-graphql';
 
+/** The fields a client sets on a contact (by API or by CSV import). */
+export const EDITABLE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
+
 /**
  * A person the sales team works with. Deleting one only sets `deleted`: the record stays for
  * history, but it leaves every list and lookup. `search_vector` (names, e-mail, company, tags)

@@ -1,17 +1,17 @@
-import { raw, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Slice, Window } from '../../lib/pagination.js';
-import { Contact } from './contact.entity.js';
+import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
+import { contactQueries, READ_FIELDS } from './contact.queries.js';
 import { SCROLL_MAX, type ContactInput } from './contact.input.js';
 
-/** The fields a client sets on a contact (by API or by CSV import). */
-export const EDITABLE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
-/** Up to this many matches a search's total is exact; past it, an estimate flagged `totalExact: false`. */
+/**
+ * Up to this many matches a search's total is exact; past it (or when PostgreSQL's planner expects
+ * more), an estimate flagged `totalExact: false` (migration ContactSearchTotal).
+ */
 export const EXACT_COUNT_LIMIT = 10_000;
-/** Every column a contact is read with: query builders select `*` otherwise, search vector and all. */
-const READ_FIELDS = ['id', ...EDITABLE_FIELDS, 'deleted', 'deletedAt', 'createdAt', 'updatedAt'] as const;
 
 /**
  * Turns what a person types into a prefix query over the search vector ("jan smi" finds
@@ -31,50 +31,44 @@ export class ContactService {
   constructor(private readonly em: EntityManager) {}
 
   async list(window: Window, search?: string | null): Promise<Slice<Contact>> {
-    const qb = this.liveContacts(search);
-    if (!qb) return { items: [], total: 0 };
-    // The page and its total at once (getResultAndCount would run them one after the other), as
-    // plain rows: a list changes nothing, so managed entities would only cost snapshots.
+    const query = search ? toPrefixQuery(search) : undefined;
+    if (query === null) return { items: [], total: 0 };
+    const sql = contactQueries(this.em);
+    // The page and its total at once, as plain rows: a list changes nothing, so managed entities
+    // would only cost snapshots.
     const [rows, total] = await Promise.all([
-      qb.clone().orderBy({ createdAt: 'desc', id: 'desc' }).limit(window.limit).offset(window.offset).execute<Contact[]>('all', true),
-      search ? this.countMatches(qb) : this.countLive(),
+      query
+        ? this.em.execute<Contact[]>(sql.searchPage, [query, window.limit, window.offset])
+        : this.em.execute<Contact[]>(sql.page, [window.limit, window.offset]),
+      query ? this.countMatches(query) : this.countLive(),
     ]);
     return { items: rows.map(toContactRow), ...total };
   }
 
   /** Every live contact, exactly, from the row the triggers keep (migration ContactCount). */
   private async countLive(): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
-    const schema = this.em.getMetadata(Contact).schema ?? 'contacts';
-    const [row] = await this.em.execute<{ live: string }[]>(`select live from "${schema}"."contact_live_count"`);
-    return { total: Number(row?.live ?? 0), totalExact: true };
+    const [row] = await this.em.execute<{ total: string }[]>(contactQueries(this.em).liveTotal);
+    return { total: Number(row?.total ?? 0), totalExact: true };
   }
 
   /**
-   * The matches of a search: counted exactly up to EXACT_COUNT_LIMIT (the count stops there), past
-   * that PostgreSQL's estimate, flagged as such. Counting every match of a common word in a million
-   * contacts would cost more than the page itself, on every page.
+   * The matches of a search, in one statement (migration ContactSearchTotal): counted exactly up to
+   * EXACT_COUNT_LIMIT, or PostgreSQL's estimate, flagged, when its planner expects more or the count
+   * passes the limit. Counting every match of a common word in a million contacts would cost more
+   * than the page itself, on every page.
    */
-  private async countMatches(qb: ReturnType<ContactService['live']>): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
-    const capped = qb.clone().select(raw('1')).limit(EXACT_COUNT_LIMIT + 1);
-    const [sql, params] = [capped.getQuery(), capped.getParams()];
-    const [row] = await this.em.execute<{ count: number }[]>(`select count(*)::int as count from (${sql}) as matches`, [...params]);
-    const counted = row?.count ?? 0;
-    if (counted <= EXACT_COUNT_LIMIT) return { total: counted, totalExact: true };
-    const [plan] = await this.em.execute<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>(
-      `explain (format json) ${qb.clone().select(raw('1')).getQuery()}`,
-      [...params],
-    );
-    const estimate = Math.round(plan?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
-    return { total: Math.max(estimate, EXACT_COUNT_LIMIT + 1), totalExact: false };
+  private async countMatches(query: string): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
+    const [row] = await this.em.execute<{ total: string; exact: boolean }[]>(contactQueries(this.em).searchTotal, [query, EXACT_COUNT_LIMIT]);
+    return { total: Number(row?.total ?? 0), totalExact: row?.exact ?? true };
   }
 
   /**
    * A live contact to show, as a plain row (null for an unknown, malformed or deleted id): a read
-   * changes nothing, so it skips the identity map and the change-tracking snapshot of `find`.
+   * changes nothing, so it skips the query builder, the identity map and the change-tracking snapshot.
    */
   async read(id: string): Promise<Contact | null> {
     if (!isUuid(id)) return null;
-    const row = await this.live().andWhere({ id }).execute<Contact | undefined>('get', true);
+    const row: Contact | undefined = await this.em.execute<Contact>(contactQueries(this.em).byId, [id], 'get');
     return row ? toContactRow(row) : null;
   }
 

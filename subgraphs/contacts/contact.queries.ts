@@ -1,0 +1,47 @@
+import type { EntityManager } from '../../lib/database.js';
+import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
+
+/** Every column a contact is read with, by property name (never the search vector, the widest column). */
+export const READ_FIELDS = ['id', ...EDITABLE_FIELDS, 'deleted', 'deletedAt', 'createdAt', 'updatedAt'] as const;
+
+/**
+ * The SQL of the hot reads (a contact by id, a page of the list or of a search, their totals),
+ * written once per schema. A query builder would build the same text again on every request, which
+ * cost more CPU than PostgreSQL spent answering it; a fixed text also stays one prepared statement.
+ * Placeholders are MikroORM's `?`, sent as bind parameters (lib/postgresql.ts).
+ */
+export interface ContactQueries {
+  /** One live contact; `?` the id. */
+  byId: string;
+  /** A page of live contacts, newest first; `?` limit, offset. */
+  page: string;
+  /** A page of the live contacts matching a prefix query; `?` the query text, limit, offset. */
+  searchPage: string;
+  /** The live count the triggers keep (migration ContactCount). */
+  liveTotal: string;
+  /** `total` and `exact` of a search (migration ContactSearchTotal); `?` the query text, the exact-count limit. */
+  searchTotal: string;
+}
+
+const bySchema = new Map<string, ContactQueries>();
+
+export function contactQueries(em: EntityManager): ContactQueries {
+  const meta = em.getMetadata(Contact);
+  const schema = meta.schema ?? 'contacts';
+  let queries = bySchema.get(schema);
+  if (!queries) {
+    const table = `"${schema}"."${meta.tableName}"`;
+    const columns = READ_FIELDS.map((field) => `c."${meta.properties[field].fieldNames[0]}" as "${field}"`).join(', ');
+    const matches = `c.search_vector @@ to_tsquery('simple', ?)`;
+    const newestFirst = 'order by c.created_at desc, c.id desc limit ? offset ?';
+    queries = {
+      byId: `select ${columns} from ${table} as c where c.id = ? and not c.deleted`,
+      page: `select ${columns} from ${table} as c where not c.deleted ${newestFirst}`,
+      searchPage: `select ${columns} from ${table} as c where not c.deleted and ${matches} ${newestFirst}`,
+      liveTotal: `select live as total from "${schema}"."contact_live_count"`,
+      searchTotal: `select total, exact from "${schema}"."contact_search_total"(to_tsquery('simple', ?), ?)`,
+    };
+    bySchema.set(schema, queries);
+  }
+  return queries;
+}
