@@ -10,8 +10,10 @@
  * PostgreSQL backends), and the ratio to the floor. Then what one client sees: the median of 200
  * sequential keep-alive REST by-id requests, and p50/p99 at a steady 200 requests per second.
  *
- * The platform runs as `npm start` does, in one process (startPlatform, WEB_CONCURRENCY=1: the
- * floor is one process too), the floor and Hive Gateway in processes of their own, the load in this one.
+ * The platform runs in two seats: in one process (startPlatform, as `npm start` with
+ * WEB_CONCURRENCY=1) against the floor in one process, and exactly as `npm start` runs it on
+ * PostgreSQL (a worker per CPU, BENCH_WORKERS) against the floor in as many node:cluster processes.
+ * The floor and Hive Gateway run in processes of their own, the load in this one.
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -25,6 +27,7 @@ import { loadOperations } from '../lib/rest.js';
 import {
   SERVE,
   benchDatabase,
+  childrenOf,
   cpuSeconds,
   fmt,
   median,
@@ -36,6 +39,7 @@ import {
   seedContacts,
   sequentialLoad,
   startChild,
+  startNpmStart,
   steadyLoad,
   stopProcess,
   type Child,
@@ -48,6 +52,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IDLE_REQUESTS = 200;
 const STEADY_RATE = 200;
 const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 10);
+/** npm start's workers on PostgreSQL: one per CPU unless BENCH_WORKERS says otherwise. */
+const WORKERS = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
 const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 
 
@@ -81,8 +87,10 @@ async function startHive(urls: Record<string, string>): Promise<Child> {
 interface Target {
   name: string;
   kind: 'by id' | 'search';
-  /** The Node processes on the path, by the name they are reported under. */
-  processes: Record<string, number>;
+  /** How many processes serve it: 1, or npm start's workers (then compared with the floor in as many). */
+  seat: number;
+  /** The Node processes on the path, by the name they are reported under (a cluster's primary and workers under one name). */
+  processes: Record<string, number[]>;
   options: () => autocannon.Options;
 }
 
@@ -108,6 +116,11 @@ async function main(): Promise<void> {
     children.push(floor);
     const hive = await startHive(platform.urls);
     children.push(hive);
+    // npm start's real shape on PostgreSQL: a worker per CPU; the floor gets as many processes.
+    const floorWorkers = await startChild(SERVE, ['floor'], { ...env, BENCH_FLOOR_WORKERS: String(WORKERS) });
+    children.push(floorWorkers);
+    const npmStart = await startNpmStart(database.url, WORKERS);
+    children.push(npmStart);
 
     await admin.connect();
     const started = performance.now();
@@ -117,19 +130,27 @@ async function main(): Promise<void> {
     const randomId = () => ids[Math.floor(Math.random() * ids.length)];
 
     const operations = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations'));
-    const pids = { platform: platform.process.pid!, floor: floor.process.pid!, hive: hive.process.pid! };
-    const rest = (name: string, kind: Target['kind'], base: string, processes: Record<string, number>): Target => ({
+    const pids = {
+      platform: [platform.process.pid!],
+      floor: [floor.process.pid!],
+      hive: [hive.process.pid!],
+      floorWorkers: [floorWorkers.process.pid!, ...childrenOf(floorWorkers.process.pid!)],
+      npmStart: npmStart.pids(),
+    };
+    const rest = (name: string, kind: Target['kind'], base: string, processes: Record<string, number[]>, seat = 1): Target => ({
       name,
       kind,
+      seat,
       processes,
       options: () => ({
         url: base,
         requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: kind === 'by id' ? `/api/contacts/${randomId()}` : `/api/contacts?search=${randomWord()}` }) }],
       }),
     });
-    const graphql = (name: string, kind: Target['kind'], url: string, processes: Record<string, number>): Target => ({
+    const graphql = (name: string, kind: Target['kind'], url: string, processes: Record<string, number[]>): Target => ({
       name,
       kind,
+      seat: 1,
       processes,
       options: () => ({
         url,
@@ -153,10 +174,14 @@ async function main(): Promise<void> {
       graphql('gateway contact(id)', 'by id', platform.urls.gateway, { node: pids.platform }),
       rest('REST GET /api/contacts/{id}', 'by id', platform.urls.rest, { node: pids.platform }),
       graphql('Hive Gateway contact(id)', 'by id', hive.urls.hive, { hive: pids.hive, node: pids.platform }),
+      rest(`floor, ${WORKERS} processes`, 'by id', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
+      rest(`REST by id, npm start`, 'by id', npmStart.urls.rest, { node: pids.npmStart }, WORKERS),
       rest('floor', 'search', floor.urls.floor, { node: pids.floor }),
       graphql('contacts subgraph', 'search', platform.urls.contactsSubgraph, { node: pids.platform }),
       graphql('gateway contactPage', 'search', platform.urls.gateway, { node: pids.platform }),
       rest('REST GET /api/contacts?search', 'search', platform.urls.rest, { node: pids.platform }),
+      rest(`floor, ${WORKERS} processes`, 'search', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
+      rest(`REST search, npm start`, 'search', npmStart.urls.rest, { node: pids.npmStart }, WORKERS),
     ];
     const only = process.env.BENCH_TARGETS?.split(',');
     const chosen = only ? targets.filter((target) => target.name.startsWith('floor') || only.some((name) => target.name.includes(name))) : targets;
@@ -168,11 +193,12 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       // Interleaved, in a different order each round, so drift of the machine hits all alike.
       for (const target of round % 2 ? chosen : [...chosen].reverse()) {
-        const cpuBefore = Object.fromEntries(Object.entries(target.processes).map(([name, pid]) => [name, cpuSeconds(pid)]));
+        const cpuOf = (pidList: number[]) => pidList.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+        const cpuBefore = Object.fromEntries(Object.entries(target.processes).map(([name, pidList]) => [name, cpuOf(pidList)]));
         const pgBefore = await postgresCpu(admin, database.name);
         const result = await runLoad({ ...target.options(), connections: CONNECTIONS, duration: RUN_SECONDS });
         const cpu: Record<string, number> = {};
-        for (const [name, pid] of Object.entries(target.processes)) cpu[name] = ((cpuSeconds(pid) - cpuBefore[name]) / result.requests.total) * 1000;
+        for (const [name, pidList] of Object.entries(target.processes)) cpu[name] = ((cpuOf(pidList) - cpuBefore[name]) / result.requests.total) * 1000;
         cpu.postgres = ((await postgresCpuSince(admin, database.name, pgBefore)) / result.requests.total) * 1000;
         samples.get(target)!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu });
       }
@@ -181,7 +207,7 @@ async function main(): Promise<void> {
 
     for (const kind of ['by id', 'search'] as const) {
       const ofKind = chosen.filter((target) => target.kind === kind);
-      const floorRps = median(samples.get(ofKind[0])!.map((sample) => sample.rps));
+      const floorRps = (seat: number) => median(samples.get(ofKind.find((target) => target.name.startsWith('floor') && target.seat === seat)!)?.map((sample) => sample.rps) ?? [NaN]);
       console.log(`\n${kind === 'by id' ? 'contact by id' : 'search (page of 20 and its total)'}, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`);
       console.log(`  ${'path'.padEnd(30)} ${'req/s'.padStart(7)} ${'/floor'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   CPU ms per request`);
       for (const target of ofKind) {
@@ -191,7 +217,7 @@ async function main(): Promise<void> {
           .map((name) => `${name} ${fmt(median(runs.map((sample) => sample.cpu[name])), 2)}`)
           .join(' + ');
         console.log(
-          `  ${target.name.padEnd(30)} ${fmt(rps).padStart(7)} ${fmt(rps / floorRps, 2).padStart(7)} ${fmt(median(runs.map((s) => s.p50)), 1).padStart(7)} ${fmt(median(runs.map((s) => s.p99)), 1).padStart(7)}   ${cpu}`,
+          `  ${target.name.padEnd(30)} ${fmt(rps).padStart(7)} ${fmt(rps / floorRps(target.seat), 2).padStart(7)} ${fmt(median(runs.map((s) => s.p50)), 1).padStart(7)} ${fmt(median(runs.map((s) => s.p99)), 1).padStart(7)}   ${cpu}`,
         );
       }
       if (kind === 'by id') {
@@ -203,7 +229,7 @@ async function main(): Promise<void> {
     }
 
     const byId = () => ({ path: `/api/contacts/${randomId()}` });
-    for (const [name, base] of [['floor', floor.urls.floor], ['REST', platform.urls.rest]] as const) {
+    for (const [name, base] of [['floor', floor.urls.floor], ['REST', platform.urls.rest], ['REST (npm start)', npmStart.urls.rest]] as const) {
       const idle = (await sequentialLoad(base, IDLE_REQUESTS, byId)).sort((a, b) => a - b);
       const steady = await steadyLoad(base, STEADY_RATE, STEADY_SECONDS, byId);
       // autocannon's rate limit (-R 50 -c 10) sends each connection's budget for the second at its
@@ -227,8 +253,8 @@ The federated chain against a hand-written Express + pg floor on PostgreSQL (BEN
 default postgres://postgres@127.0.0.1:5432/postgres; a database of its own is made and dropped), 100,000
 contacts: contact by id and search through the subgraph, the gateway, REST and Hive Gateway; RPS,
 p50/p99, CPU per request per process, ratios; idle and steady-rate latency. BENCH_RUN_SECONDS,
-BENCH_ROUNDS, BENCH_TARGETS (e.g. REST,Hive), BENCH_LOG_LEVEL and BENCH_PROFILE (a folder for
---cpu-prof of the platform) tune it.
+BENCH_ROUNDS, BENCH_TARGETS (e.g. REST,Hive), BENCH_WORKERS (npm start's workers; default one per
+CPU), BENCH_LOG_LEVEL and BENCH_PROFILE (a folder for --cpu-prof of the one-process platform) tune it.
 `);
 
 await main().catch((error: unknown) => {

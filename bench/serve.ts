@@ -6,6 +6,7 @@
  *   fork('dist/bench/serve.js', ['platform'])    with BENCH_PLATFORM_DATABASE_URL
  */
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,7 +54,25 @@ async function servePlatform(): Promise<void> {
   });
 }
 
+/**
+ * The floor, in one process, or with BENCH_FLOOR_WORKERS > 1 in that many node:cluster workers sharing
+ * one port (as npm start shares its ports): the primary sends the URL once every worker listens.
+ */
 async function serveFloorChild(): Promise<void> {
+  const workers = Number(process.env.BENCH_FLOOR_WORKERS ?? 1);
+  if (workers > 1 && cluster.isPrimary) {
+    let ready = 0;
+    for (let number = 0; number < workers; number++) {
+      cluster.fork().on('message', (message: { urls: Record<string, string> }) => {
+        if (++ready === workers) process.send?.(message);
+      });
+    }
+    process.on('SIGTERM', () => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      cluster.on('exit', () => Object.keys(cluster.workers ?? {}).length === 0 && process.exit(0));
+    });
+    return;
+  }
   const floor = await serveFloor(process.env.BENCH_PLATFORM_DATABASE_URL);
   process.send?.({ urls: { floor: floor.url } });
   process.on('SIGTERM', () => void floor.close().finally(() => process.exit(0)));

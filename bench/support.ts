@@ -3,12 +3,16 @@
  * floor (bench/floor.ts) and the platform in child processes, load through autocannon, CPU and
  * memory read from /proc (Linux).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { PROJECT_ROOT } from '../lib/paths.js';
+import { freePorts } from '../lib/ports.js';
 
 /** bench/serve.ts, compiled: the child process that serves the platform or the floor. */
 export const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));
@@ -86,6 +90,66 @@ export function startChild(script: string, args: string[], env: Record<string, s
       resolve({ process: child, urls: message.urls, stop: () => stopProcess(child) });
     });
   });
+}
+
+/**
+ * The platform exactly as `npm start` runs it on PostgreSQL (dist/scripts/start.js): a primary and
+ * `workers` node:cluster workers sharing every port. Ready when its contacts REST service answers
+ * `/readyz`; `pids()` lists the primary and its workers, for their CPU.
+ */
+export async function startNpmStart(databaseUrl: string, workers: number): Promise<Child & { pids(): number[] }> {
+  const names = ['GATEWAY_PORT', 'SOCIAL_REST_PORT', 'SURVEYS_REST_PORT', 'CONTACTS_REST_PORT', 'SOCIAL_SUBGRAPH_PORT', 'SURVEYS_SUBGRAPH_PORT', 'CONTACTS_SUBGRAPH_PORT'];
+  const ports = Object.fromEntries((await freePorts(names.length)).map((port, index) => [names[index], String(port)]));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
+    cwd: PROJECT_ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      ...BENCH_PRODUCTION_DECISIONS,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      WEB_CONCURRENCY: String(workers),
+      ...ports,
+    },
+    stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
+  });
+  const url = (name: string) => `http://127.0.0.1:${ports[name]}`;
+  const stop = async () => {
+    await stopProcess(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  for (let attempt = 0; attempt < 1200; attempt++) {
+    if (child.exitCode !== null) throw new Error('npm start exited before it was ready');
+    if (await fetch(`${url('CONTACTS_REST_PORT')}/readyz`).then((response) => response.ok, () => false)) {
+      return {
+        process: child,
+        urls: { rest: url('CONTACTS_REST_PORT'), gateway: `${url('GATEWAY_PORT')}/graphql` },
+        stop,
+        pids: () => [child.pid!, ...childrenOf(child.pid!)],
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stop();
+  throw new Error('npm start not ready after 120 s');
+}
+
+/** The pids of a process's children, from /proc (Linux). */
+export function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      if (ppid === parent) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
 }
 
 export function stopProcess(child: ChildProcess): Promise<void> {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { startPlatform } from '../../scripts/platform.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;

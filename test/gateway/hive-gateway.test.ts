@@ -7,7 +7,7 @@ import { FORWARDED_HEADERS } from '../../lib/graphql-client.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { LogCollector } from '../support/logs.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 import { linkIn, MailCatcher } from '../surveys/support.js';
 
 const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');

@@ -3,7 +3,7 @@ import { createLogger } from '../../lib/logger.js';
 import { serveMetrics } from '../../lib/metrics.js';
 import type { RunningServer } from '../../lib/http.js';
 import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 interface Sample {

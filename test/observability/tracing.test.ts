@@ -9,7 +9,7 @@ import { createLogger } from '../../lib/logger.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { startTracing, type Tracing } from '../../lib/tracing.js';
 import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /** One span as OTLP/JSON carries it (ids in hex). */

@@ -11,7 +11,7 @@ import { createMailer } from '../../lib/mail.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { startJwksServer } from '../support/jwks.js';
 import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 
 /** Every production decision made, the safe way. */
 const DECIDED = {

@@ -8,7 +8,7 @@ import { createFileOnce, masterKey } from '../../lib/secrets.js';
 import { AuthService } from '../../subgraphs/surveys/auth.service.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 
 describe('generated key files', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'key-files-test-'));

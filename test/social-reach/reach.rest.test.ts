@@ -9,7 +9,7 @@ import { PlatformTokenService } from '../../subgraphs/social/integrations/platfo
 import { PublisherService } from '../../subgraphs/social/publishing/publisher.service.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 import { browserOf, fakePlatformEnv, sleep, until } from './helpers.js';
 
 const runtimeOf = (platform: TestPlatform) => platform.subgraphs.social.runtime;

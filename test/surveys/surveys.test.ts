@@ -8,7 +8,7 @@ import { loadConfig } from '../../lib/config.js';
 import { createMailer } from '../../lib/mail.js';
 import { createStorage } from '../../lib/storage.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../lib/ports.js';
 import { linkIn, MailCatcher } from './support.js';
 
 const ALLOWED_DOMAIN = 'field.example';

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 
 /**
- * A port nobody listens on right now. For the ports a suite must know before boot (a REST service
+ * A port nobody listens on right now. For the ports a suite or a benchmark must know before boot (a REST service
  * whose signed URLs name its own address); everything else lets the platform pick port 0.
  */
 export async function freePort(): Promise<number> {
