@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
-import { redactRequest } from './log-redaction.js';
+import { requestLogFields, responseLogFields } from './log-redaction.js';
 import { requestTraceFields, traceFields, tracingOn } from './tracing.js';
 
 export type { Logger };
@@ -91,8 +91,8 @@ export function httpLogger(logger: Logger, component: string) {
     },
     // The request's trace (tracing on): bound once, when the request starts.
     customProps: (req) => requestTraceFields(req),
-    // No query value and no token in a path reaches the log (lib/log-redaction.ts).
-    serializers: { req: redactRequest },
+    // No header, no query value and no token in a path reaches the log (lib/log-redaction.ts).
+    serializers: { req: requestLogFields, res: responseLogFields },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
   });

@@ -10,7 +10,8 @@ describe('gateway', () => {
   const logs = new LogCollector();
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ LOG_LEVEL: 'info' }, { logStream: logs });
+    // debug: the in-process subgraph writes its line at debug (lib/local-subgraph.ts).
+    platform = await startTestPlatform({ LOG_LEVEL: 'debug' }, { logStream: logs });
     gateway = platform.urls.gateway;
   });
   afterAll(async () => {

@@ -19,7 +19,8 @@ describe.each([
   beforeAll(async () => {
     const port = await freePort();
     const env: Record<string, string> = overHttp ? { CONTACTS_SUBGRAPH_PORT: String(port), CONTACTS_SUBGRAPH_URL: `http://127.0.0.1:${port}/graphql`, CONTACTS_AUTH: 'required' } : { CONTACTS_AUTH: 'required' };
-    platform = await startTestPlatform({ LOG_LEVEL: 'info', ...env }, { logStream: logs });
+    // debug: in process the subgraph's own line is written at debug (lib/local-subgraph.ts).
+    platform = await startTestPlatform({ LOG_LEVEL: 'debug', ...env }, { logStream: logs });
   });
   afterAll(async () => {
     await platform?.stop();

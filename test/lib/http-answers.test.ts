@@ -133,12 +133,12 @@ describe('what every HTTP answer carries', () => {
       }
     });
 
-    it('makes an id when none (or an unsafe one) is given, and that same id is logged and sent on to the subgraph', async () => {
+    it('makes an id when none (or an unsafe one) is given, and that same id is logged and sent on through the gateway', async () => {
       const answer = await rawRequest(`${platform.urls.contactsRest}/api/contacts`);
       const made = String(answer.headers['x-request-id']);
       expect(made).toMatch(SAFE_ID);
-      const components = logs.lines.filter((line) => line.req?.id === made).map((line) => line.component);
-      expect(components).toEqual(expect.arrayContaining(['contacts-rest', 'contacts-subgraph']));
+      const components = logs.lines.filter((line) => line.req?.id === made || line.requestId === made).map((line) => line.component);
+      expect(components).toEqual(expect.arrayContaining(['contacts-rest', 'gateway']));
 
       const unsafe = await rawRequest(`${platform.urls.contactsRest}/api/contacts`, { headers: { 'x-request-id': 'no spaces <allowed>' } });
       expect(unsafe.headers['x-request-id']).toMatch(SAFE_ID);

@@ -107,7 +107,7 @@ describe('tracing', () => {
     beforeAll(async () => {
       const gatewayPort = await freePort();
       platform = await startTestPlatform(
-        { ...otel(), LOG_LEVEL: 'info', ...(overHttp ? { GATEWAY_PORT: String(gatewayPort), GATEWAY_URL: `http://127.0.0.1:${gatewayPort}/graphql` } : {}) },
+        { ...otel(), LOG_LEVEL: 'debug', ...(overHttp ? { GATEWAY_PORT: String(gatewayPort), GATEWAY_URL: `http://127.0.0.1:${gatewayPort}/graphql` } : {}) },
         { logStream: logs },
       );
     }, 120_000);
