@@ -1,4 +1,6 @@
-import { defineConfig } from '@graphql-hive/gateway';
+import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
+import { defineConfig, type GatewayPlugin } from '@graphql-hive/gateway';
 
 /**
  * Hive Gateway on the platform's supergraph, in place of the Node gateway (gateway/gateway.ts):
@@ -31,6 +33,66 @@ function subgraphLocations(): Record<string, { location: string }> {
   return Object.fromEntries(entries);
 }
 
+/** Express's names for address ranges (proxy-addr's), as TRUST_PROXY accepts them for the Node gateway. */
+const RANGES: Record<string, string[]> = {
+  loopback: ['127.0.0.1/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+/**
+ * TRUST_PROXY read as Express reads it (lib/client-address.ts): a hop count, or addresses, CIDR ranges
+ * and range names of the proxies whose `X-Forwarded-For` is believed. Unset: the socket is the client.
+ */
+function trustedProxy(setting = env.TRUST_PROXY?.trim()): (address: string, hop: number) => boolean {
+  if (!setting) return () => false;
+  if (/^\d+$/.test(setting)) return (_address, hop) => hop < Number(setting);
+  const proxies = new BlockList();
+  for (const entry of setting.split(',').flatMap((item) => RANGES[item.trim()] ?? [item.trim()])) {
+    const [address, bits] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) proxies.addAddress(address, family);
+    else proxies.addSubnet(address, Number(bits), family);
+  }
+  return (address) => {
+    // An IPv4 client of a dual-stack socket shows as ::ffff:a.b.c.d.
+    const plain = address.replace(/^::ffff:(?=\d+\.)/i, '');
+    return isIP(plain) !== 0 && proxies.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+  };
+}
+const trusted = trustedProxy();
+
+/**
+ * The client of a request, as the Node gateway finds it (`req.ip`): from the socket back through
+ * `X-Forwarded-For`, the first address that is not a trusted proxy.
+ */
+function clientAddressOf(req: IncomingMessage | undefined): string | undefined {
+  const socket = req?.socket?.remoteAddress;
+  if (!socket) return undefined;
+  const forwarded = String(req.headers['x-forwarded-for'] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .reverse();
+  const chain = [socket, ...forwarded];
+  let hop = 0;
+  while (hop < chain.length - 1 && trusted(chain[hop], hop)) hop += 1;
+  return chain[hop];
+}
+
+/**
+ * Sends the caller's address to every subgraph in `X-Platform-Client`, as the Node gateway does, so that
+ * limits counted per client (sign-in mail) count per client behind Hive Gateway too. A subgraph believes
+ * it only from a gateway: a caller with SUBGRAPH_TOKEN, or over loopback when none is set.
+ */
+const forwardClientAddress: GatewayPlugin = {
+  onFetch: (fetch) => {
+    // Under Node, the server context Hive Gateway runs each request with holds the request itself.
+    const address = clientAddressOf((fetch.context as { req?: IncomingMessage } | undefined)?.req);
+    if (address) fetch.setOptions({ ...fetch.options, headers: { ...fetch.options.headers, 'x-platform-client': address } });
+  },
+};
+
 export const gatewayConfig = defineConfig({
   port: Number(env.GATEWAY_PORT || 4000),
   graphqlEndpoint: '/graphql',
@@ -45,6 +107,7 @@ export const gatewayConfig = defineConfig({
       ...(subgraphToken ? { 'x-subgraph-token': subgraphToken } : {}),
     }),
   },
+  plugins: () => [forwardClientAddress],
   // X-Request-Id: the caller's, or one made here; sent to every subgraph call and back to the caller.
   requestId: { headerName: 'x-request-id' },
   // The Node gateway's limits (graphql-armor there too); Hive's cost model differs, so no cost limit here.

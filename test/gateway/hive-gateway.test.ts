@@ -23,7 +23,7 @@ interface HiveGateway {
  * gateway.config.ts), on the checked-in supergraph, pointed at the running subgraphs by the same
  * `*_SUBGRAPH_URL` settings the Node gateway reads.
  */
-async function startHiveGateway(platform: TestPlatform): Promise<HiveGateway> {
+async function startHiveGateway(platform: TestPlatform, settings: Record<string, string> = {}): Promise<HiveGateway> {
   const port = await freePort();
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [HIVE_CLI, 'supergraph', 'schema/supergraph.graphql'], {
     cwd: PROJECT_ROOT,
@@ -34,6 +34,7 @@ async function startHiveGateway(platform: TestPlatform): Promise<HiveGateway> {
       SOCIAL_SUBGRAPH_URL: platform.subgraphs.social.url,
       SURVEYS_SUBGRAPH_URL: platform.subgraphs.surveys.url,
       CONTACTS_SUBGRAPH_URL: platform.subgraphs.contacts.url,
+      ...settings,
     },
   });
   let output = '';
@@ -85,7 +86,8 @@ describe('Hive Gateway on the same supergraph', () => {
       { LOG_LEVEL: 'info', CONTACTS_AUTH: 'required', SMTP_URL: `smtp://127.0.0.1:${mail.port}`, MAGIC_LINK_BASE_URL: MAGIC_LINK_BASE },
       { logStream: logs },
     );
-    hive = await startHiveGateway(platform);
+    // Behind a proxy on this machine, as the Node gateway's limit test is (test/security/limits.test.ts).
+    hive = await startHiveGateway(platform, { TRUST_PROXY: 'loopback' });
 
     const bearer = { authorization: `Bearer ${await platform.token('hive-user', undefined, 'hive@venues.example')}` };
     const contact = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Hana', lastName: 'Hive', email: 'hana@venues.example' }, bearer);
@@ -178,5 +180,20 @@ describe('Hive Gateway on the same supergraph', () => {
     expect(response.headers.get('x-request-id')).toBe(requestId);
     const seenBy = logs.lines.filter((line) => line.req?.id === requestId).map((line) => line.component);
     expect(seenBy).toEqual(['contacts-subgraph']);
+  });
+
+  it('counts sign-in mail per client as the Node gateway does: it sends the caller’s address on', async () => {
+    const request = (count: number, from: number, address: string) =>
+      fetch(hive.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+        body: JSON.stringify({
+          query: `mutation { ${Array.from({ length: count }, (_, index) => `m${index}: requestMagicLink(input: { email: "hive${from + index}@example.com" }) { accepted }`).join(' ')} }`,
+        }),
+      }).then((response) => response.json() as Promise<{ errors?: { extensions?: { code?: string } }[] }>);
+    expect((await request(30, 0, '203.0.113.20')).errors).toBeUndefined();
+    expect((await request(1, 100, '203.0.113.20')).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    // Another client behind the same Hive Gateway has a count of its own.
+    expect((await request(1, 200, '203.0.113.21')).errors).toBeUndefined();
   });
 });
