@@ -48,7 +48,13 @@ export function gracefulClose(server: http.Server): () => Promise<void> {
   });
   const closeWhenStillIdle = (socket: net.Socket) => {
     setTimeout(() => {
-      if (!busy.has(socket)) socket.destroy();
+      // Checked after the next poll for I/O, not in the timer itself: when the event loop was held up
+      // past the grace (a loaded machine), a request that arrived meanwhile is still unread in the
+      // kernel, and destroying the socket then would reset it. The poll reads it first and marks the
+      // socket busy.
+      setImmediate(() => {
+        if (!busy.has(socket)) socket.destroy();
+      });
     }, IDLE_GRACE_MS).unref();
   };
 
@@ -71,10 +77,13 @@ export function gracefulClose(server: http.Server): () => Promise<void> {
     });
 }
 
-/** The answer, when it has not started yet, tells the client this connection ends with it. */
+/**
+ * The answer, when it has not started yet, tells the client this connection ends with it (Node ends
+ * the connection after a response that says so). When it is too late to say it, the connection is
+ * left to the idle rule once the answer is out: ending it at once would reset a request the client
+ * sends on it before our FIN reaches it; within the grace such a request is answered, with
+ * `Connection: close`.
+ */
 function sayClose(res: http.ServerResponse): void {
-  // Node ends the connection after a response that says so.
-  if (!res.headersSent) return void res.setHeader('connection', 'close');
-  // Too late to say it: end the connection once the answer is out.
-  res.once('finish', () => res.socket?.end());
+  if (!res.headersSent) res.setHeader('connection', 'close');
 }
