@@ -3,7 +3,7 @@ import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { ALLOWED_ASSET_TYPES, isAllowedAssetType, looksLike, normalizeContentType, SIGNATURE_BYTES } from './asset.content-type.js';
+import { ALLOWED_ASSET_TYPES, isAllowedAssetType, looksLike, normalizeContentType, SIGNATURE_BYTES } from '../../lib/content-type.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
 import type { SurveyService } from './survey.service.js';
