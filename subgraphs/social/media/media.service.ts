@@ -208,7 +208,13 @@ export async function sweepMediaUploads(em: EntityManager, settings: MediaSettin
     { orderBy: { uploadExpiresAt: 'asc' }, limit: SWEEP_BATCH },
   );
   if (!expired.length) return 0;
-  const { dropped } = await commitMediaUploads(em, settings, expired, { sweeping: true });
+  // Claimed one by one (the expiry moves to the epoch, still due): of sweeps running at once, one
+  // commits or drops each upload, and none drops what another has just committed.
+  const claimed: MediaFile[] = [];
+  for (const file of expired) {
+    if (await em.nativeUpdate(MediaFile, { id: file.id, status: MediaStatus.pending, uploadExpiresAt: file.uploadExpiresAt }, { uploadExpiresAt: new Date(0) })) claimed.push(file);
+  }
+  const { dropped } = await commitMediaUploads(em, settings, claimed, { sweeping: true });
   if (!dropped.length) return 0;
   await dropUploadBytes(settings.storage, dropped.map((file) => file.storageKey));
   return em.nativeDelete(MediaFile, { id: { $in: dropped.map((file) => file.id) }, status: MediaStatus.pending });
