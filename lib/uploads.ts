@@ -99,17 +99,13 @@ export function presignUpload(storage: ObjectStorage, declared: DeclaredUpload &
   });
 }
 
-/** True for the refusal `commitUpload` answers while no bytes have arrived. */
-export function isAwaitingUpload(error: unknown): boolean {
-  return error instanceof AppError && error.code === ErrorCode.CONFLICT && error.extensions.state === 'awaiting-upload';
-}
-
 /**
  * Checks the staged bytes of `declared` and moves them into its key. Refusals: CONFLICT with state
  * `awaiting-upload` while nothing has arrived (nothing changes); BAD_USER_INPUT or PAYLOAD_TOO_LARGE
  * naming what is wrong (the staged bytes are deleted, so the client may send them again while its URL
- * lasts); CONFLICT when the key is taken already (an earlier commit) or another commit holds the bytes. `hash` reads every byte for the SHA-256, which `sha256` (when given) must match;
- * without either only the first bytes are read.
+ * lasts); CONFLICT when the key is taken already (an earlier commit), another commit holds the bytes,
+ * or the reservation is past its sweep (state `expired`). `hash` reads every byte for the SHA-256,
+ * which `sha256` (when given) must match; without either only the first bytes are read.
  */
 export async function commitUpload(
   storage: ObjectStorage,
@@ -148,6 +144,7 @@ export async function commitUpload(
     return { size, sha256 };
   } finally {
     // Refused bytes go, so the client may send them again while its URL lasts; moved ones are gone already.
+    // (A process that dies right here leaves the snapshot under staging/: the bucket's lifecycle rule takes it.)
     await storage.delete(snapshot).catch(() => undefined);
   }
 }
