@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline as pipeStreams, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import express, { type Request, type Response, type Router } from 'express';
@@ -34,6 +34,12 @@ export interface PresignOptions {
   expiresInSeconds: number;
   /** Public base address of the REST service that serves signed local URLs (`/storage/...`). */
   baseUrl: string;
+  /**
+   * Where a commit moves the bytes (`lib/uploads.ts`): the file store's upload route refuses bytes once
+   * an object is there, so the URL is useless after its commit. (An S3 URL cannot be withdrawn: what
+   * it writes afterwards lands in the staging key, which nothing reads any more.)
+   */
+  commitKey?: string;
 }
 
 /**
@@ -48,6 +54,13 @@ export interface ObjectStorage {
   open(key: string): Promise<{ stream: Readable; size: number }>;
   /** Size of the object, or null when absent. */
   size(key: string): Promise<number | null>;
+  /** The object's first `bytes` bytes (fewer when it is shorter); NOT_FOUND when absent. */
+  readStart(key: string, bytes: number): Promise<Buffer>;
+  /**
+   * Moves `from` to `to`, which must not exist yet (CONFLICT otherwise; NOT_FOUND when `from` is
+   * absent): the file store links the file into place exclusively, S3 copies and deletes.
+   */
+  move(from: string, to: string): Promise<void>;
   /** SHA-256 (hex) of the stored bytes. */
   sha256(key: string): Promise<string>;
   delete(key: string): Promise<void>;
@@ -72,6 +85,19 @@ function meter(maxBytes: number) {
   return { transform, result: (): WrittenObject => ({ size, sha256: hash.digest('hex') }) };
 }
 
+/** The first `bytes` bytes of a stream, which is closed as soon as they are in. */
+async function readStart(stream: Readable, bytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    read += chunk.length;
+    if (read >= bytes) break;
+  }
+  stream.destroy();
+  return Buffer.concat(chunks).subarray(0, bytes);
+}
+
 async function sha256OfStream(stream: Readable): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of stream) hash.update(chunk as Buffer);
@@ -92,6 +118,8 @@ interface SignedObjectToken {
   ct?: string;
   n?: number;
   fn?: string;
+  /** PUT: where the commit moves the bytes; once something is there the URL takes nothing more. */
+  f?: string;
 }
 
 /** Local files under one folder; uploads and downloads by URL go through signed, expiring tokens. */
@@ -151,6 +179,22 @@ export class FileStorage implements ObjectStorage {
     return sha256OfStream((await this.open(key)).stream);
   }
 
+  async readStart(key: string, bytes: number): Promise<Buffer> {
+    if ((await this.size(key)) === null) throw AppError.notFound('Stored file');
+    return readStart(createReadStream(this.pathOf(key), { start: 0, end: Math.max(bytes - 1, 0) }), bytes);
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.pathOf(to);
+    await mkdir(path.dirname(target), { recursive: true });
+    await link(this.pathOf(from), target).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST') throw new AppError(ErrorCode.CONFLICT, 'The upload has already been committed');
+      if (error.code === 'ENOENT') throw AppError.notFound('Stored file');
+      throw error;
+    });
+    await rm(this.pathOf(from), { force: true });
+  }
+
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
   }
@@ -163,6 +207,7 @@ export class FileStorage implements ObjectStorage {
       e: expiresAt.getTime(),
       ct: options.contentType,
       n: options.size,
+      ...(options.commitKey ? { f: checkKey(options.commitKey) } : {}),
     } satisfies SignedObjectToken);
     return {
       url: `${options.baseUrl}/storage/${token}`,
@@ -251,6 +296,39 @@ export class S3Storage implements ObjectStorage {
     return sha256OfStream((await this.open(key)).stream);
   }
 
+  async readStart(key: string, bytes: number): Promise<Buffer> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key), Range: `bytes=0-${Math.max(bytes - 1, 0)}` }));
+      return await readStart(object.Body as Readable, bytes);
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') throw AppError.notFound('Stored file');
+      throw error;
+    }
+  }
+
+  /**
+   * S3 has no exclusive create on copy that every S3-speaking server knows, so the target is looked
+   * at first; a commit moves only from a key no URL writes to (`lib/uploads.ts`), and its row's state
+   * change is conditional.
+   */
+  async move(from: string, to: string): Promise<void> {
+    if ((await this.size(to)) !== null) throw new AppError(ErrorCode.CONFLICT, 'The upload has already been committed');
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: checkKey(to),
+          CopySource: `${this.bucket}/${checkKey(from).split('/').map(encodeURIComponent).join('/')}`,
+        }),
+      );
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'NoSuchKey') throw AppError.notFound('Stored file');
+      throw error;
+    }
+    await this.delete(from);
+  }
+
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
   }
@@ -320,7 +398,9 @@ export function contentDisposition(filename: string, kind: 'attachment' | 'inlin
 /**
  * Routes that serve the signed URLs of the local file store (`PUT` and `GET /storage/:token`),
  * mounted by each REST service that hands such URLs out. The PUT must carry the declared
- * content type and exactly the declared size, and never overwrites an object that exists.
+ * content type and exactly the declared size, and never overwrites an object that exists. Upload
+ * URLs write staging keys (`lib/uploads.ts`); once the commit moved the bytes into place, the URL
+ * takes nothing more.
  */
 export function storageRouter(storage: ObjectStorage, config: Pick<Config, 'corsOrigins'>): Router {
   const router = express.Router();
@@ -339,6 +419,8 @@ export function storageRouter(storage: ObjectStorage, config: Pick<Config, 'cors
       throw AppError.badInput('content-length', `must be ${grant.n} bytes, as declared`);
     }
     if ((await storage.size(grant.k)) !== null) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been made');
+    // Committed: the bytes were checked and moved into place, and this URL takes nothing more.
+    if (grant.f && (await storage.size(grant.f)) !== null) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been committed');
     const written = await storage.put(grant.k, req, { contentType: grant.ct ?? 'application/octet-stream', maxBytes: grant.n ?? Infinity, exclusive: true });
     if (grant.n !== undefined && written.size !== grant.n) {
       await storage.delete(grant.k);

@@ -10,6 +10,7 @@ import { attachmentPage, attachmentSchema, deletedSchema, uploadSchema } from '.
 import {
   AttachmentDownloadDocument,
   AttachmentPageDocument,
+  CancelAttachmentUploadDocument,
   DeleteAttachmentDocument,
   RecordAttachmentDocument,
   ReserveAttachmentUploadDocument,
@@ -19,9 +20,11 @@ import {
 const ALL_ON_ONE_PAGE = 100;
 
 /**
- * Attachment bytes never pass through GraphQL: the subgraph checks the contact and hands out a
- * storage key and the size limit, the bytes stream from the request into storage, and the
- * subgraph records them (refusing, and deleting them, when anything is wrong).
+ * Attachment bytes never pass through GraphQL; the route runs the platform's upload protocol
+ * (`lib/uploads.ts`): the subgraph checks the contact and reserves the upload (a staging key and the
+ * size limit), the bytes stream from the request into that key, and the subgraph commits them
+ * (checks, moves into place, records; refusing, and deleting them, when anything is wrong). A request
+ * that fails after the reservation cancels it at once; the sweep covers a process that died.
  */
 export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxBytes: number): RestRoute[] {
   return [
@@ -53,29 +56,31 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         answer: { status: 201, description: 'The recorded attachment', json: attachmentSchema },
       },
       handler: async (req, res) => {
-        const { file: slot } = await readMultipart(req, {
-          fileField: 'file',
-          onFile: async (file) => {
-            const { reserveAttachmentUpload } = await run(
-              ReserveAttachmentUploadDocument,
-              { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
-              req,
-            );
-            await storage.put(reserveAttachmentUpload.storageKey, file.stream, {
-              contentType: reserveAttachmentUpload.contentType,
-              maxBytes: reserveAttachmentUpload.maxBytes,
-            });
-            return reserveAttachmentUpload;
-          },
-          discard: (stored) => storage.delete(stored.storageKey),
-        });
-        if (!slot) throw AppError.badInput('file', 'is required: send the file as multipart/form-data field "file"');
+        const reserved: { uploadToken?: string } = {};
         try {
+          const { file: slot } = await readMultipart(req, {
+            fileField: 'file',
+            onFile: async (file) => {
+              const { reserveAttachmentUpload } = await run(
+                ReserveAttachmentUploadDocument,
+                { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
+                req,
+              );
+              reserved.uploadToken = reserveAttachmentUpload.uploadToken;
+              await storage.put(reserveAttachmentUpload.storageKey, file.stream, {
+                contentType: reserveAttachmentUpload.contentType,
+                maxBytes: reserveAttachmentUpload.maxBytes,
+              });
+              return reserveAttachmentUpload;
+            },
+            discard: (stored) => storage.delete(stored.storageKey),
+          });
+          if (!slot) throw AppError.badInput('file', 'is required: send the file as multipart/form-data field "file"');
           const { recordAttachment } = await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req);
           res.status(201).json(recordAttachment);
         } catch (error) {
-          // The subgraph deletes what it refuses; this covers a failure before it could answer.
-          await storage.delete(slot.storageKey).catch(() => undefined);
+          // The subgraph ends what it refuses; this covers the failures before it could answer.
+          if (reserved.uploadToken) await run(CancelAttachmentUploadDocument, { uploadToken: reserved.uploadToken }, req).catch(() => undefined);
           throw error;
         }
       },

@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
-import type { Config } from '../../lib/config.js';
 import { AppError } from '../../lib/errors.js';
 import { readMultipart } from '../../lib/multipart.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { importFormSchema, importResultSchema } from './contacts.bodies.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
-import { ContactScrollDocument, type ContactScrollQuery, ImportContactsDocument } from './operations.generated.js';
+import { CancelContactImportDocument, ContactScrollDocument, type ContactScrollQuery, ImportContactsDocument, ReserveContactImportDocument } from './operations.generated.js';
 
 const EXPORT_COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'] as const;
 const EXPORT_PAGE_SIZE = 1000;
@@ -22,11 +20,13 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const neutralizeFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
 /**
- * CSV in and out. Import: the file streams into storage, and one operation imports it there
- * (rules, validation and batches are the subgraph's). Export: pages of a keyset walk through
+ * CSV in and out. Import, on the platform's upload protocol (`lib/uploads.ts`): the subgraph reserves
+ * the upload (a staging key and IMPORT_MAX_BYTES), the file streams into that key, and one operation
+ * commits and imports it (rules, validation and batches are the subgraph's); a request that fails
+ * before cancels the reservation. Export: pages of a keyset walk through
  * GraphQL are written as they come, so memory does not grow with the number of contacts.
  */
-export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, config: Config): RestRoute[] {
+export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): RestRoute[] {
   return [
     {
       method: 'post',
@@ -34,27 +34,25 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage, conf
       summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
       doc: { multipart: importFormSchema, answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema } },
       handler: async (req, res) => {
-        const fileKey = `imports/${randomUUID()}.csv`;
-        let stored = false;
+        const reserved: { uploadId?: string } = {};
         try {
           const { fields, file } = await readMultipart(req, {
             fileField: 'file',
             onFile: async (part) => {
-              await storage.put(fileKey, part.stream, { contentType: 'text/csv', maxBytes: config.env.IMPORT_MAX_BYTES });
-              stored = true;
-              return true;
+              const { reserveContactImport: slot } = await run(ReserveContactImportDocument, {}, req);
+              reserved.uploadId = slot.uploadId;
+              await storage.put(slot.storageKey, part.stream, { contentType: 'text/csv', maxBytes: slot.maxBytes });
+              return slot;
             },
+            discard: (slot) => storage.delete(slot.storageKey),
           });
           if (!file) throw AppError.badInput('file', 'is required: send the CSV as multipart/form-data field "file"');
-          const { importContacts } = await run(
-            ImportContactsDocument,
-            { fileKey, mapping: fields.mapping ?? null },
-            req,
-          );
+          const { importContacts } = await run(ImportContactsDocument, { uploadId: file.uploadId, mapping: fields.mapping ?? null }, req);
           res.json(importContacts);
-        } finally {
-          // The subgraph deletes the file once read; this covers the paths where it never got it.
-          if (stored) await storage.delete(fileKey).catch(() => undefined);
+        } catch (error) {
+          // The import ends its reservation however it went; this covers the failures before it ran.
+          if (reserved.uploadId) await run(CancelContactImportDocument, { uploadId: reserved.uploadId }, req).catch(() => undefined);
+          throw error;
         }
       },
     },

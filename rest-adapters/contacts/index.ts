@@ -47,7 +47,7 @@ function contactsRestRoutes(client: GraphQLClient, operations: Record<string, st
     ...serviceInfoRoutes('contact-management', () => routes),
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
-    ...contactCsvRoutes(run, storage, config),
+    ...contactCsvRoutes(run, storage),
     ...contactRoutes(run),
     ...noteRoutes(run),
     ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),

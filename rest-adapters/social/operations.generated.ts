@@ -68,11 +68,11 @@ export type MediaSource =
   /** Uploaded by a user */
   | 'upload';
 
-/** Whether a media file's bytes have arrived */
+/** Whether a media file's bytes have arrived and been checked */
 export type MediaStatus =
-  /** An upload URL was handed out; the bytes have not arrived (yet) */
+  /** An upload URL was handed out; the bytes have not arrived, or not been checked, yet */
   | 'pending'
-  /** The bytes are stored */
+  /** The bytes are stored, checked (size, and type from their first bytes) and out of reach of its upload URL */
   | 'ready';
 
 /** A file the client is about to upload: its type and size are declared and enforced */

@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 
-/** A file of a contact. The bytes live in the storage layer under `storageKey`; only metadata is here. */
+export enum AttachmentStatus {
+  /** Reserved: the bytes are on their way to the staging key, unchecked. Never listed; swept once expired. */
+  pending = 'pending',
+  /** Checked and moved into `storageKey`. */
+  committed = 'committed',
+}
+
+/**
+ * A file of a contact. The bytes live in the storage layer under `storageKey`; only metadata is here.
+ * A row is pending from the reservation of its upload until its commit (`lib/uploads.ts`).
+ */
 @Entity({ tableName: 'attachment' })
 @ObjectType({ description: 'A file attached to a contact (metadata and storage reference; bytes travel outside GraphQL)' })
 export class Attachment {
@@ -24,11 +34,18 @@ export class Attachment {
 
   @Property({ type: 'integer' })
   @Field(() => Int, { description: 'Bytes' })
-  size!: number;
+  size = 0;
 
   @Property({ type: 'text' })
   @Field(() => String, { description: 'Where the storage layer keeps the bytes' })
   storageKey!: string;
+
+  @Property({ type: 'text' })
+  status: AttachmentStatus = AttachmentStatus.pending;
+
+  /** Until when the upload may be sent; null once committed. */
+  @Property({ type: 'timestamptz', nullable: true })
+  uploadExpiresAt: Date | null = null;
 
   @Property({ type: 'timestamptz' })
   @Field(() => Date, { description: 'When the file was attached' })
@@ -40,7 +57,7 @@ export class AttachmentUploadSlot {
   @Field(() => String, { description: 'Signed; hand it to recordAttachment once the bytes are stored' })
   uploadToken!: string;
 
-  @Field(() => String, { description: 'Where to store the bytes' })
+  @Field(() => String, { description: 'Where to store the bytes: a staging key, from which recordAttachment moves them into place once checked' })
   storageKey!: string;
 
   @Field(() => Int, { description: 'Largest file accepted, in bytes' })

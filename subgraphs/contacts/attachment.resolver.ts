@@ -25,7 +25,7 @@ export class AttachmentResolver {
     return ctx.attachments.find(id);
   }
 
-  @Mutation(() => AttachmentUploadSlot, { description: 'Step 1 of an upload: checks the contact and reserves a storage key' })
+  @Mutation(() => AttachmentUploadSlot, { description: 'Step 1 of an upload: checks the contact and reserves a staging key for the bytes' })
   reserveAttachmentUpload(
     @Arg('contactId', () => ID, { description: 'The live contact to attach the file to' }) contactId: string,
     @Arg('filename', () => String, { description: 'Name of the file' }) filename: string,
@@ -35,9 +35,14 @@ export class AttachmentResolver {
     return ctx.attachments.reserveUpload(contactId, filename, contentType);
   }
 
-  @Mutation(() => Attachment, { description: 'Step 2 of an upload: records the stored bytes (deletes them when refused)' })
+  @Mutation(() => Attachment, { description: 'Step 2 of an upload: checks the stored bytes and moves them into place (deletes them, and the reservation, when refused)' })
   recordAttachment(@Arg('uploadToken', () => String, { description: 'The uploadToken of reserveAttachmentUpload, once the bytes are stored' }) uploadToken: string, @Ctx() ctx: ContactsContext) {
     return ctx.attachments.record(uploadToken);
+  }
+
+  @Mutation(() => Boolean, { description: 'Ends a reserved upload that will not be recorded, deleting what was stored of it; false when there is none' })
+  cancelAttachmentUpload(@Arg('uploadToken', () => String, { description: 'The uploadToken of reserveAttachmentUpload' }) uploadToken: string, @Ctx() ctx: ContactsContext) {
+    return ctx.attachments.cancel(uploadToken);
   }
 
   @Mutation(() => Attachment, { description: 'Removes the attachment and its bytes permanently' })

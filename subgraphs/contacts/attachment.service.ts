@@ -5,34 +5,32 @@ import { isUuid } from '../../lib/ids.js';
 import type { Slice, Window } from '../../lib/pagination.js';
 import { signPayload, verifyPayload } from '../../lib/secrets.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
+import { checkDeclaration, commitUpload, dropUploadBytes, stagingKeyOf, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../lib/uploads.js';
+import { Attachment, AttachmentStatus, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactService } from './contact.service.js';
 
 const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 const FILENAME_MAX = 255;
-const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
-/** What an upload token carries, signed: contact, storage key, filename, type, expiry (ms). */
+/** What an upload token carries, signed: the reserved attachment and the token's expiry (ms). */
 interface UploadTokenClaims {
-  c: string;
-  k: string;
-  f: string;
-  t: string;
+  a: string;
   e: number;
 }
 
 export interface AttachmentSettings {
   storage: ObjectStorage;
   maxBytes: number;
-  /** Signs upload slots so that recordAttachment accepts only keys this service handed out. */
+  /** Signs upload slots so that recordAttachment accepts only reservations this service handed out. */
   signingKey: Buffer;
 }
 
 /**
- * Attachments are written in two steps because bytes never travel through GraphQL: a slot is
- * reserved for a live contact, the caller streams the bytes to storage, and the metadata is
- * recorded only once the stored object is complete and within the limit. A failed step keeps
- * nothing: no row, no bytes.
+ * Attachments are written on the platform's upload protocol (`lib/uploads.ts`), as bytes never travel
+ * through GraphQL: a pending row is reserved for a live contact, the caller streams the bytes to its
+ * staging key, and the commit checks them (within the limit, not empty, the type from the first bytes
+ * when it is one that can be checked: any type is allowed) and moves them into place. A refused or
+ * cancelled upload keeps nothing: no row, no bytes; one never recorded is swept once expired.
  */
 export class AttachmentService {
   constructor(
@@ -41,71 +39,75 @@ export class AttachmentService {
     private readonly settings: AttachmentSettings,
   ) {}
 
+  private get policy(): UploadPolicy {
+    return { maxBytes: this.settings.maxBytes, allowedTypes: null };
+  }
+
   async list(contactId: string, window: Window): Promise<Slice<Attachment>> {
     await this.contacts.get(contactId);
     const [items, total] = await this.em.findAndCount(
       Attachment,
-      { contactId },
+      { contactId, status: AttachmentStatus.committed },
       { orderBy: { createdAt: 'desc', id: 'desc' }, limit: window.limit, offset: window.offset },
     );
     return { items, total };
   }
 
-  /** An attachment of a live contact, or null. */
+  /** A committed attachment of a live contact, or null. */
   async find(id: string): Promise<Attachment | null> {
     if (!isUuid(id)) return null;
-    const attachment = await this.em.findOne(Attachment, { id });
+    const attachment = await this.em.findOne(Attachment, { id, status: AttachmentStatus.committed });
     if (!attachment || !(await this.contacts.find(attachment.contactId))) return null;
     return attachment;
   }
 
   async reserveUpload(contactId: string, filename: string, contentType: string | null | undefined): Promise<AttachmentUploadSlot> {
     await this.contacts.get(contactId);
-    const name = safeFilename(filename);
-    const type = (contentType ?? '').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
-    if (!MEDIA_TYPE.test(type)) throw AppError.badInput('contentType', 'must be a media type such as text/plain');
-    const storageKey = `contacts/${contactId}/attachments/${randomUUID()}`;
-    const expiresAt = new Date(Date.now() + UPLOAD_WINDOW_MS);
-    const claims: UploadTokenClaims = { c: contactId, k: storageKey, f: name, t: type, e: expiresAt.getTime() };
+    const attachment = new Attachment();
+    attachment.contactId = contactId;
+    attachment.filename = safeFilename(filename);
+    attachment.contentType = checkDeclaration(this.policy, { contentType });
+    attachment.storageKey = `contacts/${contactId}/attachments/${randomUUID()}`;
+    attachment.uploadExpiresAt = new Date(Date.now() + UPLOAD_WINDOW_MS);
+    await this.em.persist(attachment).flush();
+    const claims: UploadTokenClaims = { a: attachment.id, e: attachment.uploadExpiresAt.getTime() };
     return {
       uploadToken: signPayload(this.settings.signingKey, claims),
-      storageKey,
+      storageKey: stagingKeyOf(attachment.storageKey),
       maxBytes: this.settings.maxBytes,
-      contentType: type,
-      expiresAt,
+      contentType: attachment.contentType,
+      expiresAt: attachment.uploadExpiresAt,
     };
   }
 
-  /** Records the stored bytes of a slot; on any refusal the bytes are deleted. */
+  /** Commits the stored bytes of a reservation; on any refusal the reservation ends, row and bytes. */
   async record(uploadToken: string): Promise<Attachment> {
-    const claims = verifyPayload<UploadTokenClaims>(this.settings.signingKey, uploadToken);
-    if (!claims || typeof claims.k !== 'string' || claims.e < Date.now()) {
-      throw AppError.badInput('uploadToken', 'is not a valid, unexpired upload slot');
-    }
-    const { storage } = this.settings;
-    const size = await storage.size(claims.k);
-    if (size === null) throw AppError.badInput('file', 'no bytes were stored for this upload');
+    const attachment = await this.reserved(uploadToken);
+    if (!attachment) throw AppError.badInput('uploadToken', 'is not a valid, unexpired upload slot');
     try {
-      if (size > this.settings.maxBytes) {
-        throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The file is larger than ${this.settings.maxBytes} bytes`);
-      }
-      if (size === 0) throw AppError.badInput('file', 'must not be empty');
-      await this.contacts.get(claims.c);
-      if (await this.em.count(Attachment, { storageKey: claims.k })) {
-        throw new AppError(ErrorCode.CONFLICT, 'This upload has already been recorded');
-      }
-      const attachment = new Attachment();
-      attachment.contactId = claims.c;
-      attachment.filename = claims.f;
-      attachment.contentType = claims.t;
-      attachment.size = size;
-      attachment.storageKey = claims.k;
-      await this.em.persist(attachment).flush();
+      await this.contacts.get(attachment.contactId);
+      const { size } = await commitUpload(
+        this.settings.storage,
+        { key: attachment.storageKey, contentType: attachment.contentType, size: null, expiresAt: attachment.uploadExpiresAt },
+        this.policy,
+      );
+      // Conditional on the state: of two commits, one records the attachment.
+      const updated = await this.em.nativeUpdate(Attachment, { id: attachment.id, status: AttachmentStatus.pending }, { status: AttachmentStatus.committed, size, uploadExpiresAt: null });
+      if (updated !== 1) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been recorded');
+      Object.assign(attachment, { status: AttachmentStatus.committed, size, uploadExpiresAt: null });
       return attachment;
     } catch (error) {
-      if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT)) await storage.delete(claims.k);
+      if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT)) await this.drop(attachment);
       throw error;
     }
+  }
+
+  /** Ends a reservation that will not be recorded (its upload failed): row and bytes. False when there was none. */
+  async cancel(uploadToken: string): Promise<boolean> {
+    const attachment = await this.reserved(uploadToken);
+    if (!attachment) return false;
+    await this.drop(attachment);
+    return true;
   }
 
   /** Removes row and bytes; the row goes only when the bytes could be deleted. */
@@ -118,6 +120,33 @@ export class AttachmentService {
     });
     return attachment;
   }
+
+  /** The pending reservation an upload token names, or null (forged, expired, recorded or gone). */
+  private async reserved(uploadToken: string): Promise<Attachment | null> {
+    const claims = verifyPayload<UploadTokenClaims>(this.settings.signingKey, uploadToken);
+    if (!claims || typeof claims.a !== 'string' || !isUuid(claims.a) || claims.e < Date.now()) return null;
+    return this.em.findOne(Attachment, { id: claims.a, status: AttachmentStatus.pending });
+  }
+
+  private async drop(attachment: Attachment): Promise<void> {
+    await dropUploadBytes(this.settings.storage, [attachment.storageKey]);
+    await this.em.nativeDelete(Attachment, { id: attachment.id, status: AttachmentStatus.pending });
+  }
+}
+
+/**
+ * Deletes the attachment uploads reserved and never recorded whose window closed before
+ * `sweepBefore(now)`: rows and staged bytes. Answers how many went.
+ */
+export async function sweepAttachmentUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
+  const expired = await em.find(
+    Attachment,
+    { status: AttachmentStatus.pending, uploadExpiresAt: { $lt: sweepBefore(now) } },
+    { fields: ['id', 'storageKey'], limit: SWEEP_BATCH, orderBy: { uploadExpiresAt: 'asc' } },
+  );
+  if (!expired.length) return 0;
+  await dropUploadBytes(storage, expired.map((attachment) => attachment.storageKey));
+  return em.nativeDelete(Attachment, { id: { $in: expired.map((attachment) => attachment.id) }, status: AttachmentStatus.pending });
 }
 
 /** The name as shown to people: no folders, no control characters, bounded length. */

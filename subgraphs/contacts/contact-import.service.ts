@@ -4,12 +4,15 @@ import { CsvError, parse } from 'csv-parse';
 import { validate } from 'class-validator';
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage.js';
+import { commitUpload, dropUploadBytes, stagingKeyOf, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../lib/uploads.js';
+import { ImportUpload } from './contact-import.entity.js';
 import { ContactImportResult } from './contact-import.result.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 import { ContactInput } from './contact.input.js';
 import { hasIdentity, type ContactService } from './contact.service.js';
-import type { ImportResult } from './contact-import.types.js';
+import type { ImportResult, ImportUploadSlot } from './contact-import.types.js';
 
 type ImportField = (typeof EDITABLE_FIELDS)[number];
 
@@ -38,7 +41,9 @@ const HEADER_ALIASES: Record<string, ImportField> = {
 };
 
 const IMPORT_BATCH_SIZE = 1000;
-const IMPORT_FILE_KEY = /^imports\/[0-9a-f-]{36}\.csv$/;
+const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
+/** How long a committed file may take to be read before the sweep may take it. */
+const READING_WINDOW_MS = 60 * 60 * 1000;
 
 interface MappedColumn {
   index: number;
@@ -53,20 +58,23 @@ interface ReadyRow {
 
 const normalizeHeader = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-/**
- * CSV import. The file sits in the storage layer (bytes never travel through GraphQL); it is read
- * twice as a stream: once to check it is CSV at all (so a broken file writes nothing), once to
- * validate each row and write valid ones in batches, each batch in one transaction. A row whose
- * e-mail matches a live contact updates it; a row with errors is skipped and reported.
- */
-/** How much one CSV import may hold (`IMPORT_MAX_ROWS`, `IMPORT_MAX_COLUMNS`, `IMPORT_MAX_RECORD_BYTES`). */
+/** How much one CSV import may hold (`IMPORT_MAX_BYTES`, `IMPORT_MAX_ROWS`, `IMPORT_MAX_COLUMNS`, `IMPORT_MAX_RECORD_BYTES`). */
 export interface ImportLimits {
+  maxBytes: number;
   maxRows: number;
   maxColumns: number;
   /** Characters one record (one field or line being read) may reach; csv-parse would otherwise buffer a whole file as one field. */
   maxRecordBytes: number;
 }
 
+/**
+ * CSV import. The file comes on the platform's upload protocol (`lib/uploads.ts`; bytes never travel
+ * through GraphQL): `reserve` answers a staging key, the caller stores the bytes there, and `import`
+ * commits them (within IMPORT_MAX_BYTES, text by their first bytes) and reads them twice as a stream:
+ * once to check it is CSV at all (so a broken file writes nothing), once to validate each row and
+ * write valid ones in batches, each batch in one transaction. A row whose e-mail matches a live contact
+ * updates it; a row with errors is skipped and reported. The file and its reservation go afterwards.
+ */
 export class ContactImportService {
   private readonly schema: string;
 
@@ -79,16 +87,51 @@ export class ContactImportService {
     this.schema = String(em.config.get('schema'));
   }
 
-  async import(fileKey: string, mappingText: string | null | undefined): Promise<ImportResult> {
-    if (!IMPORT_FILE_KEY.test(fileKey)) throw AppError.badInput('fileKey', 'is not an uploaded import file');
+  private get policy(): UploadPolicy {
+    return { maxBytes: this.limits.maxBytes, allowedTypes: ['text/csv'] };
+  }
+
+  async reserve(): Promise<ImportUploadSlot> {
+    const upload = new ImportUpload();
+    upload.storageKey = `imports/${upload.id}.csv`;
+    upload.uploadExpiresAt = new Date(Date.now() + UPLOAD_WINDOW_MS);
+    await this.em.persist(upload).flush();
+    return { uploadId: upload.id, storageKey: stagingKeyOf(upload.storageKey), maxBytes: this.limits.maxBytes, expiresAt: upload.uploadExpiresAt };
+  }
+
+  async import(uploadId: string, mappingText: string | null | undefined): Promise<ImportResult> {
+    const upload = isUuid(uploadId) ? await this.em.findOne(ImportUpload, { id: uploadId }) : null;
+    if (!upload) throw AppError.badInput('uploadId', 'is not an uploaded import file');
+    let done = true;
     try {
       const mapping = parseMapping(mappingText);
-      const header = await this.checkCsv(fileKey);
+      await commitUpload(this.storage, { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt }, this.policy).catch((error: unknown) => {
+        // Another import of the same file holds it: that one ends it.
+        if (error instanceof AppError && error.code === ErrorCode.CONFLICT) done = false;
+        if (error instanceof AppError && error.fields[0]?.field === 'contentType') throw AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
+        throw error;
+      });
+      // Being read now: the sweep leaves it alone however long a large file takes.
+      await this.em.nativeUpdate(ImportUpload, { id: upload.id }, { uploadExpiresAt: new Date(Date.now() + READING_WINDOW_MS) });
+      const header = await this.checkCsv(upload.storageKey);
       const columns = mapColumns(header, mapping);
-      return await this.writeRows(fileKey, header, columns);
+      return await this.writeRows(upload.storageKey, header, columns);
     } finally {
-      await this.storage.delete(fileKey).catch(() => undefined);
+      if (done) await this.drop(upload).catch(() => undefined);
     }
+  }
+
+  /** Ends a reservation that will not be imported (its upload failed): row and bytes. False when there was none. */
+  async cancel(uploadId: string): Promise<boolean> {
+    const upload = isUuid(uploadId) ? await this.em.findOne(ImportUpload, { id: uploadId }) : null;
+    if (!upload) return false;
+    await this.drop(upload);
+    return true;
+  }
+
+  private async drop(upload: ImportUpload): Promise<void> {
+    await dropUploadBytes(this.storage, [upload.storageKey]);
+    await this.em.nativeDelete(ImportUpload, { id: upload.id });
   }
 
   /** First pass: UTF-8 text, CSV syntax, a header and at least one data row. Answers the header. */
@@ -250,6 +293,17 @@ export class ContactImportService {
     parser.once('close', () => stream.destroy());
     return text.pipe(parser);
   }
+}
+
+/**
+ * Deletes the import files reserved and never imported whose window closed before `sweepBefore(now)`:
+ * rows and bytes. Answers how many went.
+ */
+export async function sweepImportUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
+  const expired = await em.find(ImportUpload, { uploadExpiresAt: { $lt: sweepBefore(now) } }, { limit: SWEEP_BATCH, orderBy: { uploadExpiresAt: 'asc' } });
+  if (!expired.length) return 0;
+  await dropUploadBytes(storage, expired.map((upload) => upload.storageKey));
+  return em.nativeDelete(ImportUpload, { id: { $in: expired.map((upload) => upload.id) } });
 }
 
 class NotText extends Error {}

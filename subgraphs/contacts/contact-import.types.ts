@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'Why one row of an import was skipped' })
 export class ImportRowError {
@@ -30,4 +30,19 @@ export class ImportResult {
   @Field(() => [ImportRowError], { description: 'Row errors, the first 1000' }) errors!: ImportRowError[];
   @Field(() => Boolean, { description: 'True when there were more row errors than listed' }) errorsTruncated!: boolean;
   @Field(() => [ImportBatch], { description: 'The batches the rows were written in, in file order' }) batches!: ImportBatch[];
+}
+
+@ObjectType({ description: 'Permission to store one CSV file, then import it with importContacts' })
+export class ImportUploadSlot {
+  @Field(() => ID, { description: 'Hand it to importContacts once the bytes are stored' })
+  uploadId!: string;
+
+  @Field(() => String, { description: 'Where to store the bytes (a staging key)' })
+  storageKey!: string;
+
+  @Field(() => Int, { description: 'Largest file accepted, in bytes (IMPORT_MAX_BYTES)' })
+  maxBytes!: number;
+
+  @Field(() => Date, { description: 'Until when the file may be imported' })
+  expiresAt!: Date;
 }

@@ -46,10 +46,13 @@ export function contactsRules(config: Config): RuleTree {
       deleteNote: change,
       reserveAttachmentUpload: change,
       recordAttachment: change,
+      cancelAttachmentUpload: change,
       deleteAttachment: change,
       createPipeline: change,
       moveContact: change,
+      reserveContactImport: scope('contacts.import'),
       importContacts: scope('contacts.import'),
+      cancelContactImport: scope('contacts.import'),
     },
     // Guards contacts reached through `_entities`. Left out when the API is open: a rule on the
     // type wraps every field of every contact in a list, and `allow` would decide nothing. An export

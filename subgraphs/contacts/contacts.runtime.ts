@@ -1,9 +1,11 @@
+import type { Orm } from '../../lib/database.js';
 import type { Identity } from '../../lib/identity.js';
 import { deriveKey, masterKey } from '../../lib/secrets.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage.js';
-import type { AttachmentSettings } from './attachment.service.js';
-import type { ImportLimits } from './contact-import.service.js';
+import { startUploadSweeper } from '../../lib/uploads.js';
+import { sweepAttachmentUploads, type AttachmentSettings } from './attachment.service.js';
+import { sweepImportUploads, type ImportLimits } from './contact-import.service.js';
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
 export interface ContactsRuntime {
@@ -16,8 +18,14 @@ export interface ContactsRuntime {
   close(): Promise<void>;
 }
 
-export function createContactsRuntime(deps: Deps): Promise<ContactsRuntime> {
+export function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
   const storage = createStorage(deps.config);
+  // Attachments and imports reserved and never completed go, rows and bytes, once their window closed.
+  const sweeper = startUploadSweeper({
+    name: 'contacts',
+    logger: deps.logger,
+    sweep: async (now) => (await sweepAttachmentUploads(orm.em.fork(), storage, now)) + (await sweepImportUploads(orm.em.fork(), storage, now)),
+  });
   return Promise.resolve({
     identity: deps.identity,
     storage,
@@ -27,11 +35,12 @@ export function createContactsRuntime(deps: Deps): Promise<ContactsRuntime> {
       signingKey: deriveKey(masterKey(deps.config), 'contact-attachment-uploads'),
     },
     importLimits: {
+      maxBytes: deps.config.env.IMPORT_MAX_BYTES,
       maxRows: deps.config.env.IMPORT_MAX_ROWS,
       maxColumns: deps.config.env.IMPORT_MAX_COLUMNS,
       maxRecordBytes: deps.config.env.IMPORT_MAX_RECORD_BYTES,
     },
     // Storage holds no connection of its own to close.
-    close: () => Promise.resolve(),
+    close: () => sweeper.stop(),
   });
 }

@@ -12,7 +12,7 @@ export function startContactsSubgraph(deps: Deps, options: SubgraphListenOptions
     entities: contactsEntities,
     migrations: contactsMigrations,
     definition: contactsSubgraph(deps.config),
-    runtime: () => createContactsRuntime(deps),
+    runtime: (orm) => createContactsRuntime(deps, orm),
     context: createContactsContext,
     ...options,
   });

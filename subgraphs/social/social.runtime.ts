@@ -5,12 +5,13 @@ import type { Logger } from '../../lib/logger.js';
 import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage } from '../../lib/storage.js';
+import { startUploadSweeper } from '../../lib/uploads.js';
 import type { HealthCheck } from './health/health-checks.js';
 import type { IntegrationSettings } from './integrations/integration.service.js';
 import { Platforms } from './integrations/platforms/index.js';
 import { TokenCipher } from './integrations/token-cipher.js';
 import { imageProviderOf, type ImageProvider } from './media/ai-image.provider.js';
-import type { MediaSettings } from './media/media.service.js';
+import { sweepMediaUploads, type MediaSettings } from './media/media.service.js';
 import { PublishQueue } from './publishing/publish-queue.js';
 import type { PublisherTools } from './publishing/publisher.service.js';
 import { startPublisherWorkers } from './publishing/publisher.worker.js';
@@ -48,7 +49,11 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
   const queue = await PublishQueue.start(config, orm, logger);
   const webhooks = webhookSettingsOf(config);
   let webhookWorkers: { stop(): Promise<void> } | undefined;
+  const media: MediaSettings = { storage: tools.storage, maxBytes: config.env.MEDIA_MAX_BYTES, publicUrl: config.publicUrls.social };
+  // Uploads nobody read before their URL expired are committed or dropped, rows and bytes.
+  const sweeper = startUploadSweeper({ name: 'social', logger, sweep: (now) => sweepMediaUploads(orm.em.fork(), media, now) });
   const close = async () => {
+    await sweeper.stop();
     await webhookWorkers?.stop();
     await queue.stop();
     await limits.close();
@@ -67,7 +72,7 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
     identity,
     logger,
     integrations: { platforms: tools.platforms, cipher: tools.cipher, publicUrl: config.publicUrls.social, webUrl: config.env.WEB_URL.replace(/\/+$/, ''), logger },
-    media: { storage: tools.storage, maxBytes: config.env.MEDIA_MAX_BYTES, publicUrl: config.publicUrls.social },
+    media,
     images: { provider: imageProviderOf(config), limiter: limits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60) },
     queue,
     webhooks,

@@ -1,13 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { ALLOWED_ASSET_TYPES, isAllowedAssetType, looksLike, normalizeContentType, SIGNATURE_BYTES } from './asset.content-type.js';
+import { checkDeclaration, commitUpload, dropUploadBytes, presignUpload, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../lib/uploads.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
 import type { SurveyService } from './survey.service.js';
 
+/** What a survey may carry: photos (as phones take them) and PDF documents. */
+export const ALLOWED_ASSET_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf', 'image/heic', 'image/heif', 'image/avif'];
 const UPLOAD_URL_SECONDS = 15 * 60;
 /** `GET /api/assets/{id}` hands out links that are meant to be used right away. */
 export const DOWNLOAD_URL_SECONDS = 10 * 60;
@@ -23,9 +24,10 @@ export interface AssetSettings {
 }
 
 /**
- * Two-step uploads: presign records a pending asset and hands out a URL for the bytes; commit
- * checks what arrived (size, type by its first bytes, checksum when given) and attaches it.
- * Only the owner of a visible draft survey may do either.
+ * Two-step uploads on the platform's upload protocol (`lib/uploads.ts`): presign records a pending
+ * asset and hands out a URL for the bytes (its staging key); commit checks what arrived (size, type by
+ * its first bytes, checksum when given), moves it into place and attaches it. Only the owner of a
+ * visible draft survey may do either.
  */
 export class AssetService {
   constructor(
@@ -34,33 +36,24 @@ export class AssetService {
     private readonly settings: AssetSettings,
   ) {}
 
-  private get maxBytes(): number {
-    return Math.min(this.settings.maxBytes, SIZE_COLUMN_MAX);
+  private get policy(): UploadPolicy {
+    return { maxBytes: Math.min(this.settings.maxBytes, SIZE_COLUMN_MAX), allowedTypes: ALLOWED_ASSET_TYPES };
   }
 
   async presign(surveyId: string, input: SurveyAssetPresignInput): Promise<SurveyAssetUpload> {
     const survey = await this.surveys.changeable(surveyId);
-    const contentType = normalizeContentType(input.contentType);
-    if (!isAllowedAssetType(contentType)) {
-      throw AppError.badInput('contentType', `must be one of ${ALLOWED_ASSET_TYPES.join(', ')}`);
-    }
-    if (input.size > this.maxBytes) {
-      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The file is larger than the limit of ${this.maxBytes} bytes`, {
-        fields: [{ field: 'size', message: `must be at most ${this.maxBytes} bytes` }],
-      });
-    }
+    const contentType = checkDeclaration(this.policy, input);
     const asset = new SurveyAsset();
     asset.surveyId = survey.id;
     asset.filename = input.filename.trim();
     asset.contentType = contentType;
     asset.size = input.size;
     asset.storageKey = `surveys/${survey.id}/${asset.id}`;
-    const upload = await this.settings.storage.presignPut(asset.storageKey, {
-      contentType,
-      size: input.size,
-      expiresInSeconds: UPLOAD_URL_SECONDS,
-      baseUrl: this.settings.publicUrl,
-    });
+    const upload = await presignUpload(
+      this.settings.storage,
+      { key: asset.storageKey, contentType, size: input.size },
+      { expiresInSeconds: UPLOAD_URL_SECONDS, baseUrl: this.settings.publicUrl },
+    );
     asset.uploadExpiresAt = upload.expiresAt;
     await this.em.persist(asset).flush();
     return {
@@ -79,26 +72,16 @@ export class AssetService {
     if (asset.status === AssetStatus.committed) {
       throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', { details: { state: asset.status } });
     }
-    const storage = this.settings.storage;
-    const storedSize = await storage.size(asset.storageKey);
-    if (storedSize === null) {
-      throw new AppError(ErrorCode.CONFLICT, 'The file has not been uploaded yet; PUT it to the upload URL first', {
-        details: { state: 'awaiting-upload' },
-      });
-    }
-    // Bytes that fail a check are removed, so the client can upload again while its URL is valid.
-    const reject = async (field: string, message: string): Promise<never> => {
-      await storage.delete(asset.storageKey);
-      throw AppError.badInput(field, message);
-    };
-    if (storedSize !== asset.size) await reject('size', `the uploaded file has ${storedSize} bytes; ${asset.size} were declared`);
-    const { sha256, head } = await this.readStored(asset.storageKey);
-    if (!looksLike(asset.contentType, head)) await reject('contentType', `the uploaded bytes are not ${asset.contentType}`);
-    if (input.sha256 && input.sha256.toLowerCase() !== sha256) await reject('sha256', 'does not match the uploaded bytes');
-
+    const { sha256 } = await commitUpload(
+      this.settings.storage,
+      { key: asset.storageKey, contentType: asset.contentType, size: asset.size, expiresAt: asset.uploadExpiresAt },
+      this.policy,
+      { hash: true, sha256: input.sha256 },
+    );
     const committedAt = new Date();
     await this.em.transactional(async (tx) => {
       // Conditional on the state, so two concurrent commits cannot both attach the asset.
+      // The bytes in place are the checked ones either way: a losing commit leaves them to the winner.
       const updated = await tx.nativeUpdate(SurveyAsset, { id: asset.id, status: AssetStatus.pending }, { status: AssetStatus.committed, sha256, committedAt });
       if (updated !== 1) throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', { details: { state: AssetStatus.committed } });
       this.surveys.audit(tx, survey, 'asset_committed', { assetId: asset.id, filename: asset.filename, size: asset.size, sha256 });
@@ -140,19 +123,19 @@ export class AssetService {
   downloadUrlExpiresAt(asset: SurveyAsset): Date | null {
     return asset.status === AssetStatus.committed ? new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000) : null;
   }
+}
 
-  private async readStored(key: string): Promise<{ sha256: string; head: Buffer }> {
-    const { stream } = await this.settings.storage.open(key);
-    const hash = createHash('sha256');
-    const head: Buffer[] = [];
-    let headBytes = 0;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      if (headBytes < SIGNATURE_BYTES) {
-        head.push(chunk.subarray(0, SIGNATURE_BYTES - headBytes));
-        headBytes += head.at(-1)!.length;
-      }
-    }
-    return { sha256: hash.digest('hex'), head: Buffer.concat(head) };
-  }
+/**
+ * Deletes the assets presigned and never committed whose upload URL expired before `sweepBefore(now)`:
+ * rows and staged bytes. Answers how many went.
+ */
+export async function sweepAssetUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
+  const expired = await em.find(
+    SurveyAsset,
+    { status: AssetStatus.pending, uploadExpiresAt: { $lt: sweepBefore(now) } },
+    { fields: ['id', 'storageKey'], limit: SWEEP_BATCH, orderBy: { uploadExpiresAt: 'asc' } },
+  );
+  if (!expired.length) return 0;
+  await dropUploadBytes(storage, expired.map((asset) => asset.storageKey));
+  return em.nativeDelete(SurveyAsset, { id: { $in: expired.map((asset) => asset.id) }, status: AssetStatus.pending });
 }

@@ -12,7 +12,7 @@ export function startSurveysSubgraph(deps: Deps, options: SubgraphListenOptions)
     entities: surveysEntities,
     migrations: surveysMigrations,
     definition: surveysSubgraph(),
-    runtime: () => createSurveysRuntime(deps),
+    runtime: (orm) => createSurveysRuntime(deps, orm),
     context: createSurveysContext,
     ...options,
   });

@@ -1,8 +1,10 @@
+import type { Orm } from '../../lib/database.js';
 import { createMailer } from '../../lib/mail.js';
 import { RateLimits } from '../../lib/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage } from '../../lib/storage.js';
-import type { AssetSettings } from './asset.service.js';
+import { startUploadSweeper } from '../../lib/uploads.js';
+import { sweepAssetUploads, type AssetSettings } from './asset.service.js';
 import type { SignInSettings } from './auth.service.js';
 
 /** Sign-in requests per e-mail address and per client address per window: 5 per address, 30 per client per 15 minutes. */
@@ -17,15 +19,18 @@ export interface SurveysRuntime {
   close(): Promise<void>;
 }
 
-export function createSurveysRuntime({ config, logger }: Deps): Promise<SurveysRuntime> {
+export function createSurveysRuntime({ config, logger }: Deps, orm: Orm): Promise<SurveysRuntime> {
   const log = logger.child({ component: 'surveys' });
   const limits = new RateLimits(config);
   const mailer = createMailer(config, logger);
   if (!config.env.ALLOWED_EMAIL_DOMAINS.length) {
     log.warn('ALLOWED_EMAIL_DOMAINS is unset: any e-mail address may sign in to the survey service');
   }
+  const storage = createStorage(config);
+  // Assets presigned and never committed go, rows and bytes, once their URL expired.
+  const sweeper = startUploadSweeper({ name: 'surveys', logger, sweep: (now) => sweepAssetUploads(orm.em.fork(), storage, now) });
   return Promise.resolve({
-    assets: { storage: createStorage(config), publicUrl: config.publicUrls.surveys, maxBytes: config.env.ASSET_MAX_BYTES },
+    assets: { storage, publicUrl: config.publicUrls.surveys, maxBytes: config.env.ASSET_MAX_BYTES },
     signIn: {
       adminEmails: config.env.ADMIN_EMAILS,
       allowedDomains: config.env.ALLOWED_EMAIL_DOMAINS,
@@ -37,6 +42,7 @@ export function createSurveysRuntime({ config, logger }: Deps): Promise<SurveysR
       logger: log,
     },
     close: async () => {
+      await sweeper.stop();
       mailer.close();
       await limits.close();
     },

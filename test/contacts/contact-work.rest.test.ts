@@ -3,7 +3,11 @@ import { stripVTControlCharacters } from 'node:util';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Readable } from 'node:stream';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { createStorage } from '../../lib/storage.js';
+import { sweepAttachmentUploads } from '../../subgraphs/contacts/attachment.service.js';
+import { sweepImportUploads } from '../../subgraphs/contacts/contact-import.service.js';
 
 const MAX_BYTES = 4096;
 
@@ -217,6 +221,92 @@ describe('contacts: notes, attachments, pipelines', () => {
         expect((await rest('GET', `${base}/api/attachments/${id}`)).status).toBe(404);
         expect((await rest('DELETE', `${base}/api/attachments/${id}`)).status).toBe(404);
       }
+    });
+  });
+
+  describe('upload reservations', () => {
+    const gql = async <Data>(query: string, variables: Record<string, unknown> = {}) => {
+      const answer = await graphql<Data>(platform.urls.gateway, query, variables);
+      return answer.body;
+    };
+    const reserveAttachment = async (contactId: string, contentType = 'text/plain') =>
+      (await gql<{ reserveAttachmentUpload: { uploadToken: string; storageKey: string } }>(
+        'mutation ($c: ID!, $t: String) { reserveAttachmentUpload(contactId: $c, filename: "a.txt", contentType: $t) { uploadToken storageKey } }',
+        { c: contactId, t: contentType },
+      )).data!.reserveAttachmentUpload;
+    const importRows = async (id: string) => platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select id from contacts.import_upload where id = ?', [id]);
+    const idOfStagingKey = (key: string) => key.split('/').pop()!;
+
+    it('keeps a reserved attachment out of every list until its bytes are committed, and refuses bytes that are not what was declared', async () => {
+      const storage = createStorage(platform.config);
+      const contactId = await newContact('Reserved');
+      const slot = await reserveAttachment(contactId);
+      expect(slot.storageKey).toMatch(/^staging\/contacts\//);
+      expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(0);
+      await storage.put(slot.storageKey, Readable.from(['hello']), { contentType: 'text/plain', maxBytes: 100 });
+      expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(0);
+      const recorded = await gql<{ recordAttachment: { id: string; size: number } }>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id size } }', { t: slot.uploadToken });
+      expect(recorded.data!.recordAttachment.size).toBe(5);
+      expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(1);
+      expect(await storage.size(slot.storageKey)).toBeNull();
+
+      // Declared a PNG, stored text: refused, and neither row nor bytes stay.
+      const png = await reserveAttachment(contactId, 'image/png');
+      await storage.put(png.storageKey, Readable.from(['not a picture']), { contentType: 'image/png', maxBytes: 100 });
+      const refused = await gql<unknown>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id } }', { t: png.uploadToken });
+      expect(refused.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
+      expect(await storage.size(png.storageKey)).toBeNull();
+      expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(1);
+      const [{ n }] = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
+      expect(n).toBe(1);
+    });
+
+    it('sweeps attachment and import reservations whose window closed, rows and bytes, and keeps committed attachments', async () => {
+      const storage = createStorage(platform.config);
+      const { orm } = platform.subgraphs.contacts;
+      const contactId = await newContact('Sweep');
+      const never = await reserveAttachment(contactId);
+      const stranded = await reserveAttachment(contactId);
+      // Bytes stored, then the process died before recording them.
+      await storage.put(stranded.storageKey, Readable.from(['orphan']), { contentType: 'text/plain', maxBytes: 100 });
+      const kept = await upload(`${base}/api/contacts/${contactId}/attachments`, 'kept');
+      expect(kept.status).toBe(201);
+      const importSlot = (await gql<{ reserveContactImport: { uploadId: string; storageKey: string } }>('mutation { reserveContactImport { uploadId storageKey } }')).data!.reserveContactImport;
+      await storage.put(importSlot.storageKey, Readable.from(['firstName\nAda\n']), { contentType: 'text/csv', maxBytes: 100 });
+      const pendingIds = [never, stranded].map((slot) => idOfStagingKey(slot.storageKey));
+
+      expect(await sweepAttachmentUploads(orm.em.fork(), storage, new Date())).toBe(0);
+      expect(await sweepImportUploads(orm.em.fork(), storage, new Date())).toBe(0);
+      expect(await importRows(importSlot.uploadId)).toHaveLength(1);
+
+      const later = new Date(Date.now() + 60 * 60 * 1000);
+      expect(await sweepAttachmentUploads(orm.em.fork(), storage, later)).toBeGreaterThanOrEqual(2);
+      expect(await sweepImportUploads(orm.em.fork(), storage, later)).toBeGreaterThanOrEqual(1);
+      expect(await importRows(importSlot.uploadId)).toEqual([]);
+      expect(await storage.size(importSlot.storageKey)).toBeNull();
+      expect(await storage.size(stranded.storageKey)).toBeNull();
+      const [row] = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
+      expect(row.n).toBe(1);
+      expect(pendingIds.every((id) => !filesUnder(path.join(platform.config.dataDir, 'storage')).some((file) => file.includes(id)))).toBe(true);
+      const download = await fetch(`${base}/api/attachments/${kept.body.id}`);
+      expect(await download.text()).toBe('kept');
+      // A swept reservation cannot be recorded any more.
+      const late = await gql<unknown>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id } }', { t: stranded.uploadToken });
+      expect(late.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
+    });
+
+    it('leaves no reservation and no file behind an import, done or refused', async () => {
+      const form = (csv: string) => {
+        const body = new FormData();
+        body.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
+        return body;
+      };
+      expect((await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form('firstName,email\nZed,zed@example.com\n') })).status).toBe(200);
+      expect((await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form('\u0000\u0001binary') })).status).toBe(400);
+      const [{ n }] = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.import_upload');
+      expect(n).toBe(0);
+      expect(filesUnder(path.join(platform.config.dataDir, 'storage', 'imports'))).toEqual([]);
+      expect(filesUnder(path.join(platform.config.dataDir, 'storage', 'staging', 'imports'))).toEqual([]);
     });
   });
 

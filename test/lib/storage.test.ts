@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,10 @@ import { listen, type RunningServer } from '../../lib/http.js';
 import { createLogger } from '../../lib/logger.js';
 import { createRestApp } from '../../lib/rest.js';
 import { contentDisposition, createStorage, storageRouter, type ObjectStorage } from '../../lib/storage.js';
+import { commitUpload, presignUpload, stagingKeyOf, type UploadPolicy } from '../../lib/uploads.js';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const IMAGES: UploadPolicy = { maxBytes: 1000, allowedTypes: ['image/png'] };
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'storage-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -113,6 +118,68 @@ describe.each([
     const download = await backend.storage.presignGet('uploads/photo.png', { expiresInSeconds: 60, baseUrl: backend.baseUrl, contentType: 'image/png' });
     const bytes = Buffer.from(await (await fetch(download)).arrayBuffer());
     expect([...bytes]).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe.each([
+  { name: 'local files', make: fileBackend, lateUploads: 'refused' },
+  { name: 'S3 protocol (s3rver)', make: s3Backend, lateUploads: 'kept aside' },
+])('the upload protocol on $name', ({ make, lateUploads }) => {
+  let backend: Backend;
+  beforeAll(async () => {
+    backend = await make();
+  });
+  afterAll(async () => {
+    await backend?.stop();
+  });
+  const read = async (key: string) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await backend.storage.open(key)).stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+
+  it('moves an object only into a key that does not exist yet', async () => {
+    const { storage } = backend;
+    await storage.put('moving/a', Readable.from(['first']), { contentType: 'text/plain', maxBytes: 100 });
+    await storage.move('moving/a', 'moved/a');
+    expect(await storage.size('moving/a')).toBeNull();
+    expect((await read('moved/a')).toString()).toBe('first');
+    await storage.put('moving/a', Readable.from(['second']), { contentType: 'text/plain', maxBytes: 100 });
+    await expect(storage.move('moving/a', 'moved/a')).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect((await read('moved/a')).toString()).toBe('first');
+    await expect(storage.move('moving/absent', 'moved/b')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it(`commits checked bytes into place; bytes sent to the URL after the commit are ${lateUploads}, never the committed ones`, async () => {
+    const { storage, baseUrl } = backend;
+    const declared = { key: 'protocol/photo', contentType: 'image/png', size: PNG.length };
+    const upload = await presignUpload(storage, declared, { expiresInSeconds: 60, baseUrl });
+    await expect(commitUpload(storage, declared, IMAGES)).rejects.toMatchObject({ code: 'CONFLICT', extensions: { state: 'awaiting-upload' } });
+    expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(PNG) })).status).toBe(200);
+    // The bytes wait in the staging key until the commit has checked them.
+    expect(await storage.size(declared.key)).toBeNull();
+    expect(await storage.size(stagingKeyOf(declared.key))).toBe(PNG.length);
+    expect(await commitUpload(storage, declared, IMAGES, { hash: true })).toEqual({ size: PNG.length, sha256: createHash('sha256').update(PNG).digest('hex') });
+    expect(await storage.size(stagingKeyOf(declared.key))).toBeNull();
+
+    const other = Buffer.from(PNG);
+    other[other.length - 5] ^= 0xff;
+    const late = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(other) });
+    expect(late.status).toBe(lateUploads === 'refused' ? 409 : 200);
+    await expect(commitUpload(storage, declared, IMAGES)).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect((await read(declared.key)).equals(PNG)).toBe(true);
+  });
+
+  it('refuses bytes that are not what was declared, deleting them so the URL may be used again', async () => {
+    const { storage, baseUrl } = backend;
+    const declared = { key: 'protocol/fake', contentType: 'image/png', size: 8 };
+    const upload = await presignUpload(storage, declared, { expiresInSeconds: 60, baseUrl });
+    expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: '%PDF-1.4' })).status).toBe(200);
+    await expect(commitUpload(storage, declared, IMAGES)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'contentType' }] });
+    expect(await storage.size(stagingKeyOf(declared.key))).toBeNull();
+    expect(await storage.size(declared.key)).toBeNull();
+    expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(PNG.subarray(0, 8)) })).status).toBe(200);
+    expect((await commitUpload(storage, declared, IMAGES)).size).toBe(8);
   });
 });
 

@@ -7,6 +7,7 @@ import { publishOutcomes } from '../../lib/metrics.js';
 import { startPublisherWorker } from '../../subgraphs/social/index.js';
 import { PlatformTokenService } from '../../subgraphs/social/integrations/platform-token.service.js';
 import { PublisherService } from '../../subgraphs/social/publishing/publisher.service.js';
+import { sweepMediaUploads } from '../../subgraphs/social/media/media.service.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
 import { freePort } from '../../lib/ports.js';
@@ -321,6 +322,57 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const many = await count();
       expect(many).toBe(few);
       expect(many).toBe(3); // pending uploads, the page, its total
+    });
+
+    it('lists a file only once its bytes arrived and were checked: a wrong type never gets listed', async () => {
+      const gina = { authorization: `Bearer ${await platform.token('gina')}` };
+      const listed = async () => (await rest('GET', `${base}/api/media`, undefined, gina)).body.data.map((m: { id: string }) => m.id) as string[];
+      const grant = await upload({ filename: 'real.png', contentType: 'image/png', size: TINY_PNG.length }, gina);
+      expect(await listed()).toEqual([]);
+      // A PDF (or anything) of the declared size, sent as image/png: the upload URL takes it, the commit does not.
+      const fake = await upload({ filename: 'fake.png', contentType: 'image/png', size: TINY_PNG.length }, gina);
+      const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(TINY_PNG.length - 9, 0x20)]);
+      expect((await put(fake.body.uploadUrl, pdf)).status).toBe(200);
+      expect((await put(grant.body.uploadUrl, TINY_PNG)).status).toBe(200);
+      expect(await listed()).toEqual([grant.body.id]);
+      expect(await listed()).toEqual([grant.body.id]);
+      const [row] = await sql('select status from social.media_file where id = ?', [fake.body.id]);
+      expect(row.status).toBe('pending');
+      const storage = runtimeOf(platform).media.storage;
+      expect(await storage.size(`staging/media/${fake.body.id}`)).toBeNull();
+      expect(await storage.size(`media/${fake.body.id}`)).toBeNull();
+      // Not by id either.
+      const one = await graphql<{ mediaFile: unknown }>(platform.urls.gateway, 'query ($id: ID!) { mediaFile(id: $id) { id } }', { id: fake.body.id }, gina);
+      expect(one.body.data!.mediaFile).toBeNull();
+    });
+
+    it('sweeps uploads whose URL expired: never sent ones go, rows and bytes; arrived ones are committed; listed ones stay', async () => {
+      const hugo = { authorization: `Bearer ${await platform.token('hugo')}` };
+      const never = await upload({ filename: 'never.png', contentType: 'image/png', size: TINY_PNG.length }, hugo);
+      const wrong = await upload({ filename: 'wrong.png', contentType: 'image/png', size: 4 }, hugo);
+      expect((await put(wrong.body.uploadUrl, Buffer.from('GIF8'))).status).toBe(200);
+      const listedOne = await upload({ filename: 'listed.png', contentType: 'image/png', size: TINY_PNG.length }, hugo);
+      await put(listedOne.body.uploadUrl, TINY_PNG);
+      await rest('GET', `${base}/api/media`, undefined, hugo);
+      const unread = await upload({ filename: 'unread.png', contentType: 'image/png', size: TINY_PNG.length }, hugo);
+      await put(unread.body.uploadUrl, TINY_PNG);
+      const ids = [never, wrong, listedOne, unread].map((grant) => grant.body.id as string);
+      const statuses = async () => Object.fromEntries((await sql('select id, status from social.media_file where id in (?, ?, ?, ?)', ids)).map((r) => [r.id, r.status]));
+
+      const { orm } = platform.subgraphs.social;
+      const media = runtimeOf(platform).media;
+      expect(await sweepMediaUploads(orm.em.fork(), media, new Date())).toBe(0);
+      expect(Object.keys(await statuses())).toHaveLength(4);
+      // Two processes sweeping at once: each upload is committed or dropped by one of them.
+      const later = new Date(Date.now() + 3600_000);
+      const swept = await Promise.all([sweepMediaUploads(orm.em.fork(), media, later), sweepMediaUploads(orm.em.fork(), media, later)]);
+      expect(swept[0] + swept[1]).toBeGreaterThanOrEqual(2);
+      expect(await statuses()).toEqual({ [listedOne.body.id]: 'ready', [unread.body.id]: 'ready' });
+      for (const id of [never.body.id, wrong.body.id]) {
+        expect(await media.storage.size(`staging/media/${id}`)).toBeNull();
+        expect(await media.storage.size(`media/${id}`)).toBeNull();
+      }
+      expect(await media.storage.size(`media/${unread.body.id}`)).toBe(TINY_PNG.length);
     });
   });
 

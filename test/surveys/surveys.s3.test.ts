@@ -67,7 +67,7 @@ describe('venue survey assets on S3', () => {
       auth,
     );
     expect(presigned.status).toBe(200);
-    expect(presigned.body.uploadUrl.startsWith(`${s3Url}/surveys/`)).toBe(true);
+    expect(presigned.body.uploadUrl.startsWith(`${s3Url}/surveys/staging/surveys/`)).toBe(true);
     expect(presigned.body.headers).toEqual({ 'content-type': 'image/png', 'content-length': String(PNG.length) });
 
     const commit = () => rest('POST', `${base}/api/surveys/${survey.body.id}/assets/commit`, { assetId: presigned.body.assetId, sha256: sha256(PNG) }, auth);
@@ -77,6 +77,11 @@ describe('venue survey assets on S3', () => {
     const committed = await commit();
     expect(committed.status).toBe(200);
     expect(committed.body).toMatchObject({ status: 'committed', sha256: sha256(PNG), size: PNG.length });
+    expect((await commit()).status).toBe(409);
+    // A presigned S3 URL cannot be withdrawn: what it takes after the commit lands in the staging key, never in the asset.
+    const other = Buffer.from(PNG);
+    other[other.length - 5] ^= 0xff;
+    expect((await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: other })).status).toBe(200);
     expect((await commit()).status).toBe(409);
 
     const meta = await rest('GET', `${base}/api/assets/${presigned.body.assetId}`, undefined, auth);

@@ -7,6 +7,8 @@ import { pino } from 'pino';
 import { loadConfig } from '../../lib/config.js';
 import { createMailer } from '../../lib/mail.js';
 import { createStorage } from '../../lib/storage.js';
+import { stagingKeyOf } from '../../lib/uploads.js';
+import { sweepAssetUploads } from '../../subgraphs/surveys/asset.service.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { freePort } from '../../lib/ports.js';
 import { linkIn, MailCatcher } from './support.js';
@@ -409,9 +411,9 @@ describe('venue survey service', () => {
     expect(fakeCommit.status).toBe(400);
     expect(fakeCommit.body.errors[0].field).toBe('contentType');
 
-    // Bytes of another size than declared (as a direct S3 upload could leave them) are refused.
+    // Bytes of another size than declared (as a direct S3 upload could leave them in the staging key) are refused.
     const doc = await presign({ filename: 'floor plan.pdf', contentType: 'application/pdf', size: PDF.length + 5 });
-    await createStorage(platform.config).put(`surveys/${draftId}/${doc.body.assetId}`, Readable.from([PDF]), {
+    await createStorage(platform.config).put(stagingKeyOf(`surveys/${draftId}/${doc.body.assetId}`), Readable.from([PDF]), {
       contentType: 'application/pdf',
       maxBytes: 1_000_000,
     });
@@ -441,6 +443,47 @@ describe('venue survey service', () => {
 
     const events = await db().execute(`select kind from surveys.survey_event where survey_id = ? order by created_at`, [draftId]);
     expect(events.map((e) => e.kind)).toEqual(['created', 'updated', 'asset_committed']);
+  });
+
+  it('keeps committed bytes whatever is sent to the upload URL afterwards', async () => {
+    const presigned = await rest('POST', `${base}/api/surveys/${draftId}/assets/presign`, { filename: 'sign.png', contentType: 'image/png', size: PNG.length }, as('alice'));
+    expect((await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: PNG })).status).toBe(200);
+    const committed = await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: presigned.body.assetId }, as('alice'));
+    expect(committed.status).toBe(200);
+    // Same size, another picture: the URL is closed (the bytes were moved into place), and the stored ones stay.
+    const other = Buffer.from(PNG);
+    other[other.length - 5] ^= 0xff;
+    const late = await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: other });
+    expect(late.status).toBe(409);
+    const meta = await rest('GET', `${base}/api/assets/${presigned.body.assetId}`, undefined, as('alice'));
+    expect(Buffer.from(await (await fetch(meta.body.downloadUrl)).arrayBuffer()).equals(PNG)).toBe(true);
+    expect(await createStorage(platform.config).size(stagingKeyOf(`surveys/${draftId}/${presigned.body.assetId}`))).toBeNull();
+  });
+
+  it('sweeps assets presigned and never committed once their URL expired, rows and bytes, and keeps committed ones', async () => {
+    const storage = createStorage(platform.config);
+    const presign = async () => (await rest('POST', `${base}/api/surveys/${draftId}/assets/presign`, { filename: 'p.png', contentType: 'image/png', size: PNG.length }, as('alice'))).body;
+    const never = await presign();
+    const staged = await presign();
+    expect((await fetch(staged.uploadUrl, { method: 'PUT', headers: staged.headers, body: PNG })).status).toBe(200);
+    const kept = await presign();
+    await fetch(kept.uploadUrl, { method: 'PUT', headers: kept.headers, body: PNG });
+    expect((await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: kept.assetId }, as('alice'))).status).toBe(200);
+    const keyOf = (id: string) => `surveys/${draftId}/${id}`;
+    const rows = async () => (await db().execute(`select id from surveys.survey_asset where id in (?, ?, ?)`, [never.assetId, staged.assetId, kept.assetId])).map((r) => r.id as string).sort();
+
+    // While the URLs last (and a little after), nothing goes.
+    const { orm } = platform.subgraphs.surveys;
+    expect(await sweepAssetUploads(orm.em.fork(), storage, new Date())).toBe(0);
+    expect(await rows()).toHaveLength(3);
+
+    const later = new Date(Date.now() + 60 * 60 * 1000);
+    expect(await sweepAssetUploads(orm.em.fork(), storage, later)).toBeGreaterThanOrEqual(2);
+    expect(await rows()).toEqual([kept.assetId]);
+    expect(await storage.size(stagingKeyOf(keyOf(staged.assetId)))).toBeNull();
+    expect(await storage.size(keyOf(kept.assetId))).toBe(PNG.length);
+    // A commit of a swept reservation finds nothing.
+    expect((await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: staged.assetId }, as('alice'))).status).toBe(404);
   });
 
   it('exports html, markdown and whatsapp with user text escaped for each', async () => {

@@ -2,6 +2,13 @@ import { Migration20261122000001Contacts } from './Migration20261122000001Contac
 import { Migration20261122000002ContactWork } from './Migration20261122000002ContactWork.js';
 import { Migration20261123000001ContactCount } from './Migration20261123000001ContactCount.js';
 import { Migration20261123000002ContactSearchTotal } from './Migration20261123000002ContactSearchTotal.js';
+import { Migration20261123200001UploadReservations } from './Migration20261123200001UploadReservations.js';
 
 /** Every migration of the contacts schema, oldest first. */
-export const contactsMigrations = [Migration20261122000001Contacts, Migration20261122000002ContactWork, Migration20261123000001ContactCount, Migration20261123000002ContactSearchTotal];
+export const contactsMigrations = [
+  Migration20261122000001Contacts,
+  Migration20261122000002ContactWork,
+  Migration20261123000001ContactCount,
+  Migration20261123000002ContactSearchTotal,
+  Migration20261123200001UploadReservations,
+];

@@ -3,7 +3,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum MediaStatus {
-  /** An upload URL was handed out; the bytes have not arrived (yet). */
+  /** An upload URL was handed out; the bytes have not arrived, or not been checked, yet. */
   pending = 'pending',
   ready = 'ready',
 }
@@ -15,8 +15,11 @@ export enum MediaSource {
 
 registerEnumType(MediaStatus, {
   name: 'MediaStatus',
-  description: "Whether a media file's bytes have arrived",
-  valuesConfig: { pending: { description: 'An upload URL was handed out; the bytes have not arrived (yet)' }, ready: { description: 'The bytes are stored' } },
+  description: "Whether a media file's bytes have arrived and been checked",
+  valuesConfig: {
+    pending: { description: 'An upload URL was handed out; the bytes have not arrived, or not been checked, yet' },
+    ready: { description: 'The bytes are stored, checked (size, and type from their first bytes) and out of reach of its upload URL' },
+  },
 });
 registerEnumType(MediaSource, {
   name: 'MediaSource',
@@ -55,7 +58,7 @@ export class MediaFile {
   storageKey!: string;
 
   @Property({ type: 'text' })
-  @Field(() => MediaStatus, { description: 'Whether the bytes have arrived' })
+  @Field(() => MediaStatus, { description: 'Whether the bytes have arrived and been checked' })
   status: MediaStatus = MediaStatus.pending;
 
   @Property({ type: 'text' })
@@ -74,6 +77,6 @@ export class MediaFile {
   createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true, description: 'When the bytes arrived' })
+  @Field(() => Date, { nullable: true, description: 'When the bytes were checked and committed' })
   readyAt: Date | null = null;
 }

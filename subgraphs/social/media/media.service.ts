@@ -4,6 +4,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
 import type { ObjectStorage } from '../../../lib/storage.js';
+import { checkDeclaration, commitUpload, dropUploadBytes, presignUpload, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../../lib/uploads.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import { MediaFile, MediaSource, MediaStatus } from './media.entity.js';
@@ -29,10 +30,23 @@ export interface UploadRequest {
   brandId?: string | null;
 }
 
+function policyOf(settings: MediaSettings): UploadPolicy {
+  return { maxBytes: settings.maxBytes, allowedTypes: MEDIA_CONTENT_TYPES };
+}
+
 /**
- * The rules of media files: declared uploads through signed URLs, and generated images, all
- * inside the caller's reach. A file may belong to one brand or to the owner as a whole; an API
- * key limited to some brands sees and makes only files of those brands.
+ * The rules of media files: declared uploads through signed URLs (the platform's upload protocol,
+ * `lib/uploads.ts`), and generated images, all inside the caller's reach. A file may belong to one
+ * brand or to the owner as a whole; an API key limited to some brands sees and makes only files of
+ * those brands.
+ *
+ * The REST contract has no commit step (`POST /api/media/upload` answers a URL, `GET /api/media`
+ * lists), so the commit runs without the client asking: reading media (list, one file) first commits
+ * the pending uploads in reach whose bytes arrived, with the same check and move as every other
+ * upload, and the sweep does the same for those nobody read before their URL expired. One path for
+ * both stores: the file store's upload route cannot commit on arrival, as it has no database, and an
+ * S3 upload tells no one. A file is listed only once committed: checked for size and type (its first
+ * bytes) and moved out of its upload URL's reach.
  */
 export class MediaService {
   constructor(
@@ -47,16 +61,9 @@ export class MediaService {
    */
   async requestUpload(request: UploadRequest): Promise<MediaUploadGrant> {
     const filename = cleanFilename(request.filename);
-    const contentType = String(request.contentType ?? '').trim().toLowerCase();
-    if (!(MEDIA_CONTENT_TYPES as readonly string[]).includes(contentType)) {
-      throw AppError.badInput('contentType', `must be one of ${MEDIA_CONTENT_TYPES.join(', ')}`);
-    }
-    if (!Number.isInteger(request.size) || request.size < 1) throw AppError.badInput('size', 'must be a whole number of bytes, at least 1');
-    if (request.size > this.settings.maxBytes) {
-      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `size: a media file may have at most ${this.settings.maxBytes} bytes`, {
-        fields: [{ field: 'size', message: `must be at most ${this.settings.maxBytes} bytes` }],
-      });
-    }
+    // `size` is required here (an upload URL is for an exact number of bytes), unlike a multipart part's.
+    if (typeof request.size !== 'number') throw AppError.badInput('size', 'must be a whole number of bytes, at least 1');
+    const contentType = checkDeclaration(policyOf(this.settings), request);
     const brandId = await this.brandFor(request.brandId);
 
     const file = new MediaFile();
@@ -67,18 +74,17 @@ export class MediaService {
     file.size = request.size;
     file.storageKey = `media/${file.id}`;
     file.source = MediaSource.upload;
-    const upload = await this.settings.storage.presignPut(file.storageKey, {
-      contentType,
-      size: request.size,
-      expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
-      baseUrl: this.settings.publicUrl,
-    });
+    const upload = await presignUpload(
+      this.settings.storage,
+      { key: file.storageKey, contentType, size: request.size },
+      { expiresInSeconds: UPLOAD_URL_TTL_SECONDS, baseUrl: this.settings.publicUrl },
+    );
     file.uploadExpiresAt = upload.expiresAt;
     await this.em.persist(file).flush();
     return { id: file.id, uploadUrl: upload.url, method: upload.method, headers: upload.headers, expiresAt: upload.expiresAt };
   }
 
-  /** Files in reach whose bytes have arrived, newest first. */
+  /** Files in reach whose bytes have arrived and were committed, newest first. */
   async list(window: Window): Promise<Slice<MediaFile>> {
     await this.settleUploads();
     const [items, total] = await this.em.findAndCount(
@@ -90,22 +96,19 @@ export class MediaService {
   }
 
   /**
-   * Marks uploads whose bytes arrived (exactly the declared size) as ready. Only uploads whose URL
-   * could still be in use or was used are looked at; storage is asked, never the client.
+   * Commits the pending uploads in reach whose bytes arrived (see the class comment). Only uploads
+   * whose URL is in use or has just expired are looked at; older ones belong to the sweep. Storage
+   * is asked, never the client.
    */
   private async settleUploads(): Promise<void> {
     const pending = await this.em.find(
       MediaFile,
-      { ...this.reach.filter(), status: MediaStatus.pending, uploadExpiresAt: { $gt: new Date(Date.now() - 86_400_000) } },
+      { ...this.reach.filter(), status: MediaStatus.pending, uploadExpiresAt: { $gte: sweepBefore(new Date()) } },
       { orderBy: { createdAt: 'desc' }, limit: 100 },
     );
     if (!pending.length) return;
-    const sizes = await Promise.all(pending.map((file) => this.settings.storage.size(file.storageKey)));
-    const arrived = pending.filter((file, index) => sizes[index] === file.size).map((file) => file.id);
-    if (arrived.length) {
-      await this.em.nativeUpdate(MediaFile, { id: { $in: arrived }, status: MediaStatus.pending }, { status: MediaStatus.ready, readyAt: new Date() });
-      for (const file of pending) if (arrived.includes(file.id)) this.em.getUnitOfWork().unsetIdentity(file);
-    }
+    const { ready } = await commitMediaUploads(this.em, this.settings, pending, { sweeping: false });
+    for (const file of pending) if (ready.includes(file.id)) this.em.getUnitOfWork().unsetIdentity(file);
   }
 
   /** A file in reach that is ready, or null. */
@@ -163,6 +166,58 @@ export class MediaService {
       filename: file.filename,
     });
   }
+}
+
+/**
+ * Commits each of `files` whose bytes arrived (size and type checked, moved into place) and marks it
+ * ready; bytes that fail the check are deleted (the file stays pending: its URL may be used again).
+ * While sweeping (URLs long expired), a file whose commit had moved its bytes but not changed its row
+ * is made ready too, and the others are answered as `dropped`.
+ */
+async function commitMediaUploads(em: EntityManager, settings: MediaSettings, files: readonly MediaFile[], options: { sweeping: boolean }): Promise<{ ready: string[]; dropped: MediaFile[] }> {
+  const ready: string[] = [];
+  const dropped: MediaFile[] = [];
+  for (const file of files) {
+    try {
+      await commitUpload(
+        settings.storage,
+        { key: file.storageKey, contentType: file.contentType, size: file.size, expiresAt: options.sweeping ? null : file.uploadExpiresAt },
+        policyOf(settings),
+      );
+      ready.push(file.id);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // Only a commit puts bytes in the final key: those are checked.
+      if (options.sweeping && error.code === ErrorCode.CONFLICT && error.extensions.state === 'committed') ready.push(file.id);
+      else if (options.sweeping) dropped.push(file);
+    }
+  }
+  if (ready.length) await em.nativeUpdate(MediaFile, { id: { $in: ready }, status: MediaStatus.pending }, { status: MediaStatus.ready, readyAt: new Date() });
+  return { ready, dropped };
+}
+
+/**
+ * The sweep of media uploads whose URL expired before `sweepBefore(now)` and were never committed:
+ * bytes that arrived are committed as a read would have, the rest go, rows and bytes. Answers how
+ * many went.
+ */
+export async function sweepMediaUploads(em: EntityManager, settings: MediaSettings, now = new Date()): Promise<number> {
+  const expired = await em.find(
+    MediaFile,
+    { status: MediaStatus.pending, uploadExpiresAt: { $lt: sweepBefore(now) } },
+    { orderBy: { uploadExpiresAt: 'asc' }, limit: SWEEP_BATCH },
+  );
+  if (!expired.length) return 0;
+  // Claimed one by one (the expiry moves to the epoch, still due): of sweeps running at once, one
+  // commits or drops each upload, and none drops what another has just committed.
+  const claimed: MediaFile[] = [];
+  for (const file of expired) {
+    if (await em.nativeUpdate(MediaFile, { id: file.id, status: MediaStatus.pending, uploadExpiresAt: file.uploadExpiresAt }, { uploadExpiresAt: new Date(0) })) claimed.push(file);
+  }
+  const { dropped } = await commitMediaUploads(em, settings, claimed, { sweeping: true });
+  if (!dropped.length) return 0;
+  await dropUploadBytes(settings.storage, dropped.map((file) => file.storageKey));
+  return em.nativeDelete(MediaFile, { id: { $in: dropped.map((file) => file.id) }, status: MediaStatus.pending });
 }
 
 /** Which of `ids` are media files inside `reach`, read in `em` (the caller's transaction): what a post may carry. */
