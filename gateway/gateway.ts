@@ -10,6 +10,7 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
+import '../lib/url-parse-warning.js';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';

@@ -6,6 +6,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
+import './url-parse-warning.js';
 import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
 import express from 'express';
 import { GraphQLObjectType, type GraphQLSchema } from 'graphql';
