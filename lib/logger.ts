@@ -89,8 +89,12 @@ export function httpLogger(logger: Logger, component: string) {
       res.setHeader(REQUEST_ID_HEADER, id);
       return id;
     },
-    // The request's trace (tracing on): bound once, when the request starts.
-    customProps: (req) => requestTraceFields(req),
+    // The request's trace (tracing on): bound once, when the request starts. Without one, nothing:
+    // pino-http makes a child logger of whatever object it is given, even an empty one.
+    customProps: ((req: IncomingMessage) => {
+      const fields = requestTraceFields(req);
+      return fields.trace_id ? fields : undefined;
+    }) as (req: IncomingMessage) => object,
     // No header, no query value and no token in a path reaches the log (lib/log-redaction.ts).
     serializers: { req: requestLogFields, res: responseLogFields },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
