@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { EntityClass, FilterQuery, OrderDefinition } from '@mikro-orm/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isCheckable, looksLike, normalizeContentType, SIGNATURE_BYTES } from './content-type.js';
+import type { EntityManager } from './database.js';
 import { AppError, ErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import { randomToken } from './secrets.js';
@@ -159,6 +161,34 @@ export async function dropUploadBytes(storage: ObjectStorage, keys: readonly str
     await storage.delete(stagingKeyOf(key));
     await storage.delete(key);
   }
+}
+
+/** What a table of upload reservations holds: each row's storage key and the end of its upload window. */
+interface Reservation {
+  id: string;
+  storageKey: string;
+  uploadExpiresAt: Date | null;
+}
+
+/**
+ * Deletes a batch of the reservations of `entity` still pending (`pending` tells which rows are)
+ * whose upload window closed before `sweepBefore(now)`: their bytes (staged, or moved by a commit
+ * that stopped half-way), then their rows, only while still pending. Answers how many went.
+ */
+export async function sweepReservations<Row extends Reservation>(
+  em: EntityManager,
+  storage: ObjectStorage,
+  entity: EntityClass<Row>,
+  pending: FilterQuery<Row>,
+  now = new Date(),
+): Promise<number> {
+  const expired = await em.find(entity, { $and: [pending, { uploadExpiresAt: { $lt: sweepBefore(now) } }] } as FilterQuery<Row>, {
+    limit: SWEEP_BATCH,
+    orderBy: { uploadExpiresAt: 'asc' } as OrderDefinition<Row>,
+  });
+  if (!expired.length) return 0;
+  await dropUploadBytes(storage, expired.map((row) => row.storageKey));
+  return em.nativeDelete(entity, { $and: [pending, { id: { $in: expired.map((row) => row.id) } }] } as FilterQuery<Row>);
 }
 
 /**

@@ -5,7 +5,7 @@ import { isUuid } from '../../lib/ids.js';
 import type { Slice, Window } from '../../lib/pagination.js';
 import { signPayload, verifyPayload } from '../../lib/secrets.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { checkDeclaration, commitUpload, dropUploadBytes, stagingKeyOf, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../lib/uploads.js';
+import { checkDeclaration, commitUpload, dropUploadBytes, stagingKeyOf, sweepReservations, type UploadPolicy } from '../../lib/uploads.js';
 import { Attachment, AttachmentStatus, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactService } from './contact.service.js';
 
@@ -134,19 +134,9 @@ export class AttachmentService {
   }
 }
 
-/**
- * Deletes the attachment uploads reserved and never recorded whose window closed before
- * `sweepBefore(now)`: rows and staged bytes. Answers how many went.
- */
-export async function sweepAttachmentUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
-  const expired = await em.find(
-    Attachment,
-    { status: AttachmentStatus.pending, uploadExpiresAt: { $lt: sweepBefore(now) } },
-    { fields: ['id', 'storageKey'], limit: SWEEP_BATCH, orderBy: { uploadExpiresAt: 'asc' } },
-  );
-  if (!expired.length) return 0;
-  await dropUploadBytes(storage, expired.map((attachment) => attachment.storageKey));
-  return em.nativeDelete(Attachment, { id: { $in: expired.map((attachment) => attachment.id) }, status: AttachmentStatus.pending });
+/** Deletes the attachment uploads reserved and never recorded, once their window closed: rows and staged bytes. */
+export function sweepAttachmentUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
+  return sweepReservations(em, storage, Attachment, { status: AttachmentStatus.pending }, now);
 }
 
 /** The name as shown to people: no folders, no control characters, bounded length. */

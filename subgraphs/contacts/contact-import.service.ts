@@ -6,7 +6,7 @@ import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { commitUpload, dropUploadBytes, stagingKeyOf, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../lib/uploads.js';
+import { commitUpload, dropUploadBytes, stagingKeyOf, sweepReservations, type UploadPolicy } from '../../lib/uploads.js';
 import { ImportUpload } from './contact-import.entity.js';
 import { ContactImportResult } from './contact-import.result.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
@@ -295,15 +295,9 @@ export class ContactImportService {
   }
 }
 
-/**
- * Deletes the import files reserved and never imported whose window closed before `sweepBefore(now)`:
- * rows and bytes. Answers how many went.
- */
-export async function sweepImportUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
-  const expired = await em.find(ImportUpload, { uploadExpiresAt: { $lt: sweepBefore(now) } }, { limit: SWEEP_BATCH, orderBy: { uploadExpiresAt: 'asc' } });
-  if (!expired.length) return 0;
-  await dropUploadBytes(storage, expired.map((upload) => upload.storageKey));
-  return em.nativeDelete(ImportUpload, { id: { $in: expired.map((upload) => upload.id) } });
+/** Deletes the import files reserved and never imported, once their window closed: rows and bytes (every row is pending). */
+export function sweepImportUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
+  return sweepReservations(em, storage, ImportUpload, {}, now);
 }
 
 class NotText extends Error {}

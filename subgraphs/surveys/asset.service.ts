@@ -2,7 +2,7 @@ import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { checkDeclaration, commitUpload, dropUploadBytes, presignUpload, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../lib/uploads.js';
+import { checkDeclaration, commitUpload, presignUpload, sweepReservations, type UploadPolicy } from '../../lib/uploads.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
 import type { SurveyService } from './survey.service.js';
@@ -125,17 +125,7 @@ export class AssetService {
   }
 }
 
-/**
- * Deletes the assets presigned and never committed whose upload URL expired before `sweepBefore(now)`:
- * rows and staged bytes. Answers how many went.
- */
-export async function sweepAssetUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
-  const expired = await em.find(
-    SurveyAsset,
-    { status: AssetStatus.pending, uploadExpiresAt: { $lt: sweepBefore(now) } },
-    { fields: ['id', 'storageKey'], limit: SWEEP_BATCH, orderBy: { uploadExpiresAt: 'asc' } },
-  );
-  if (!expired.length) return 0;
-  await dropUploadBytes(storage, expired.map((asset) => asset.storageKey));
-  return em.nativeDelete(SurveyAsset, { id: { $in: expired.map((asset) => asset.id) }, status: AssetStatus.pending });
+/** Deletes the assets presigned and never committed, once their upload URL expired: rows and staged bytes. */
+export function sweepAssetUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
+  return sweepReservations(em, storage, SurveyAsset, { status: AssetStatus.pending }, now);
 }
