@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EntityClass, FilterQuery, OrderDefinition } from '@mikro-orm/core';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EntityClass, FilterQuery, OrderDefinition } from '@mikro-orm/core';
 import { isCheckable, looksLike, normalizeContentType, SIGNATURE_BYTES } from './content-type.js';
 import type { EntityManager } from './database.js';
 import { AppError, ErrorCode } from './errors.js';
