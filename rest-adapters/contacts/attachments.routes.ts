@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../lib/errors.js';
-import { readMultipart } from '../../lib/multipart.js';
+import { receiveUpload } from '../../lib/multipart-upload.js';
 import { pageQuery } from '../../lib/openapi.js';
 import { pageBody } from '../../lib/pagination.js';
 import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
@@ -56,33 +56,16 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         answer: { status: 201, description: 'The recorded attachment', json: attachmentSchema },
       },
       handler: async (req, res) => {
-        const reserved: { uploadToken?: string } = {};
-        try {
-          const { file: slot } = await readMultipart(req, {
-            fileField: 'file',
-            onFile: async (file) => {
-              const { reserveAttachmentUpload } = await run(
-                ReserveAttachmentUploadDocument,
-                { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
-                req,
-              );
-              reserved.uploadToken = reserveAttachmentUpload.uploadToken;
-              await storage.put(reserveAttachmentUpload.storageKey, file.stream, {
-                contentType: reserveAttachmentUpload.contentType,
-                maxBytes: reserveAttachmentUpload.maxBytes,
-              });
-              return reserveAttachmentUpload;
-            },
-            discard: (stored) => storage.delete(stored.storageKey),
-          });
-          if (!slot) throw AppError.badInput('file', 'is required: send the file as multipart/form-data field "file"');
-          const { recordAttachment } = await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req);
-          res.status(201).json(recordAttachment);
-        } catch (error) {
-          // The subgraph ends what it refuses; this covers the failures before it could answer.
-          if (reserved.uploadToken) await run(CancelAttachmentUploadDocument, { uploadToken: reserved.uploadToken }, req).catch(() => undefined);
-          throw error;
-        }
+        const recorded = await receiveUpload(req, storage, {
+          fileField: 'file',
+          missing: 'is required: send the file as multipart/form-data field "file"',
+          reserve: async (file) =>
+            (await run(ReserveAttachmentUploadDocument, { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType }, req))
+              .reserveAttachmentUpload,
+          commit: async (slot) => (await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req)).recordAttachment,
+          cancel: (slot) => run(CancelAttachmentUploadDocument, { uploadToken: slot.uploadToken }, req),
+        });
+        res.status(201).json(recorded);
       },
     },
     {

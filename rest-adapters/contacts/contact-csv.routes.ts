@@ -2,8 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
-import { AppError } from '../../lib/errors.js';
-import { readMultipart } from '../../lib/multipart.js';
+import { receiveUpload } from '../../lib/multipart-upload.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { importFormSchema, importResultSchema } from './contacts.bodies.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
@@ -34,26 +33,14 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
       summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
       doc: { multipart: importFormSchema, answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema } },
       handler: async (req, res) => {
-        const reserved: { uploadId?: string } = {};
-        try {
-          const { fields, file } = await readMultipart(req, {
-            fileField: 'file',
-            onFile: async (part) => {
-              const { reserveContactImport: slot } = await run(ReserveContactImportDocument, {}, req);
-              reserved.uploadId = slot.uploadId;
-              await storage.put(slot.storageKey, part.stream, { contentType: 'text/csv', maxBytes: slot.maxBytes });
-              return slot;
-            },
-            discard: (slot) => storage.delete(slot.storageKey),
-          });
-          if (!file) throw AppError.badInput('file', 'is required: send the CSV as multipart/form-data field "file"');
-          const { importContacts } = await run(ImportContactsDocument, { uploadId: file.uploadId, mapping: fields.mapping ?? null }, req);
-          res.json(importContacts);
-        } catch (error) {
-          // The import ends its reservation however it went; this covers the failures before it ran.
-          if (reserved.uploadId) await run(CancelContactImportDocument, { uploadId: reserved.uploadId }, req).catch(() => undefined);
-          throw error;
-        }
+        const imported = await receiveUpload(req, storage, {
+          fileField: 'file',
+          missing: 'is required: send the CSV as multipart/form-data field "file"',
+          reserve: async () => ({ ...(await run(ReserveContactImportDocument, {}, req)).reserveContactImport, contentType: 'text/csv' }),
+          commit: async (slot, fields) => (await run(ImportContactsDocument, { uploadId: slot.uploadId, mapping: fields.mapping ?? null }, req)).importContacts,
+          cancel: (slot) => run(CancelContactImportDocument, { uploadId: slot.uploadId }, req),
+        });
+        res.json(imported);
       },
     },
     {
