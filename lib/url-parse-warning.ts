@@ -11,14 +11,10 @@ import { parse } from 'node:url';
  * platform's own code never calls `url.parse`; this one call, made here with deprecation warnings
  * muted for its length, only sets Node's "already warned" flag.
  */
-export function settleUrlParseWarning(): void {
-  const muted = process.noDeprecation;
-  process.noDeprecation = true;
-  try {
-    parse('/');
-  } finally {
-    process.noDeprecation = muted;
-  }
+const muted = process.noDeprecation;
+process.noDeprecation = true;
+try {
+  parse('/');
+} finally {
+  process.noDeprecation = muted;
 }
-
-settleUrlParseWarning();
