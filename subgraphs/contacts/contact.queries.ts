@@ -19,7 +19,10 @@ export interface ContactQueries {
   searchPage: string;
   /** The live count the triggers keep (migration ContactCount). */
   liveTotal: string;
-  /** `total` and `exact` of a search (migration ContactSearchTotal); `?` the query text, the exact-count limit. */
+  /**
+   * `total`, `exact` and the planner's `estimate` of a search (migrations ContactSearchTotal and
+   * ContactSearchEstimate); `?` the query text, the exact-count limit, the estimate already known (or null).
+   */
   searchTotal: string;
 }
 
@@ -39,7 +42,7 @@ export function contactQueries(em: EntityManager): ContactQueries {
       page: `select ${columns} from ${table} as c where not c.deleted ${newestFirst}`,
       searchPage: `select ${columns} from ${table} as c where not c.deleted and ${matches} ${newestFirst}`,
       liveTotal: `select live as total from "${schema}"."contact_live_count"`,
-      searchTotal: `select total, exact from "${schema}"."contact_search_total"(to_tsquery('simple', ?), ?)`,
+      searchTotal: `select total, exact, estimate from "${schema}"."contact_search_total"(to_tsquery('simple', ?), ?, ?::bigint)`,
     };
     bySchema.set(schema, queries);
   }

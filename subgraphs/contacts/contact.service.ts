@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LRUCache } from 'lru-cache';
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
@@ -12,6 +13,18 @@ import { SCROLL_MAX, type ContactInput } from './contact.input.js';
  * more), an estimate flagged `totalExact: false` (migration ContactSearchTotal).
  */
 export const EXACT_COUNT_LIMIT = 10_000;
+
+/**
+ * PostgreSQL's estimates of searches' matches, by prefix query, shared by one process's requests
+ * (migration ContactSearchEstimate): the next page of a search, or the same search again within a
+ * minute, is not planned again just to choose between counting and estimating. The planner's own
+ * estimate moves only when ANALYZE runs.
+ */
+export type SearchEstimates = LRUCache<string, number>;
+
+export function createSearchEstimates(): SearchEstimates {
+  return new LRUCache({ max: 1_000, ttl: 60_000 });
+}
 
 /**
  * Turns what a person types into a prefix query over the search vector ("jan smi" finds
@@ -28,7 +41,10 @@ function toPrefixQuery(search: string): string | null {
 
 /** The rules of contact records: who may exist, how they are found, and how they leave. */
 export class ContactService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly searchEstimates: SearchEstimates,
+  ) {}
 
   async list(window: Window, search?: string | null): Promise<Slice<Contact>> {
     const query = search ? toPrefixQuery(search) : undefined;
@@ -55,10 +71,16 @@ export class ContactService {
    * The matches of a search, in one statement (migration ContactSearchTotal): counted exactly up to
    * EXACT_COUNT_LIMIT, or PostgreSQL's estimate, flagged, when its planner expects more or the count
    * passes the limit. Counting every match of a common word in a million contacts would cost more
-   * than the page itself, on every page.
+   * than the page itself, on every page. The estimate, once known, is handed back on the next call.
    */
   private async countMatches(query: string): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
-    const [row] = await this.em.execute<{ total: string; exact: boolean }[]>(contactQueries(this.em).searchTotal, [query, EXACT_COUNT_LIMIT]);
+    const known = this.searchEstimates.get(query) ?? null;
+    const [row] = await this.em.execute<{ total: string; exact: boolean; estimate: string | null }[]>(contactQueries(this.em).searchTotal, [
+      query,
+      EXACT_COUNT_LIMIT,
+      known,
+    ]);
+    if (known === null && row?.estimate != null) this.searchEstimates.set(query, Number(row.estimate));
     return { total: Number(row?.total ?? 0), totalExact: row?.exact ?? true };
   }
 

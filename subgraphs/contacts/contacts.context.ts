@@ -36,7 +36,7 @@ interface StageWindow {
 /** One request's context on `em`, the request's own fork: the caller (a bearer token, if any), the services, the loaders. */
 export async function createContactsContext(runtime: ContactsRuntime, em: EntityManager, req: SubgraphRequest): Promise<ContactsContext> {
   const principal = await optionalBearerPrincipal(runtime.identity, req.headers.authorization);
-  const contacts = new ContactService(em);
+  const contacts = new ContactService(em, runtime.searchEstimates);
   const pipelines = new PipelineService(em, contacts);
   return {
     principal,

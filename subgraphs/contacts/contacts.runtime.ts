@@ -6,6 +6,7 @@ import { createStorage, type ObjectStorage } from '../../lib/storage.js';
 import { startUploadSweeper } from '../../lib/uploads.js';
 import { sweepAttachmentUploads, type AttachmentSettings } from './attachment.service.js';
 import { sweepImportUploads, type ImportLimits } from './contact-import.service.js';
+import { createSearchEstimates, type SearchEstimates } from './contact.service.js';
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
 export interface ContactsRuntime {
@@ -15,6 +16,8 @@ export interface ContactsRuntime {
   storage: ObjectStorage;
   attachments: AttachmentSettings;
   importLimits: ImportLimits;
+  /** PostgreSQL's estimates of recent searches (ContactService.list). */
+  searchEstimates: SearchEstimates;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,7 @@ export function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRun
       maxColumns: deps.config.env.IMPORT_MAX_COLUMNS,
       maxRecordBytes: deps.config.env.IMPORT_MAX_RECORD_BYTES,
     },
+    searchEstimates: createSearchEstimates(),
     // Storage holds no connection of its own to close.
     close: () => sweeper.stop(),
   });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EXACT_COUNT_LIMIT } from '../../subgraphs/contacts/contact.service.js';
+import { ContactService, createSearchEstimates, EXACT_COUNT_LIMIT } from '../../subgraphs/contacts/contact.service.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /**
@@ -46,6 +46,25 @@ describe('contact list totals', () => {
     expect(page.body.data.contacts.totalExact).toBe(false);
     const exact = await graphql<any>(platform.urls.gateway, '{ contacts(search: "scarce", first: 1) { totalCount totalExact } }');
     expect(exact.body.data.contacts).toEqual({ totalCount: 7, totalExact: true });
+  });
+
+  it('plans a search once, and a remembered estimate only chooses between counting and estimating', async () => {
+    const estimates = createSearchEstimates();
+    const search = (words: string) => new ContactService(platform.subgraphs.contacts.orm.em.fork(), estimates).list({ offset: 0, limit: 5 }, words);
+    const first = await search('numerous');
+    expect(first.totalExact).toBe(false);
+    expect(first.total).toBeGreaterThan(EXACT_COUNT_LIMIT);
+    expect(estimates.get('numerous:*')).toEqual(expect.any(Number));
+    // Remembered far too low: the search is counted, and a count past the limit is flagged, never a wrong exact total.
+    estimates.set('numerous:*', 3);
+    const counted = await search('numerous');
+    expect(counted.totalExact).toBe(false);
+    expect(counted.total).toBeGreaterThan(EXACT_COUNT_LIMIT);
+    // Remembered far too high: the remembered estimate is the answer, flagged, and nothing is planned or counted.
+    estimates.set('scarce:*', 50_000);
+    expect(await search('scarce')).toMatchObject({ total: 50_000, totalExact: false });
+    estimates.delete('scarce:*');
+    expect(await search('scarce')).toMatchObject({ total: 7, totalExact: true });
   });
 
   it('keeps the plain list total exact through creates, soft deletes and bulk writes', async () => {

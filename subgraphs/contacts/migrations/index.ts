@@ -3,6 +3,7 @@ import { Migration20261122000002ContactWork } from './Migration20261122000002Con
 import { Migration20261123000001ContactCount } from './Migration20261123000001ContactCount.js';
 import { Migration20261123000002ContactSearchTotal } from './Migration20261123000002ContactSearchTotal.js';
 import { Migration20261123200001UploadReservations } from './Migration20261123200001UploadReservations.js';
+import { Migration20261123210001ContactSearchEstimate } from './Migration20261123210001ContactSearchEstimate.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -11,4 +12,5 @@ export const contactsMigrations = [
   Migration20261123000001ContactCount,
   Migration20261123000002ContactSearchTotal,
   Migration20261123200001UploadReservations,
+  Migration20261123210001ContactSearchEstimate,
 ];
