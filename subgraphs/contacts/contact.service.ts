@@ -22,8 +22,12 @@ export const EXACT_COUNT_LIMIT = 10_000;
  */
 export type SearchEstimates = LRUCache<string, number>;
 
+/** Distinct searches a process remembers the estimate of, the least recently used forgotten first. */
+const REMEMBERED_SEARCHES = 1_000;
+const ESTIMATE_LIFETIME_MS = 60_000;
+
 export function createSearchEstimates(): SearchEstimates {
-  return new LRUCache({ max: 1_000, ttl: 60_000 });
+  return new LRUCache({ max: REMEMBERED_SEARCHES, ttl: ESTIMATE_LIFETIME_MS });
 }
 
 /**
