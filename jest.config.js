@@ -24,7 +24,8 @@ export default {
   testTimeout: 60000,
   maxWorkers: 2,
   // Each test file imports the whole platform again into the worker's VM contexts, and a worker's heap
-  // grows to 1.6 GB by the end of the suite. The embedded-PGlite suites, starting in such a worker,
-  // then spent over a minute in garbage collection. A worker past 1 GB after a file is replaced.
+  // grows to 1.6 GB by the end of the suite. The embedded-PGlite suites, starting late in such a
+  // worker, once took over a minute to start (most likely collecting garbage). A worker past 1 GB
+  // after a file is replaced.
   workerIdleMemoryLimit: '1GB',
 };
