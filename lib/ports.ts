@@ -1,37 +1,62 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+
+/**
+ * Where the ports below are picked: under the kernel's ephemeral range. A port asked for with 0, and
+ * the local end of every outgoing connection, comes from that range, so a port found free there and
+ * closed again may be handed to any other process's next connection before the platform opens it
+ * (two test workers connect to PostgreSQL all the time). Below it, a port is taken only by someone
+ * asking for it by number.
+ */
+const LOWEST = 20_000;
+function ephemeralStart(): number {
+  try {
+    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(start) && start > LOWEST + 1000) return start;
+  } catch {
+    // No /proc (not Linux): Linux's default start is below macOS's and Windows's ranges too.
+  }
+  return 32_768;
+}
+
+/** A server listening on a random port of the range above, another port tried while one is taken. */
+async function listenOnFreePort(): Promise<{ server: Server; port: number }> {
+  const highest = ephemeralStart() - 1;
+  for (;;) {
+    const port = LOWEST + Math.floor(Math.random() * (highest - LOWEST + 1));
+    const server = createServer();
+    const listening = await new Promise<boolean>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (listening) return { server, port };
+  }
+}
+
+const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /**
  * A port nobody listens on right now. For the ports a suite or a benchmark must know before boot (a REST service
  * whose signed URLs name its own address); everything else lets the platform pick port 0.
  */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const { server, port } = await listenOnFreePort();
+  await close(server);
   return port;
 }
 
-/**
- * `count` distinct ports nobody listens on right now: each is held until all are found, since a port
- * just closed may be handed out again by the next `freePort`.
- */
+/** `count` distinct ports nobody listens on right now: each is held until all are found. */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => createServer());
+  const held: Server[] = [];
   try {
-    return await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<number>((resolve, reject) => {
-            server.once('error', reject);
-            server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-          }),
-      ),
-    );
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const { server, port } = await listenOnFreePort();
+      held.push(server);
+      ports.push(port);
+    }
+    return ports;
   } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
+    await Promise.all(held.map(close));
   }
 }
