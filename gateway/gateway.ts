@@ -11,6 +11,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import '../lib/url-parse-warning.js';
+import './operation-memo.js';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';

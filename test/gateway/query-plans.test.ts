@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { federationOperations } from '../../gateway/operation-memo.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /** Each REST route runs a fixed named operation, so the gateway plans each once and then reuses the plan. */
 describe('gateway query-plan cache', () => {
@@ -30,8 +31,21 @@ describe('gateway query-plan cache', () => {
     ];
     for (const call of calls) expect((await call()).status).toBe(200);
     const afterFirst = { ...platform.gateway.queryPlans };
+    const operationsAfterFirst = { ...federationOperations };
     for (let round = 0; round < 3; round++) for (const call of calls) expect((await call()).status).toBe(200);
     expect(platform.gateway.queryPlans.misses).toBe(afterFirst.misses);
     expect(platform.gateway.queryPlans.hits - afterFirst.hits).toBe(3 * calls.length);
+    // Nor is the operation rebuilt for execution (gateway/operation-memo.ts): asked once per request, built never again.
+    expect(federationOperations.asked - operationsAfterFirst.asked).toBe(3 * calls.length);
+    expect(federationOperations.built).toBe(operationsAfterFirst.built);
+  });
+
+  it('answers a kept operation by the variables of each request', async () => {
+    const query = 'query Shape($full: Boolean!) { contactPage(limit: 1) { total items { id firstName @include(if: $full) } } }';
+    const ask = async (full: boolean) => (await graphql<any>(platform.urls.gateway, query, { full })).body.data.contactPage.items[0];
+    for (let round = 0; round < 2; round++) {
+      expect(Object.keys(await ask(true)).sort()).toEqual(['firstName', 'id']);
+      expect(Object.keys(await ask(false))).toEqual(['id']);
+    }
   });
 });
