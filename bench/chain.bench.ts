@@ -23,6 +23,7 @@ import type autocannon from 'autocannon';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
+import { freePort } from '../lib/ports.js';
 import { loadOperations } from '../lib/rest.js';
 import {
   SERVE,
@@ -59,7 +60,7 @@ const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gatew
 
 /** Hive Gateway as an operator runs it: its CLI, from the project root (gateway.config.ts), on the checked-in supergraph. */
 async function startHive(urls: Record<string, string>): Promise<Child> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const child = spawn(process.execPath, [HIVE_CLI, 'supergraph', 'schema/supergraph.graphql'], {
     cwd: PROJECT_ROOT,
     env: {

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net';
  * asking for it by number.
  */
 const LOWEST = 20_000;
+const HIGHEST = ephemeralStart() - 1;
 function ephemeralStart(): number {
   try {
     const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
@@ -21,9 +22,8 @@ function ephemeralStart(): number {
 
 /** A server listening on a random port of the range above, another port tried while one is taken. */
 async function listenOnFreePort(): Promise<{ server: Server; port: number }> {
-  const highest = ephemeralStart() - 1;
   for (;;) {
-    const port = LOWEST + Math.floor(Math.random() * (highest - LOWEST + 1));
+    const port = LOWEST + Math.floor(Math.random() * (HIGHEST - LOWEST + 1));
     const server = createServer();
     const listening = await new Promise<boolean>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
@@ -40,8 +40,7 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
  * whose signed URLs name its own address); everything else lets the platform pick port 0.
  */
 export async function freePort(): Promise<number> {
-  const { server, port } = await listenOnFreePort();
-  await close(server);
+  const [port] = await freePorts(1);
   return port;
 }
 
