@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { rest, startTestPlatform } from './support/platform.js';
-import { freePort } from '../lib/ports.js';
+import { freePorts } from '../lib/ports.js';
 import { startPlatformProcess } from './support/process.js';
 
 const startProcess = startPlatformProcess;
@@ -19,15 +19,17 @@ describe('platform lifecycle', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts on embedded PGlite, stops cleanly on SIGTERM, and keeps acknowledged data across a restart', async () => {
+    // Held together, so no two of them can be the same port.
+    const [gateway, socialRest, surveysRest, contactsRest, socialSubgraph, surveysSubgraph, contactsSubgraph, metricsPort] = await freePorts(8);
     const ports = {
-      GATEWAY_PORT: await freePort(),
-      SOCIAL_REST_PORT: await freePort(),
-      SURVEYS_REST_PORT: await freePort(),
-      CONTACTS_REST_PORT: await freePort(),
-      SOCIAL_SUBGRAPH_PORT: await freePort(),
-      SURVEYS_SUBGRAPH_PORT: await freePort(),
-      CONTACTS_SUBGRAPH_PORT: await freePort(),
-      METRICS_PORT: await freePort(),
+      GATEWAY_PORT: gateway,
+      SOCIAL_REST_PORT: socialRest,
+      SURVEYS_REST_PORT: surveysRest,
+      CONTACTS_REST_PORT: contactsRest,
+      SOCIAL_SUBGRAPH_PORT: socialSubgraph,
+      SURVEYS_SUBGRAPH_PORT: surveysSubgraph,
+      CONTACTS_SUBGRAPH_PORT: contactsSubgraph,
+      METRICS_PORT: metricsPort,
     };
     const env = { DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([key, value]) => [key, String(value)])) };
     const contacts = `http://127.0.0.1:${ports.CONTACTS_REST_PORT}`;
