@@ -193,6 +193,8 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   const app = express();
   applyTrustProxy(app, config.env.TRUST_PROXY);
   app.disable('x-powered-by');
+  // No ETag: GraphQL answers go to POSTs that no cache revalidates, and Express would hash every body.
+  app.disable('etag');
   app.use(assignRequestId, httpMetrics('gateway', ['/graphql']), traceRequests('gateway', ['/graphql']), compressAnswers());
   addProbes(app, () => !shuttingDown);
   const graphiql = config.isProduction ? undefined : graphiqlRouter(log);

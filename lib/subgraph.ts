@@ -126,6 +126,8 @@ export async function openSubgraphPort(options: Pick<SubgraphServerOptions<BaseC
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: GraphQL answers go to POSTs that no cache revalidates, and Express would hash every body.
+  app.disable('etag');
   app.use(assignRequestId, httpMetrics(`${name}-subgraph`, ['/graphql']), traceRequests(`${name}-subgraph`, ['/graphql']));
   let shuttingDown = false;
   let isReady: (() => Promise<boolean>) | undefined;
