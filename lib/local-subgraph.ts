@@ -137,9 +137,9 @@ export function executionOf(schema: GraphQLSchema): 'compiled' | 'interpreted' {
 }
 
 /**
- * Parses and validates a fetch text once, and compiles it when the schema allows. A text holds one
- * operation (the gateway sends one per fetch); one with more, or with none, is refused as graphql-js
- * refuses it.
+ * Parses and validates a fetch text once, and compiles it when the schema allows. The gateway sends
+ * one operation per fetch text, so the text alone names it: a text with several is refused (as
+ * graphql-js refuses one without an operation name), whatever `operationName` comes with it.
  */
 function prepare(schema: GraphQLSchema, execution: 'compiled' | 'interpreted', query: string): PreparedOperation | GraphQLFormattedError[] {
   let document;
