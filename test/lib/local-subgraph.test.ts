@@ -114,4 +114,11 @@ describe('local subgraph', () => {
     expect((await subgraph.execute({ query, variables: { first: 1 } }, { headers: {} })).data).toEqual({ widgets: [{ id: 'w1' }] });
     expect((await subgraph.execute({ query, variables: { first: 2 } }, { headers: {} })).data).toEqual({ widgets: [{ id: 'w1' }, { id: 'w2' }] });
   });
+
+  it('refuses a text of several operations (the gateway sends one per fetch)', async () => {
+    const subgraph = subgraphOf((await build(false)).guarded);
+    const answer = await subgraph.execute({ query: 'query A { secret } query B { widgets(first: 1) { id } }', operationName: 'B' }, { headers: {} });
+    expect(answer.data).toBeUndefined();
+    expect(answer.errors?.map((error) => error.extensions?.code)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+  });
 });
