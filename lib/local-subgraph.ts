@@ -34,7 +34,7 @@ export interface LocalSubgraph {
  * Fetch texts are fixed per query plan, so a few hundred distinct ones cover a deployment; past this
  * many the oldest is dropped (a client sending ever new queries cannot grow it without bound).
  */
-const DOCUMENT_CACHE_SIZE = 1000;
+const OPERATION_CACHE_SIZE = 1000;
 
 /** A fetch text parsed, validated and compiled: what running it needs besides the request. */
 interface PreparedOperation {
@@ -64,7 +64,7 @@ export function localSubgraph<Context extends object>(
     const cached = operations.get(query);
     if (cached) return cached;
     const answer = prepare(schema, execution, query);
-    if (operations.size >= DOCUMENT_CACHE_SIZE) operations.delete(operations.keys().next().value!);
+    if (operations.size >= OPERATION_CACHE_SIZE) operations.delete(operations.keys().next().value!);
     operations.set(query, answer);
     return answer;
   };
@@ -121,6 +121,9 @@ export function localSubgraph<Context extends object>(
   }
 }
 
+/** How a subgraph's operations run (`executionOf`). */
+export type Execution = 'compiled' | 'interpreted';
+
 /**
  * How a subgraph's operations run: `compiled` by graphql-jit, or `interpreted` by graphql-js's
  * `execute`. The gateway sends the same few fetch texts again and again; a compiled operation runs
@@ -129,7 +132,7 @@ export function localSubgraph<Context extends object>(
  * graphql-jit cannot wait for a type resolver, and type-graphql's unions and interfaces resolve
  * their types asynchronously, so a schema that has one is interpreted (none of ours does today).
  */
-export function executionOf(schema: GraphQLSchema): 'compiled' | 'interpreted' {
+export function executionOf(schema: GraphQLSchema): Execution {
   const waits = (resolver: unknown) => typeof resolver === 'function' && resolver.constructor.name === 'AsyncFunction';
   const types = Object.values(schema.getTypeMap());
   const asyncTypeResolution = types.some((type) => (isAbstractType(type) && waits(type.resolveType)) || (isObjectType(type) && waits(type.isTypeOf)));
@@ -141,7 +144,7 @@ export function executionOf(schema: GraphQLSchema): 'compiled' | 'interpreted' {
  * one operation per fetch text, so the text alone names it: a text with several is refused (as
  * graphql-js refuses one without an operation name), whatever `operationName` comes with it.
  */
-function prepare(schema: GraphQLSchema, execution: 'compiled' | 'interpreted', query: string): PreparedOperation | GraphQLFormattedError[] {
+function prepare(schema: GraphQLSchema, execution: Execution, query: string): PreparedOperation | GraphQLFormattedError[] {
   let document;
   try {
     document = parse(query, { maxTokens: GRAPHQL_MAX_TOKENS });

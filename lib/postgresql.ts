@@ -119,19 +119,21 @@ export class PreparingClient extends pg.Client {
     const query = this.query.bind(this) as (...args: unknown[]) => unknown;
     this.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
       const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 && rest.length === 0 ? statementName(text) : undefined;
-      return name ? new Promise((resolve, reject) => query(namedQuery(name, text as string, values as unknown[], (error, result) => (error ? reject(error) : resolve(result))))) : query(text, values, ...rest);
+      return name ? sendNamed(query, name, text as string, values as unknown[]) : query(text, values, ...rest);
     }) as pg.Client['query'];
   }
 }
 
 /**
- * A named statement as a `pg.Query`. Given as `{ name, text, values }`, pg copies the object through
- * its property descriptors before reading it (`normalizeQueryConfig`), which cost a twentieth of the
- * CPU of a read by id; from the text and the values it builds the query directly, and the name is
- * read only when the query is sent.
+ * Sends a named statement as a `pg.Query`. Given as `{ name, text, values }`, pg copies the object
+ * through its property descriptors before reading it (`normalizeQueryConfig`), which cost a twentieth
+ * of the CPU of a read by id; from the text and the values it builds the query directly, and the name
+ * is read only when the query is sent.
  */
-function namedQuery(name: string, text: string, values: unknown[], callback: (error: Error | undefined, result: unknown) => void): pg.Query {
-  const query = new pg.Query(text, values, callback);
-  (query as pg.Query & { name: string }).name = name;
-  return query;
+function sendNamed(send: (query: pg.Query) => unknown, name: string, text: string, values: unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const query = new pg.Query(text, values, (error: Error | undefined, result: unknown) => (error ? reject(error) : resolve(result)));
+    (query as pg.Query & { name: string }).name = name;
+    send(query);
+  });
 }
