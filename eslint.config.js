@@ -15,7 +15,10 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       // Unused names are mistakes; a leading underscore marks one that a signature needs.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // `async` marks a function that answers a promise (an interface's method, a callback that may
       // wait): whatever it throws becomes a rejection, which is what its callers handle. Removing
       // `async` where nothing is awaited yet would turn those rejections into synchronous throws.
@@ -39,7 +42,9 @@ export default tseslint.config(
     // Hive Gateway's configuration is type-checked on its own (tsconfig.hive.json): its types pull in
     // the DOM library, which must not leak into the platform's code.
     files: ['gateway.config.ts'],
-    languageOptions: { parserOptions: { projectService: false, project: './tsconfig.hive.json', tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { projectService: false, project: './tsconfig.hive.json', tsconfigRootDir: import.meta.dirname },
+    },
   },
   {
     // Plain JavaScript (configuration files, the lockfile script) has no types to check against.

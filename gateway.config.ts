@@ -23,7 +23,11 @@ const subgraphToken = env.SUBGRAPH_TOKEN?.trim();
 const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'];
 
 /** `<NAME>_SUBGRAPH_URL` overrides the URL written in the supergraph, as it does for the Node gateway. */
-const SUBGRAPH_URL_SETTINGS = { social: 'SOCIAL_SUBGRAPH_URL', surveys: 'SURVEYS_SUBGRAPH_URL', contacts: 'CONTACTS_SUBGRAPH_URL' };
+const SUBGRAPH_URL_SETTINGS = {
+  social: 'SOCIAL_SUBGRAPH_URL',
+  surveys: 'SURVEYS_SUBGRAPH_URL',
+  contacts: 'CONTACTS_SUBGRAPH_URL',
+};
 
 function subgraphLocations(): Record<string, { location: string }> {
   const entries = Object.entries(SUBGRAPH_URL_SETTINGS).flatMap(([subgraph, setting]) => {
@@ -89,7 +93,8 @@ const forwardClientAddress: GatewayPlugin = {
   onFetch: (fetch) => {
     // Under Node, the server context Hive Gateway runs each request with holds the request itself.
     const address = clientAddressOf((fetch.context as { req?: IncomingMessage } | undefined)?.req);
-    if (address) fetch.setOptions({ ...fetch.options, headers: { ...fetch.options.headers, 'x-platform-client': address } });
+    if (address)
+      fetch.setOptions({ ...fetch.options, headers: { ...fetch.options.headers, 'x-platform-client': address } });
   },
 };
 

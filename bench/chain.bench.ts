@@ -57,7 +57,6 @@ const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 10);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
 const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 
-
 /** Hive Gateway as an operator runs it: its CLI, from the project root (gateway.config.ts), on the checked-in supergraph. */
 async function startHive(urls: Record<string, string>): Promise<Child> {
   const port = await freePort();
@@ -76,7 +75,12 @@ async function startHive(urls: Record<string, string>): Promise<Child> {
   const base = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 600; attempt++) {
     if (child.exitCode !== null) throw new Error('Hive Gateway exited before it was ready');
-    if (await fetch(`${base}/readyz`).then((response) => response.ok, () => false)) {
+    if (
+      await fetch(`${base}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    ) {
       return { process: child, urls: { hive: `${base}/graphql` }, stop: () => stopProcess(child) };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -108,7 +112,9 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   const admin = new pg.Client({ connectionString: database.url });
   try {
-    console.log(`chain bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load, database ${database.name}`);
+    console.log(
+      `chain bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load, database ${database.name}`,
+    );
     const env = { BENCH_PLATFORM_DATABASE_URL: database.url };
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const platform = await startChild(SERVE, ['platform'], env, profile);
@@ -127,7 +133,9 @@ async function main(): Promise<void> {
     const started = performance.now();
     await seedContacts(admin, SEED_ROWS);
     console.log(`seeded ${SEED_ROWS} contacts in ${fmt((performance.now() - started) / 1000, 1)} s`);
-    const ids = (await admin.query<{ id: string }>('select id from contacts.contact order by random() limit 1000')).rows.map((row) => row.id);
+    const ids = (
+      await admin.query<{ id: string }>('select id from contacts.contact order by random() limit 1000')
+    ).rows.map((row) => row.id);
     const randomId = () => ids[Math.floor(Math.random() * ids.length)];
 
     const operations = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations'));
@@ -138,14 +146,28 @@ async function main(): Promise<void> {
       floorWorkers: [floorWorkers.process.pid!, ...childrenOf(floorWorkers.process.pid!)],
       npmStart: npmStart.pids(),
     };
-    const rest = (name: string, kind: Target['kind'], base: string, processes: Record<string, number[]>, seat = 1): Target => ({
+    const rest = (
+      name: string,
+      kind: Target['kind'],
+      base: string,
+      processes: Record<string, number[]>,
+      seat = 1,
+    ): Target => ({
       name,
       kind,
       seat,
       processes,
       options: () => ({
         url: base,
-        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: kind === 'by id' ? `/api/contacts/${randomId()}` : `/api/contacts?search=${randomWord()}` }) }],
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (request) => ({
+              ...request,
+              path: kind === 'by id' ? `/api/contacts/${randomId()}` : `/api/contacts?search=${randomWord()}`,
+            }),
+          },
+        ],
       }),
     });
     const graphql = (name: string, kind: Target['kind'], url: string, processes: Record<string, number[]>): Target => ({
@@ -162,7 +184,9 @@ async function main(): Promise<void> {
             setupRequest: (request) => ({
               ...request,
               body: JSON.stringify(
-                kind === 'by id' ? { query: operations.Contact, variables: { id: randomId() } } : { query: operations.ContactPage, variables: { search: randomWord() } },
+                kind === 'by id'
+                  ? { query: operations.Contact, variables: { id: randomId() } }
+                  : { query: operations.ContactPage, variables: { search: randomWord() } },
               ),
             }),
           },
@@ -185,7 +209,9 @@ async function main(): Promise<void> {
       rest(`REST search, npm start`, 'search', npmStart.urls.rest, { node: pids.npmStart }, WORKERS),
     ];
     const only = process.env.BENCH_TARGETS?.split(',');
-    const chosen = only ? targets.filter((target) => target.name.startsWith('floor') || only.some((name) => target.name.includes(name))) : targets;
+    const chosen = only
+      ? targets.filter((target) => target.name.startsWith('floor') || only.some((name) => target.name.includes(name)))
+      : targets;
 
     // Warm-up: JIT, connection pools, query plans.
     for (const target of chosen) await runLoad({ ...target.options(), connections: CONNECTIONS, duration: 2 });
@@ -195,22 +221,36 @@ async function main(): Promise<void> {
       // Interleaved, in a different order each round, so drift of the machine hits all alike.
       for (const target of round % 2 ? chosen : [...chosen].reverse()) {
         const cpuOf = (pidList: number[]) => pidList.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-        const cpuBefore = Object.fromEntries(Object.entries(target.processes).map(([name, pidList]) => [name, cpuOf(pidList)]));
+        const cpuBefore = Object.fromEntries(
+          Object.entries(target.processes).map(([name, pidList]) => [name, cpuOf(pidList)]),
+        );
         const pgBefore = await postgresCpu(admin, database.name);
         const result = await runLoad({ ...target.options(), connections: CONNECTIONS, duration: RUN_SECONDS });
         const cpu: Record<string, number> = {};
-        for (const [name, pidList] of Object.entries(target.processes)) cpu[name] = ((cpuOf(pidList) - cpuBefore[name]) / result.requests.total) * 1000;
+        for (const [name, pidList] of Object.entries(target.processes))
+          cpu[name] = ((cpuOf(pidList) - cpuBefore[name]) / result.requests.total) * 1000;
         cpu.postgres = ((await postgresCpuSince(admin, database.name, pgBefore)) / result.requests.total) * 1000;
-        samples.get(target)!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu });
+        samples
+          .get(target)!
+          .push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu });
       }
       console.log(`round ${round}/${ROUNDS} done`);
     }
 
     for (const kind of ['by id', 'search'] as const) {
       const ofKind = chosen.filter((target) => target.kind === kind);
-      const floorRps = (seat: number) => median(samples.get(ofKind.find((target) => target.name.startsWith('floor') && target.seat === seat)!)?.map((sample) => sample.rps) ?? [NaN]);
-      console.log(`\n${kind === 'by id' ? 'contact by id' : 'search (page of 20 and its total)'}, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`);
-      console.log(`  ${'path'.padEnd(30)} ${'req/s'.padStart(7)} ${'/floor'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   CPU ms per request`);
+      const floorRps = (seat: number) =>
+        median(
+          samples
+            .get(ofKind.find((target) => target.name.startsWith('floor') && target.seat === seat)!)
+            ?.map((sample) => sample.rps) ?? [NaN],
+        );
+      console.log(
+        `\n${kind === 'by id' ? 'contact by id' : 'search (page of 20 and its total)'}, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`,
+      );
+      console.log(
+        `  ${'path'.padEnd(30)} ${'req/s'.padStart(7)} ${'/floor'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   CPU ms per request`,
+      );
       for (const target of ofKind) {
         const runs = samples.get(target)!;
         const rps = median(runs.map((sample) => sample.rps));
@@ -222,20 +262,38 @@ async function main(): Promise<void> {
         );
       }
       if (kind === 'by id') {
-        const rpsOf = (name: string) => median(samples.get(ofKind.find((target) => target.name.startsWith(name))!)?.map((sample) => sample.rps) ?? [0]);
-        if (ofKind.some((target) => target.name.startsWith('Hive')) && ofKind.some((target) => target.name.startsWith('REST'))) {
-          console.log(`  REST by id / Hive Gateway: ${fmt(rpsOf('REST') / rpsOf('Hive'), 2)}x (target 1.5x); gateway / Hive: ${fmt(rpsOf('gateway') / rpsOf('Hive'), 2)}x`);
+        const rpsOf = (name: string) =>
+          median(
+            samples.get(ofKind.find((target) => target.name.startsWith(name))!)?.map((sample) => sample.rps) ?? [0],
+          );
+        if (
+          ofKind.some((target) => target.name.startsWith('Hive')) &&
+          ofKind.some((target) => target.name.startsWith('REST'))
+        ) {
+          console.log(
+            `  REST by id / Hive Gateway: ${fmt(rpsOf('REST') / rpsOf('Hive'), 2)}x (target 1.5x); gateway / Hive: ${fmt(rpsOf('gateway') / rpsOf('Hive'), 2)}x`,
+          );
         }
       }
     }
 
     const byId = () => ({ path: `/api/contacts/${randomId()}` });
-    for (const [name, base] of [['floor', floor.urls.floor], ['REST', platform.urls.rest], ['REST (npm start)', npmStart.urls.rest]] as const) {
+    for (const [name, base] of [
+      ['floor', floor.urls.floor],
+      ['REST', platform.urls.rest],
+      ['REST (npm start)', npmStart.urls.rest],
+    ] as const) {
       const idle = (await sequentialLoad(base, IDLE_REQUESTS, byId)).sort((a, b) => a - b);
       const steady = await steadyLoad(base, STEADY_RATE, STEADY_SECONDS, byId);
       // autocannon's rate limit (-R 50 -c 10) sends each connection's budget for the second at its
       // start: ten requests at once, five deep. Its p50 is the queue behind that burst, not a wait.
-      const burst = await runLoad({ url: base, connections: 10, overallRate: 50, duration: STEADY_SECONDS, requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, ...byId() }) }] });
+      const burst = await runLoad({
+        url: base,
+        connections: 10,
+        overallRate: 50,
+        duration: STEADY_SECONDS,
+        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, ...byId() }) }],
+      });
       console.log(
         `\n${name} by id: idle (${IDLE_REQUESTS} sequential keep-alive requests) p50 ${fmt(percentile(idle, 0.5), 2)} ms; steady ${STEADY_RATE} req/s for ${STEADY_SECONDS} s: p50 ${fmt(percentile(steady, 0.5), 2)} ms, p99 ${fmt(percentile(steady, 0.99), 2)} ms; autocannon -R 50 -c 10 (bursts): p50 ${fmt(burst.latency.p50, 1)} ms`,
       );

@@ -32,7 +32,17 @@ import { Identity } from '../lib/identity.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
 import { serveFloor } from './floor.js';
-import { cpuSeconds, fmt, median, percentile, randomWord, rssMb, seedContacts, steadyLoad, BENCH_PRODUCTION_DECISIONS } from './support.js';
+import {
+  cpuSeconds,
+  fmt,
+  median,
+  percentile,
+  randomWord,
+  rssMb,
+  seedContacts,
+  steadyLoad,
+  BENCH_PRODUCTION_DECISIONS,
+} from './support.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEED_ROWS = 100_000;
@@ -51,7 +61,9 @@ const STEADY_SECONDS = 15;
  * generation and an old-generation cap keep the peak near 260 MB at about the same speed.
  * `BENCH_NODE_FLAGS=` (empty) measures with Node's defaults.
  */
-const SERVICE_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=8 --max-old-space-size=192').split(' ').filter(Boolean);
+const SERVICE_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=8 --max-old-space-size=192')
+  .split(' ')
+  .filter(Boolean);
 
 const here = fileURLToPath(import.meta.url);
 
@@ -105,7 +117,9 @@ function startChild(role: 'platform' | 'floor', databaseUrl: string): Promise<Ch
     env: { ...process.env, BENCH_PLATFORM_DATABASE_URL: databaseUrl },
     // BENCH_PROFILE=<folder>: CPU profiles of the platform process, to see where its time goes.
     execArgv: [
-      ...(role === 'platform' && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(role === 'platform' && process.env.BENCH_PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+        : []),
       ...(role === 'platform' ? SERVICE_NODE_FLAGS : []),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -133,7 +147,10 @@ function startChild(role: 'platform' | 'floor', databaseUrl: string): Promise<Ch
 // Measuring
 
 /** Runs `work` while sampling the RSS of `pid` every 20 ms; answers its duration and the peak. */
-async function measure<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRssMb: number; baseRssMb: number }> {
+async function measure<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; seconds: number; peakRssMb: number; baseRssMb: number }> {
   const baseRssMb = rssMb(pid);
   let peakRssMb = baseRssMb;
   const sampler = setInterval(() => {
@@ -179,7 +196,10 @@ function graphqlTarget(name: string, url: string, operation: string): Target {
         {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: operation, variables: { search: randomWord() } }) }),
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({ query: operation, variables: { search: randomWord() } }),
+          }),
         },
       ],
     }),
@@ -189,9 +209,11 @@ function graphqlTarget(name: string, url: string, operation: string): Target {
 async function run(options: autocannon.Options, onResponseTime?: (ms: number) => void): Promise<autocannon.Result> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
-    if (onResponseTime) instance.on('response', (_client, _status, _bytes, responseTime) => onResponseTime(responseTime));
+    if (onResponseTime)
+      instance.on('response', (_client, _status, _bytes, responseTime) => onResponseTime(responseTime));
   });
-  if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx || result.errors)
+    throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result;
 }
 
@@ -262,7 +284,12 @@ async function main(): Promise<void> {
 
     // BENCH_TARGETS=subgraph,gateway: only those (and the floor), e.g. to profile one layer.
     const only = process.env.BENCH_TARGETS?.split(',');
-    if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((target) => only.some((name) => target.name.startsWith(name))));
+    if (only)
+      targets.splice(
+        1,
+        targets.length,
+        ...targets.slice(1).filter((target) => only.some((name) => target.name.startsWith(name))),
+      );
 
     // Warm-up: JIT, connection pools, query plans.
     for (const target of targets) await run({ ...target.options(), connections: CONNECTIONS, duration: 2 });
@@ -275,16 +302,24 @@ async function main(): Promise<void> {
         const result = await run({ ...target.options(), connections: CONNECTIONS, duration: RUN_SECONDS });
         rates.get(target.name)!.push(result.requests.average);
       }
-      console.log(`round ${round}/${ROUNDS}: ${targets.map((t) => `${t.name} ${fmt(rates.get(t.name)!.at(-1)!)}`).join(', ')}`);
+      console.log(
+        `round ${round}/${ROUNDS}: ${targets.map((t) => `${t.name} ${fmt(rates.get(t.name)!.at(-1)!)}`).join(', ')}`,
+      );
     }
     const floorRate = median(rates.get(targets[0].name)!);
-    console.log(`\nsearch GET /api/contacts?search=<word>, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`);
+    console.log(
+      `\nsearch GET /api/contacts?search=<word>, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`,
+    );
     for (const target of targets) {
       const rate = median(rates.get(target.name)!);
-      console.log(`  ${target.name.padEnd(22)} ${fmt(rate).padStart(6)} req/s   ${fmt(rate / floorRate, 2)} of the floor`);
+      console.log(
+        `  ${target.name.padEnd(22)} ${fmt(rate).padStart(6)} req/s   ${fmt(rate / floorRate, 2)} of the floor`,
+      );
     }
     const chain = median(rates.get('REST adapter') ?? [0]) / floorRate;
-    console.log(`  REST through the whole chain: ${fmt(chain, 2)} of the floor (target 0.45 or better: ${chain >= 0.45 ? 'met' : 'MISSED'})`);
+    console.log(
+      `  REST through the whole chain: ${fmt(chain, 2)} of the floor (target 0.45 or better: ${chain >= 0.45 ? 'met' : 'MISSED'})`,
+    );
 
     // CPU time per request of the serving Node process: unlike requests per second, it hardly
     // moves when other work shares the machine, and it shows what each layer costs.
@@ -299,10 +334,14 @@ async function main(): Promise<void> {
       await run({ ...target.options(), connections: 8, amount: CPU_REQUESTS });
       const perRequest = ((cpuSeconds(pid) - before) / CPU_REQUESTS) * 1000;
       if (target === targets[0]) floorCpu = perRequest;
-      console.log(`  ${target.name.padEnd(22)} ${fmt(perRequest, 2).padStart(6)} ms   ${fmt(perRequest / floorCpu, 1)}x the floor`);
+      console.log(
+        `  ${target.name.padEnd(22)} ${fmt(perRequest, 2).padStart(6)} ms   ${fmt(perRequest / floorCpu, 1)}x the floor`,
+      );
     }
 
-    const times = await steadyLoad(platform.urls.rest, STEADY_RATE, STEADY_SECONDS, () => ({ path: `/api/contacts?search=${randomWord()}` }));
+    const times = await steadyLoad(platform.urls.rest, STEADY_RATE, STEADY_SECONDS, () => ({
+      path: `/api/contacts?search=${randomWord()}`,
+    }));
     const at = (share: number) => percentile(times, share);
     const p95 = at(0.95);
     console.log(
@@ -319,15 +358,29 @@ async function main(): Promise<void> {
     const pid = files.process.pid!;
     const restUrl = files.urls.rest;
     console.log(`\nfresh contacts service process for exports and import: RSS ${fmt(rssMb(pid))} MB after start`);
-    const expected = Number((await db.query<{ count: string }>('select count(*) from contacts.contact where not deleted')).rows[0].count);
+    const expected = Number(
+      (await db.query<{ count: string }>('select count(*) from contacts.contact where not deleted')).rows[0].count,
+    );
     const exportAll = await measure(pid, () => exportCount(restUrl, ''));
-    if (exportAll.result !== expected) throw new Error(`export wrote ${exportAll.result} rows; ${expected} contacts exist`);
-    console.log(`export of ${exportAll.result} contacts: ${fmt(exportAll.seconds, 2)} s, peak RSS ${fmt(exportAll.peakRssMb)} MB (before: ${fmt(exportAll.baseRssMb)} MB) (targets < 10 s, < 300 MB)`);
+    if (exportAll.result !== expected)
+      throw new Error(`export wrote ${exportAll.result} rows; ${expected} contacts exist`);
+    console.log(
+      `export of ${exportAll.result} contacts: ${fmt(exportAll.seconds, 2)} s, peak RSS ${fmt(exportAll.peakRssMb)} MB (before: ${fmt(exportAll.baseRssMb)} MB) (targets < 10 s, < 300 MB)`,
+    );
     // One contact in ten carries this tag, and no generated name begins with it.
-    const expected10k = Number((await db.query<{ count: string }>(`select count(*) from contacts.contact where not deleted and tags @> array['press']`)).rows[0].count);
+    const expected10k = Number(
+      (
+        await db.query<{ count: string }>(
+          `select count(*) from contacts.contact where not deleted and tags @> array['press']`,
+        )
+      ).rows[0].count,
+    );
     const export10k = await measure(pid, () => exportCount(restUrl, '?search=press'));
-    if (export10k.result !== expected10k) throw new Error(`export wrote ${export10k.result} rows; ${expected10k} contacts match`);
-    console.log(`export of ${export10k.result} contacts (search=press): ${fmt(export10k.seconds, 2)} s, peak RSS ${fmt(export10k.peakRssMb)} MB (before: ${fmt(export10k.baseRssMb)} MB)`);
+    if (export10k.result !== expected10k)
+      throw new Error(`export wrote ${export10k.result} rows; ${expected10k} contacts match`);
+    console.log(
+      `export of ${export10k.result} contacts (search=press): ${fmt(export10k.seconds, 2)} s, peak RSS ${fmt(export10k.peakRssMb)} MB (before: ${fmt(export10k.baseRssMb)} MB)`,
+    );
 
     const file = path.join(workDir, 'import.csv');
     await writeImportFile(file);

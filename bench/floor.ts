@@ -22,7 +22,8 @@ interface ContactRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'c0.id, c0.first_name, c0.last_name, c0.email, c0.phone, c0.company, c0.tags, c0.deleted, c0.created_at, c0.updated_at';
+const COLUMNS =
+  'c0.id, c0.first_name, c0.last_name, c0.email, c0.phone, c0.company, c0.tags, c0.deleted, c0.created_at, c0.updated_at';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A row as the REST adapter answers a contact. */
@@ -72,10 +73,17 @@ export function serveFloor(databaseUrl: string | undefined): Promise<{ url: stri
   app.get('/api/contacts/:id', async (req, res) => {
     const id = req.params.id;
     const { rows } = UUID.test(id)
-      ? await pool.query<ContactRow>({ name: 'floor-by-id', text: `select ${COLUMNS} from contacts.contact as c0 where c0.id = $1 and c0.deleted = false`, values: [id] })
+      ? await pool.query<ContactRow>({
+          name: 'floor-by-id',
+          text: `select ${COLUMNS} from contacts.contact as c0 where c0.id = $1 and c0.deleted = false`,
+          values: [id],
+        })
       : { rows: [] };
     if (!rows[0]) {
-      res.status(404).type('application/problem+json').json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'Contact not found' });
+      res
+        .status(404)
+        .type('application/problem+json')
+        .json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'Contact not found' });
       return;
     }
     res.json(toBody(rows[0]));

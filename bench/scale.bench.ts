@@ -38,7 +38,9 @@ async function measure(rows: number): Promise<number[]> {
 }
 
 async function main(): Promise<void> {
-  console.log(`scale bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load: REST search at a steady ${RATE} req/s for ${SECONDS} s`);
+  console.log(
+    `scale bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load: REST search at a steady ${RATE} req/s for ${SECONDS} s`,
+  );
   const p95s: number[] = [];
   for (const rows of SIZES) {
     const times = await measure(rows);
@@ -49,7 +51,9 @@ async function main(): Promise<void> {
   }
   if (p95s.length > 1) {
     const ratio = p95s.at(-1)! / p95s[0];
-    console.log(`p95 at ${SIZES.at(-1)} / p95 at ${SIZES[0]}: ${fmt(ratio, 2)} (target 2 or less: ${ratio <= 2 ? 'met' : 'MISSED'})`);
+    console.log(
+      `p95 at ${SIZES.at(-1)} / p95 at ${SIZES[0]}: ${fmt(ratio, 2)} (target 2 or less: ${ratio <= 2 ? 'met' : 'MISSED'})`,
+    );
   }
 }
 

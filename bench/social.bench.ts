@@ -49,7 +49,14 @@ interface Served {
 /** The social service as deployed alone, plus an unguarded copy of its subgraph on the same database. */
 async function servePlatform(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'social-bench-'));
-  const config = loadConfig({ NODE_ENV: 'production', ...BENCH_PRODUCTION_DECISIONS, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    ...BENCH_PRODUCTION_DECISIONS,
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL,
+  });
   const logger = createLogger(config);
   const deps = { config, logger, identity: await Identity.create(config) };
   const subgraph = await startSocialSubgraph(deps, { port: 0 });
@@ -75,7 +82,8 @@ async function servePlatform(): Promise<void> {
   process.send?.(served);
   process.on('SIGTERM', () => {
     void (async () => {
-      for (const part of [adapterUnguarded, adapter, gatewayUnguarded, gateway, unguarded, subgraph]) await part.close();
+      for (const part of [adapterUnguarded, adapter, gatewayUnguarded, gateway, unguarded, subgraph])
+        await part.close();
       rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);
     })();
@@ -83,7 +91,10 @@ async function servePlatform(): Promise<void> {
 }
 
 function startPlatform(databaseUrl: string): Promise<{ served: Served; stop(): Promise<void> }> {
-  const child = fork(here, ['--serve-platform'], { env: { ...process.env, BENCH_PLATFORM_DATABASE_URL: databaseUrl }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(here, ['--serve-platform'], {
+    env: { ...process.env, BENCH_PLATFORM_DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the platform exited with ${code} before it was ready`)));
@@ -111,7 +122,8 @@ async function run(options: autocannon.Options, latencies: number[]): Promise<vo
     const instance = autocannon(options, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
-  if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx || result.errors)
+    throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
 }
 
 async function main(): Promise<void> {
@@ -131,41 +143,83 @@ async function main(): Promise<void> {
       const response = await fetch(`${urls.rest}/api/posts`, {
         method: 'POST',
         headers: { authorization, 'content-type': 'application/json' },
-        body: JSON.stringify({ content: `Benchmark post ${i}: ${'lorem ipsum '.repeat(10)}`, platforms: ['mastodon', 'x'], scheduledAt: new Date(Date.UTC(2040, 0, 1 + i)).toISOString() }),
+        body: JSON.stringify({
+          content: `Benchmark post ${i}: ${'lorem ipsum '.repeat(10)}`,
+          platforms: ['mastodon', 'x'],
+          scheduledAt: new Date(Date.UTC(2040, 0, 1 + i)).toISOString(),
+        }),
       });
       if (response.status !== 201) throw new Error(`seeding answered ${response.status}: ${await response.text()}`);
     }
     const graphqlBody = JSON.stringify({ query: operations.PostPage, variables: { limit: POSTS } });
     const targets: Array<{ name: string; options: autocannon.Options }> = [
-      { name: `REST GET /api/posts?limit=${POSTS}, whole chain, shield on`, options: { url: `${urls.rest}/api/posts?limit=${POSTS}`, headers: { authorization } } },
-      { name: `REST GET /api/posts?limit=${POSTS}, whole chain, shield off`, options: { url: `${urls.restUnguarded}/api/posts?limit=${POSTS}`, headers: { authorization } } },
-      { name: 'GraphQL PostPage, social subgraph, shield on', options: { url: urls.subgraph, method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: graphqlBody } },
-      { name: 'GraphQL PostPage, social subgraph, shield off', options: { url: urls.unguarded, method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: graphqlBody } },
+      {
+        name: `REST GET /api/posts?limit=${POSTS}, whole chain, shield on`,
+        options: { url: `${urls.rest}/api/posts?limit=${POSTS}`, headers: { authorization } },
+      },
+      {
+        name: `REST GET /api/posts?limit=${POSTS}, whole chain, shield off`,
+        options: { url: `${urls.restUnguarded}/api/posts?limit=${POSTS}`, headers: { authorization } },
+      },
+      {
+        name: 'GraphQL PostPage, social subgraph, shield on',
+        options: {
+          url: urls.subgraph,
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: graphqlBody,
+        },
+      },
+      {
+        name: 'GraphQL PostPage, social subgraph, shield off',
+        options: {
+          url: urls.unguarded,
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: graphqlBody,
+        },
+      },
     ];
     // Each answer must be the full page before anything is timed.
     for (const target of targets) {
-      const response = await fetch(target.options.url, { method: target.options.method ?? 'GET', headers: target.options.headers as Record<string, string>, body: target.options.body as string | undefined });
+      const response = await fetch(target.options.url, {
+        method: target.options.method ?? 'GET',
+        headers: target.options.headers as Record<string, string>,
+        body: target.options.body as string | undefined,
+      });
       const body = (await response.json()) as { data?: unknown; total?: number };
-      const items = 'total' in body ? (body as { data: unknown[] }).data : (body.data as { postPage: { items: unknown[] } }).postPage.items;
+      const items =
+        'total' in body
+          ? (body as { data: unknown[] }).data
+          : (body.data as { postPage: { items: unknown[] } }).postPage.items;
       if (items.length !== POSTS) throw new Error(`${target.name} answered ${items.length} posts`);
     }
     const latencies = new Map(targets.map((target) => [target.name, [] as number[]]));
     for (const target of targets) await run({ ...target.options, connections: CONNECTIONS, duration: 1 }, []);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const target of targets) await run({ ...target.options, connections: CONNECTIONS, duration: RUN_SECONDS }, latencies.get(target.name)!);
+      for (const target of targets)
+        await run({ ...target.options, connections: CONNECTIONS, duration: RUN_SECONDS }, latencies.get(target.name)!);
     }
-    console.log(`\n${POSTS} posts per answer, ${CONNECTIONS} connections, ${ROUNDS} x ${RUN_SECONDS}s per target, PostgreSQL, NODE_ENV=production\n`);
+    console.log(
+      `\n${POSTS} posts per answer, ${CONNECTIONS} connections, ${ROUNDS} x ${RUN_SECONDS}s per target, PostgreSQL, NODE_ENV=production\n`,
+    );
     const summary = new Map<string, { p50: number; p95: number }>();
     for (const [name, values] of latencies) {
       const sorted = values.sort((a, b) => a - b);
       const figures = { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
       summary.set(name, figures);
-      console.log(`${name.padEnd(70)} p50 ${figures.p50.toFixed(1).padStart(6)} ms   p95 ${figures.p95.toFixed(1).padStart(6)} ms   (${sorted.length} requests)`);
+      console.log(
+        `${name.padEnd(70)} p50 ${figures.p50.toFixed(1).padStart(6)} ms   p95 ${figures.p95.toFixed(1).padStart(6)} ms   (${sorted.length} requests)`,
+      );
     }
     const figures = targets.map((target) => summary.get(target.name)!);
     const change = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)} %`;
-    console.log(`\nshield on vs off, whole REST chain:  p50 ${change(figures[0].p50, figures[1].p50)}, p95 ${change(figures[0].p95, figures[1].p95)}`);
-    console.log(`shield on vs off, subgraph alone:    p50 ${change(figures[2].p50, figures[3].p50)}, p95 ${change(figures[2].p95, figures[3].p95)}`);
+    console.log(
+      `\nshield on vs off, whole REST chain:  p50 ${change(figures[0].p50, figures[1].p50)}, p95 ${change(figures[0].p95, figures[1].p95)}`,
+    );
+    console.log(
+      `shield on vs off, subgraph alone:    p50 ${change(figures[2].p50, figures[3].p50)}, p95 ${change(figures[2].p95, figures[3].p95)}`,
+    );
   } finally {
     await platform.stop();
     await admin.query(`drop database if exists "${database}" with (force)`);

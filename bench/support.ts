@@ -28,7 +28,24 @@ export const BENCH_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgr
 const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'te', 'su', 'no', 'vi', 'be', 'do', 'pa', 'ri'];
 const TAGS = ['vip', 'lead', 'partner', 'press', 'investor', 'customer', 'churned', 'trial', 'event', 'referral'];
 /** The fixed list of searched words, half rare (last names), half common (two-syllable prefixes). */
-export const SEARCH_WORDS = ['kalomi', 'rateso', 'vibedo', 'sunopa', 'mirate', 'dopari', 'tesuvi', 'nokabe', 'kalo', 'rate', 'vibe', 'suno', 'mira', 'dopa', 'tesu', 'noka'];
+export const SEARCH_WORDS = [
+  'kalomi',
+  'rateso',
+  'vibedo',
+  'sunopa',
+  'mirate',
+  'dopari',
+  'tesuvi',
+  'nokabe',
+  'kalo',
+  'rate',
+  'vibe',
+  'suno',
+  'mira',
+  'dopa',
+  'tesu',
+  'noka',
+];
 export const randomWord = () => SEARCH_WORDS[Math.floor(Math.random() * SEARCH_WORDS.length)];
 
 /** `rows` contacts written by one INSERT ... SELECT (100,000 in a few seconds), then VACUUM ANALYZE and a CHECKPOINT. */
@@ -79,7 +96,12 @@ export interface Child {
  * Runs `script` in a child process with `args` and waits for its `{ urls }` message; the child
  * answers SIGTERM by closing. Its output is dropped unless BENCH_VERBOSE is set.
  */
-export function startChild(script: string, args: string[], env: Record<string, string | undefined>, execArgv: string[] = []): Promise<Child> {
+export function startChild(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  execArgv: string[] = [],
+): Promise<Child> {
   const child = fork(script, args, {
     env: { ...process.env, ...env },
     execArgv,
@@ -87,7 +109,9 @@ export function startChild(script: string, args: string[], env: Record<string, s
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`${script} ${args.join(' ')} exited with ${code} before it was ready`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${script} ${args.join(' ')} exited with ${code} before it was ready`)),
+    );
     child.once('message', (message: { urls: Record<string, string> }) => {
       child.removeAllListeners('exit');
       resolve({ process: child, urls: message.urls, stop: () => stopProcess(child) });
@@ -101,7 +125,15 @@ export function startChild(script: string, args: string[], env: Record<string, s
  * `/readyz`; `pids()` lists the primary and its workers, for their CPU.
  */
 export async function startNpmStart(databaseUrl: string, workers: number): Promise<Child & { pids(): number[] }> {
-  const names = ['GATEWAY_PORT', 'SOCIAL_REST_PORT', 'SURVEYS_REST_PORT', 'CONTACTS_REST_PORT', 'SOCIAL_SUBGRAPH_PORT', 'SURVEYS_SUBGRAPH_PORT', 'CONTACTS_SUBGRAPH_PORT'];
+  const names = [
+    'GATEWAY_PORT',
+    'SOCIAL_REST_PORT',
+    'SURVEYS_REST_PORT',
+    'CONTACTS_REST_PORT',
+    'SOCIAL_SUBGRAPH_PORT',
+    'SURVEYS_SUBGRAPH_PORT',
+    'CONTACTS_SUBGRAPH_PORT',
+  ];
   const ports = Object.fromEntries((await freePorts(names.length)).map((port, index) => [names[index], String(port)]));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
@@ -126,7 +158,12 @@ export async function startNpmStart(databaseUrl: string, workers: number): Promi
   };
   for (let attempt = 0; attempt < 1200; attempt++) {
     if (child.exitCode !== null) throw new Error('npm start exited before it was ready');
-    if (await fetch(`${url('CONTACTS_REST_PORT')}/readyz`).then((response) => response.ok, () => false)) {
+    if (
+      await fetch(`${url('CONTACTS_REST_PORT')}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    ) {
       return {
         process: child,
         urls: { rest: url('CONTACTS_REST_PORT'), gateway: `${url('GATEWAY_PORT')}/graphql` },
@@ -187,7 +224,8 @@ export const median = (values: number[]) => {
 };
 
 /** The value below which `share` of the sorted `values` lie. */
-export const percentile = (sorted: number[], share: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
+export const percentile = (sorted: number[], share: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
 
 export const fmt = (value: number, digits = 0) => value.toFixed(digits);
 
@@ -196,26 +234,44 @@ export async function runLoad(options: autocannon.Options): Promise<autocannon.R
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     autocannon(options, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
   });
-  if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx || result.errors)
+    throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result;
 }
 
 /** One request's wall time in ms over a keep-alive agent; rejects on anything but 200. */
-function timedRequest(agent: http.Agent, target: URL, request: { path: string; method?: string; body?: string }): Promise<number> {
+function timedRequest(
+  agent: http.Agent,
+  target: URL,
+  request: { path: string; method?: string; body?: string },
+): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const started = performance.now();
-    const headers = request.body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body) } : undefined;
-    const outgoing = http.request({ host: target.hostname, port: target.port, path: request.path, method: request.method ?? 'GET', headers, agent }, (response) => {
-      response.resume();
-      response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${response.statusCode}`))));
-    });
+    const headers = request.body
+      ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body) }
+      : undefined;
+    const outgoing = http.request(
+      { host: target.hostname, port: target.port, path: request.path, method: request.method ?? 'GET', headers, agent },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 200
+            ? resolve(performance.now() - started)
+            : reject(new Error(`status ${response.statusCode}`)),
+        );
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(request.body);
   });
 }
 
 /** `count` requests one after the other on one kept-alive connection: what one idle client sees. Answers each latency in ms. */
-export async function sequentialLoad(base: string, count: number, next: () => { path: string; method?: string; body?: string }): Promise<number[]> {
+export async function sequentialLoad(
+  base: string,
+  count: number,
+  next: () => { path: string; method?: string; body?: string },
+): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
   try {
@@ -231,7 +287,12 @@ export async function sequentialLoad(base: string, count: number, next: () => { 
  * ones have answered (autocannon's rate limit sends each second's budget in a burst, which
  * measures a burst of concurrent requests rather than a steady rate). Answers each latency in ms.
  */
-export async function steadyLoad(base: string, rate: number, seconds: number, next: () => { path: string; method?: string; body?: string }): Promise<number[]> {
+export async function steadyLoad(
+  base: string,
+  rate: number,
+  seconds: number,
+  next: () => { path: string; method?: string; body?: string },
+): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const target = new URL(base);
   const pending: Promise<number>[] = [];
@@ -252,14 +313,22 @@ export async function steadyLoad(base: string, rate: number, seconds: number, ne
  * runs on the database's machine). Backends that close between two readings take their share along.
  */
 export async function postgresCpu(admin: pg.Client, database: string): Promise<Map<number, number>> {
-  const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+  const { rows } = await admin.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+    [database],
+  );
   return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
 }
 
 /** CPU seconds the backends of `database` used since `before`; backends opened meanwhile count whole, closed ones are lost. */
-export async function postgresCpuSince(admin: pg.Client, database: string, before: Map<number, number>): Promise<number> {
+export async function postgresCpuSince(
+  admin: pg.Client,
+  database: string,
+  before: Map<number, number>,
+): Promise<number> {
   let total = 0;
-  for (const [pid, seconds] of await postgresCpu(admin, database)) total += Math.max(0, seconds - (before.get(pid) ?? 0));
+  for (const [pid, seconds] of await postgresCpu(admin, database))
+    total += Math.max(0, seconds - (before.get(pid) ?? 0));
   return total;
 }
 
@@ -268,4 +337,8 @@ export async function postgresCpuSince(admin: pg.Client, database: string, befor
  * development issuer (tokens minted by the bench), the contacts book open, and an SMTP address no
  * mail is sent to (no benchmark signs in).
  */
-export const BENCH_PRODUCTION_DECISIONS = { DEV_IDENTITY: 'allow', CONTACTS_AUTH: 'open', SMTP_URL: 'smtp://127.0.0.1:2525' } as const;
+export const BENCH_PRODUCTION_DECISIONS = {
+  DEV_IDENTITY: 'allow',
+  CONTACTS_AUTH: 'open',
+  SMTP_URL: 'smtp://127.0.0.1:2525',
+} as const;

@@ -108,7 +108,10 @@ export function graphiqlRouter(log: Logger): Router | undefined {
 
   const router = express.Router();
   router.get(GRAPHIQL_PATH, (_req, res) => {
-    res.set({ 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-cache' }).type('html').send(page);
+    res
+      .set({ 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-cache' })
+      .type('html')
+      .send(page);
   });
   router.get(`${GRAPHIQL_PATH}/assets/start.js`, (_req, res) => {
     res.set('cache-control', 'no-cache').type('text/javascript').send(START_SCRIPT);

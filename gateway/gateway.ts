@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import {
+  ApolloGateway,
+  RemoteGraphQLDataSource,
+  type GraphQLDataSource,
+  type GraphQLDataSourceProcessOptions,
+} from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -24,7 +29,14 @@ import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
 import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from '../lib/input.js';
 import type { LocalSubgraph } from '../lib/local-subgraph.js';
-import { assignRequestId, httpLogger, oneLineLogger, REQUEST_ID_HEADER, requestIdOf, type Logger } from '../lib/logger.js';
+import {
+  assignRequestId,
+  httpLogger,
+  oneLineLogger,
+  REQUEST_ID_HEADER,
+  requestIdOf,
+  type Logger,
+} from '../lib/logger.js';
 import { httpMetrics } from '../lib/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { queryLimits } from '../lib/query-limits.js';
@@ -61,12 +73,19 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
    * on (e.g. BAD_USER_INPUT for a bad scalar value), instead of a bare "400: Bad Request" that the
    * error masking would turn into a 500.
    */
-  override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]): Promise<GraphQLError> {
-    const body = (await response.clone().json().catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
+  override async errorFromResponse(
+    response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0],
+  ): Promise<GraphQLError> {
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
     const first = body?.errors?.[0];
     // A subgraph whose database is out says so with a 503 of its own: pass that on too, with its Retry-After.
     if ((response.status < 500 || first?.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE) && first?.message) {
-      return new GraphQLError(first.message, { extensions: { ...first.extensions, code: first.extensions?.code ?? ErrorCode.BAD_USER_INPUT } });
+      return new GraphQLError(first.message, {
+        extensions: { ...first.extensions, code: first.extensions?.code ?? ErrorCode.BAD_USER_INPUT },
+      });
     }
     return super.errorFromResponse(response);
   }
@@ -88,7 +107,11 @@ export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
     const requestId = caller?.requestId ?? randomUUID();
     const headers = { ...caller?.forwardHeaders, [REQUEST_ID_HEADER]: requestId };
     // In process the caller's address needs no proof: it is handed over as the gateway found it.
-    return this.subgraph.execute(request, { headers, id: requestId, client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined });
+    return this.subgraph.execute(request, {
+      headers,
+      id: requestId,
+      client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined,
+    });
   }
 }
 
@@ -142,7 +165,10 @@ export interface RunningGateway extends RunningPart {
   queryPlans: QueryPlanCache['stats'];
 }
 
-export async function startGateway(deps: { config: Config; logger: Logger }, options: GatewayOptions): Promise<RunningGateway> {
+export async function startGateway(
+  deps: { config: Config; logger: Logger },
+  options: GatewayOptions,
+): Promise<RunningGateway> {
   const { config, logger } = deps;
   const log = logger.child({ component: 'gateway' });
   const queryPlans = new QueryPlanCache();
@@ -154,9 +180,12 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     buildService: ({ name, url }) => {
       const local = options.localSubgraphs?.[name];
       if (local) return new LocalDataSource(local);
-      return Object.assign(new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }), {
-        subgraphToken: config.env.SUBGRAPH_TOKEN,
-      });
+      return Object.assign(
+        new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
+        {
+          subgraphToken: config.env.SUBGRAPH_TOKEN,
+        },
+      );
     },
     logger: oneLineLogger(log),
   });
@@ -195,7 +224,12 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
   app.disable('x-powered-by');
   // No ETag: GraphQL answers go to POSTs that no cache revalidates, and Express would hash every body.
   app.disable('etag');
-  app.use(assignRequestId, httpMetrics('gateway', ['/graphql']), traceRequests('gateway', ['/graphql']), compressAnswers());
+  app.use(
+    assignRequestId,
+    httpMetrics('gateway', ['/graphql']),
+    traceRequests('gateway', ['/graphql']),
+    compressAnswers(),
+  );
   addProbes(app, () => !shuttingDown);
   const graphiql = config.isProduction ? undefined : graphiqlRouter(log);
   if (graphiql) app.use(graphiql);
@@ -207,7 +241,11 @@ export async function startGateway(deps: { config: Config; logger: Logger }, opt
     refuseUnstorableGraphQLText,
     resumeTrace,
     expressMiddleware(apollo, {
-      context: async ({ req }) => ({ forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req), clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN) }),
+      context: async ({ req }) => ({
+        forwardHeaders: forwardHeadersOf(req.headers),
+        requestId: requestIdOf(req),
+        clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN),
+      }),
     }),
   );
   app.use(graphqlRequestErrorHandler(log));

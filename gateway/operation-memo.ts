@@ -20,7 +20,9 @@ import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 type OperationFromDocument = (schema: object, document: DocumentNode, options?: { validate?: boolean }) => unknown;
 
 const require = createRequire(import.meta.url);
-const operations = require('@apollo/federation-internals/dist/operations.js') as { operationFromDocument: OperationFromDocument };
+const operations = require('@apollo/federation-internals/dist/operations.js') as {
+  operationFromDocument: OperationFromDocument;
+};
 
 /** How often the gateway asked for an operation, and how often it was built rather than kept. */
 export const federationOperations = { asked: 0, built: 0 };
@@ -30,7 +32,8 @@ const kept = new WeakMap<object, WeakMap<OperationDefinitionNode, unknown>>();
 
 operations.operationFromDocument = (schema, document, options) => {
   const operation = document.definitions[0];
-  if (options?.validate !== false || operation?.kind !== Kind.OPERATION_DEFINITION) return build(schema, document, options);
+  if (options?.validate !== false || operation?.kind !== Kind.OPERATION_DEFINITION)
+    return build(schema, document, options);
   federationOperations.asked++;
   let ofSchema = kept.get(schema);
   if (!ofSchema) kept.set(schema, (ofSchema = new WeakMap()));

@@ -16,7 +16,11 @@ function definitions(config: Config): { name: string; url: string; definition: S
   return [
     { name: 'social', url: `http://localhost:${config.ports.socialSubgraph}/graphql`, definition: socialSubgraph() },
     { name: 'surveys', url: `http://localhost:${config.ports.surveysSubgraph}/graphql`, definition: surveysSubgraph() },
-    { name: 'contacts', url: `http://localhost:${config.ports.contactsSubgraph}/graphql`, definition: contactsSubgraph(config) },
+    {
+      name: 'contacts',
+      url: `http://localhost:${config.ports.contactsSubgraph}/graphql`,
+      definition: contactsSubgraph(config),
+    },
   ];
 }
 
@@ -31,5 +35,8 @@ export async function composeSupergraph(config: Config): Promise<ComposedSupergr
   if (result.errors?.length) {
     throw new Error(`Composition failed:\n${result.errors.map((error) => `  - ${error.message}`).join('\n')}`);
   }
-  return { subgraphs: subgraphs.map(({ name, sdl }) => ({ name, sdl })), supergraphSdl: `${(result.supergraphSdl ?? '').trim()}\n` };
+  return {
+    subgraphs: subgraphs.map(({ name, sdl }) => ({ name, sdl })),
+    supergraphSdl: `${(result.supergraphSdl ?? '').trim()}\n`,
+  };
 }

@@ -1,7 +1,13 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { CACHE_CONTROL } from './http-answers.js';
-import { openApiDocument, type ApiDescription, type DocumentedRoute, type OpenApiDocument, type RouteDoc } from './openapi.js';
+import {
+  openApiDocument,
+  type ApiDescription,
+  type DocumentedRoute,
+  type OpenApiDocument,
+  type RouteDoc,
+} from './openapi.js';
 import { packageAsset, packageAssetsRouter } from './package-assets.js';
 
 /** Where the API reference page and its document live on every REST service. */
@@ -79,7 +85,10 @@ export function apiReferenceRoutes(api: ApiDescription, routes: () => readonly D
       path: OPENAPI_PATH,
       summary: 'The OpenAPI 3.1 document of this service',
       cacheControl: CACHE_CONTROL.public,
-      doc: { answer: { status: 200, description: 'The document', json: z.looseObject({ openapi: z.string() }) }, open: true },
+      doc: {
+        answer: { status: 200, description: 'The document', json: z.looseObject({ openapi: z.string() }) },
+        open: true,
+      },
       handler: (_req, res) => {
         document ??= openApiDocument(api, routes());
         res.json(document);

@@ -7,7 +7,16 @@ import type { Logger } from './logger.js';
 export const RETRY_AFTER_SECONDS = 5;
 
 /** Socket errors of a connection that could not be made or was lost. */
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * PostgreSQL's own codes for "not now": class 08 (connection exception), 57P01-57P03 (shutting
@@ -16,7 +25,8 @@ const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
 const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
 
 /** What node-postgres and its pool say when a connection breaks or cannot be had. */
-const CONNECTION_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|terminating connection|the database system is (starting up|shutting down|in recovery mode)|Client was closed and is not queryable|Cannot use a pool after calling end/i;
+const CONNECTION_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|terminating connection|the database system is (starting up|shutting down|in recovery mode)|Client was closed and is not queryable|Cannot use a pool after calling end/i;
 
 /**
  * True when `error`, or anything it wraps (MikroORM's DriverException, GraphQL's originalError,
@@ -25,7 +35,7 @@ const CONNECTION_MESSAGES = /Connection terminated|connection timeout|timeout ex
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let current: unknown = error; current && typeof current === 'object' && !seen.has(current); ) {
+  for (let current: unknown = error; current && typeof current === 'object' && !seen.has(current);) {
     seen.add(current);
     const { code, message } = current as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
@@ -33,17 +43,25 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if ((current as { name?: unknown }).name === 'ConnectionException') return true;
     const holder = current as { originalError?: unknown; cause?: unknown; previous?: unknown; errors?: unknown };
     // An AggregateError (a connect that tried IPv4 and IPv6) holds its reasons in `errors`.
-    current = holder.originalError ?? holder.previous ?? holder.cause ?? (Array.isArray(holder.errors) ? (holder.errors as unknown[])[0] : undefined);
+    current =
+      holder.originalError ??
+      holder.previous ??
+      holder.cause ??
+      (Array.isArray(holder.errors) ? (holder.errors as unknown[])[0] : undefined);
   }
   return false;
 }
 
 /** The answer while the database is out: 503, try again after `RETRY_AFTER_SECONDS`. */
 export function serviceUnavailable(cause?: unknown): AppError {
-  return new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The service is temporarily unavailable (its database cannot be reached); try again shortly', {
-    retryAfter: RETRY_AFTER_SECONDS,
-    cause,
-  });
+  return new AppError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    'The service is temporarily unavailable (its database cannot be reached); try again shortly',
+    {
+      retryAfter: RETRY_AFTER_SECONDS,
+      cause,
+    },
+  );
 }
 
 /**
@@ -88,7 +106,11 @@ export interface SubgraphFaults {
   settle(startedAt: number, errors: readonly GraphQLFormattedError[]): Promise<readonly GraphQLFormattedError[]>;
 }
 
-export function subgraphFaults(log: Logger, watch: OutageWatch, databaseAnswers: () => Promise<boolean>): SubgraphFaults {
+export function subgraphFaults(
+  log: Logger,
+  watch: OutageWatch,
+  databaseAnswers: () => Promise<boolean>,
+): SubgraphFaults {
   return {
     formatError(formatted, error, requestId) {
       if (isDatabaseUnavailable(error)) {
@@ -97,7 +119,9 @@ export function subgraphFaults(log: Logger, watch: OutageWatch, databaseAnswers:
         const unavailable = serviceUnavailable();
         return { message: unavailable.message, path: formatted.path, extensions: unavailable.extensions };
       }
-      return formatGraphQLError(formatted, error, (internal) => log.error({ err: internal, requestId }, 'unexpected error in resolver'));
+      return formatGraphQLError(formatted, error, (internal) =>
+        log.error({ err: internal, requestId }, 'unexpected error in resolver'),
+      );
     },
     async settle(startedAt, errors) {
       if (!errors.some((error) => error.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR)) return errors;
@@ -107,7 +131,9 @@ export function subgraphFaults(log: Logger, watch: OutageWatch, databaseAnswers:
       if (!watch.seenDownSince(startedAt - RECENT_OUTAGE_MS) && (await databaseAnswers())) return errors;
       const unavailable = serviceUnavailable();
       return errors.map((error) =>
-        error.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR ? { message: unavailable.message, path: error.path, extensions: unavailable.extensions } : error,
+        error.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR
+          ? { message: unavailable.message, path: error.path, extensions: unavailable.extensions }
+          : error,
       );
     },
   };
@@ -132,7 +158,10 @@ export function outageAwarePlugin<Context extends BaseContext>(faults: SubgraphF
 export async function answersWithin(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([check(), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    return await Promise.race([
+      check(),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

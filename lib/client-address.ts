@@ -20,11 +20,16 @@ const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
  * CIDR ranges and Express's range names (`loopback, 10.0.0.0/8`). Unset: no proxy is trusted and the
  * socket's address is the client. Answers the problem with a value, or the setting.
  */
-export function parseTrustProxy(value: string | undefined): { setting: number | string[] | false } | { problem: string } {
+export function parseTrustProxy(
+  value: string | undefined,
+): { setting: number | string[] | false } | { problem: string } {
   const text = value?.trim();
   if (!text) return { setting: false };
   if (/^\d+$/.test(text)) return { setting: Number(text) };
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const bad = entries.filter((entry) => {
     if (RANGE_NAMES.has(entry)) return false;
     const [address, bits, extra] = entry.split('/');
@@ -32,7 +37,10 @@ export function parseTrustProxy(value: string | undefined): { setting: number | 
     if (!family || extra !== undefined) return true;
     return bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
   });
-  if (bad.length) return { problem: `TRUST_PROXY: ${bad.join(', ')} is not a hop count, an address, a CIDR range or one of ${[...RANGE_NAMES].join(', ')}` };
+  if (bad.length)
+    return {
+      problem: `TRUST_PROXY: ${bad.join(', ')} is not a hop count, an address, a CIDR range or one of ${[...RANGE_NAMES].join(', ')}`,
+    };
   return { setting: entries };
 }
 
@@ -51,8 +59,13 @@ export function clientBucket(address: string | undefined): string {
   const [head, tail = ''] = address.toLowerCase().split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((group) => Number.parseInt(group || '0', 16).toString(16)).join(':')}::/64`;
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group || '0', 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -66,7 +79,8 @@ export function gatewayClientOf(req: IncomingMessage & { ip?: string }, token: s
   return token && value && isIP(value) && carriesSubgraphToken(req, token) ? value : req.ip;
 }
 
-const isLoopback = (address: string | undefined) => !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));
+const isLoopback = (address: string | undefined) =>
+  !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));
 
 /**
  * The client of a request to a subgraph: the address the gateway forwarded, when the request comes

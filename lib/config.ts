@@ -69,7 +69,12 @@ const EnvSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   /** Seconds a start waits for PostgreSQL to answer (0 or unset: for ever, as container platforms expect). */
   DATABASE_CONNECT_TIMEOUT: z.coerce.number().int().min(0).default(0),
-  REDIS_URL: optionalText.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional()),
+  REDIS_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .optional(),
+  ),
   STORAGE_URL: optionalText.pipe(
     z
       .string()
@@ -80,30 +85,65 @@ const EnvSchema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: optionalText,
   S3_SECRET_ACCESS_KEY: optionalText,
-  SMTP_URL: optionalText.pipe(z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
+  SMTP_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+      .optional(),
+  ),
   IDENTITY_JWKS_URL: optionalUrl,
   IDENTITY_ISSUER: optionalText,
   IDENTITY_AUDIENCE: optionalText,
   /** `allow`: production may use the embedded development issuer (a warning at every start). */
   DEV_IDENTITY: optionalText.pipe(z.enum(['allow']).optional()),
   /** Oldest bearer token accepted, counted from its `iat`, whatever its `exp` says. */
-  IDENTITY_MAX_TOKEN_AGE_SECONDS: z.coerce.number().int().positive().default(24 * 60 * 60),
+  IDENTITY_MAX_TOKEN_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 60 * 60),
   /** Where the subgraph HTTP servers listen; beyond loopback only with SUBGRAPH_TOKEN in production. */
   SUBGRAPH_HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
   /** Express's `trust proxy` for the parts that meet clients: a hop count or addresses/ranges; unset: none. */
   TRUST_PROXY: optionalText,
   /** Shared secret the gateway sends to the subgraphs (`X-Subgraph-Token`); set: subgraphs refuse calls without it. */
-  SUBGRAPH_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters (openssl rand -base64 32)').optional()),
-  ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  SUBGRAPH_TOKEN: optionalText.pipe(
+    z.string().min(16, 'must be at least 16 characters (openssl rand -base64 32)').optional(),
+  ),
+  ATTACHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /** Largest CSV file `POST /api/contacts/import` accepts (100,000 rows are about 10 MB). */
-  IMPORT_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /** Most data rows, columns, and characters in one record of a CSV import (413 / 400 above, naming the limit). */
   IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
   IMPORT_MAX_COLUMNS: z.coerce.number().int().positive().default(50),
-  IMPORT_MAX_RECORD_BYTES: z.coerce.number().int().positive().default(64 * 1024),
-  ASSET_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
-  MEDIA_MAX_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  IMPORT_MAX_RECORD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
+  ASSET_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(50000),
   AI_IMAGE_API_URL: optionalUrl,
@@ -181,7 +221,8 @@ export class ConfigError extends Error {
 
 const KNOWN_PLATFORMS = ['mastodon', 'x'] as const;
 const PLATFORM_SETTINGS = ['CLIENT_ID', 'CLIENT_SECRET', 'BASE_URL'] as const;
-const platformSetting = (platform: string, setting: (typeof PLATFORM_SETTINGS)[number]) => `${platform.toUpperCase()}_${setting}`;
+const platformSetting = (platform: string, setting: (typeof PLATFORM_SETTINGS)[number]) =>
+  `${platform.toUpperCase()}_${setting}`;
 
 function readPlatforms(env: Record<string, string | undefined>): Record<string, PlatformCredentials> {
   const platforms: Record<string, PlatformCredentials> = {};
@@ -203,7 +244,10 @@ function readPlatforms(env: Record<string, string | undefined>): Record<string, 
  */
 function readCorsOrigins(list: string, problems: string[]): string[] {
   const origins: string[] = [];
-  for (const item of list.split(',').map((entry) => entry.trim()).filter(Boolean)) {
+  for (const item of list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)) {
     if (item.includes('*')) {
       problems.push(`CORS_ORIGINS: "${item}": wildcards are not allowed with credentials; name each origin`);
       continue;
@@ -220,7 +264,9 @@ function readCorsOrigins(list: string, problems: string[]): string[] {
 
 /** Every environment variable the platform reads; deployment files (compose, Kubernetes) are checked against it. */
 export function settingNames(): string[] {
-  const platformNames = KNOWN_PLATFORMS.flatMap((platform) => PLATFORM_SETTINGS.map((setting) => platformSetting(platform, setting)));
+  const platformNames = KNOWN_PLATFORMS.flatMap((platform) =>
+    PLATFORM_SETTINGS.map((setting) => platformSetting(platform, setting)),
+  );
   return [...Object.keys(EnvSchema.shape), ...platformNames];
 }
 
@@ -248,8 +294,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = path.resolve(env.DATA_DIR);
-  const publicUrl = (configured: string | undefined, port: number) => (configured ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  const publicUrls = { social: publicUrl(env.SOCIAL_PUBLIC_URL, env.SOCIAL_REST_PORT), surveys: publicUrl(env.SURVEYS_PUBLIC_URL, env.SURVEYS_REST_PORT) };
+  const publicUrl = (configured: string | undefined, port: number) =>
+    (configured ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const publicUrls = {
+    social: publicUrl(env.SOCIAL_PUBLIC_URL, env.SOCIAL_REST_PORT),
+    surveys: publicUrl(env.SURVEYS_PUBLIC_URL, env.SURVEYS_REST_PORT),
+  };
   return {
     env,
     isProduction: env.NODE_ENV === 'production',

@@ -15,7 +15,8 @@ const IMAGE_BRANDS = new Set([...HEIF_BRANDS, 'avif', 'avis']);
 /** The atoms a QuickTime file may open with when it has no `ftyp` (older cameras). */
 const QUICKTIME_ATOMS = ['moov', 'mdat', 'wide', 'free', 'skip', 'pnot'];
 
-const startsWith = (head: Buffer, bytes: number[], offset = 0) => bytes.every((byte, index) => head[offset + index] === byte);
+const startsWith = (head: Buffer, bytes: number[], offset = 0) =>
+  bytes.every((byte, index) => head[offset + index] === byte);
 const ascii = (head: Buffer, start: number, end: number) => head.subarray(start, end).toString('latin1');
 
 /** Text: no NUL byte, and UTF-8 as far as it goes (the head may cut a character in two). */
@@ -41,8 +42,10 @@ const SIGNATURES: Record<string, (head: Buffer) => boolean> = {
       (head: Buffer) => ascii(head, 4, 8) === 'ftyp' && brands.includes(ascii(head, 8, 12)),
     ]),
   ),
-  'video/mp4': (head) => ascii(head, 4, 8) === 'ftyp' && ascii(head, 8, 12) !== 'qt  ' && !IMAGE_BRANDS.has(ascii(head, 8, 12)),
-  'video/quicktime': (head) => (ascii(head, 4, 8) === 'ftyp' && ascii(head, 8, 12) === 'qt  ') || QUICKTIME_ATOMS.includes(ascii(head, 4, 8)),
+  'video/mp4': (head) =>
+    ascii(head, 4, 8) === 'ftyp' && ascii(head, 8, 12) !== 'qt  ' && !IMAGE_BRANDS.has(ascii(head, 8, 12)),
+  'video/quicktime': (head) =>
+    (ascii(head, 4, 8) === 'ftyp' && ascii(head, 8, 12) === 'qt  ') || QUICKTIME_ATOMS.includes(ascii(head, 4, 8)),
   'video/webm': (head) => startsWith(head, [0x1a, 0x45, 0xdf, 0xa3]),
   'text/csv': looksLikeText,
   'text/plain': looksLikeText,
@@ -55,7 +58,11 @@ export const CHECKABLE_TYPES = Object.keys(SIGNATURES);
 export const SIGNATURE_BYTES = 16;
 
 // Names some phones and browsers send for a type that has a registered one.
-const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'application/x-pdf': 'application/pdf' };
+const ALIASES: Record<string, string> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'application/x-pdf': 'application/pdf',
+};
 
 /** `image/PNG; charset=x` -> `image/png`, `image/jpg` -> `image/jpeg`. */
 export function normalizeContentType(contentType: string): string {

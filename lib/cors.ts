@@ -18,7 +18,11 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * origin, and a request with no `Origin`, gets no CORS header at all and goes on to the route, whose
  * answer the browser then withholds from the page.
  */
-export function corsFor(config: Pick<Config, 'corsOrigins'>, methods: readonly string[], extraRequestHeaders: readonly string[] = []): RequestHandler {
+export function corsFor(
+  config: Pick<Config, 'corsOrigins'>,
+  methods: readonly string[],
+  extraRequestHeaders: readonly string[] = [],
+): RequestHandler {
   const allowed = new Set(config.corsOrigins);
   const handler = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin) ? origin : false),

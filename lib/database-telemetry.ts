@@ -27,7 +27,11 @@ function statementKind(sql: string): string {
 export function observeDatabase(orm: MikroORM, service: string, pooled: boolean): void {
   const connection = orm.driver.getConnection() as unknown as { executeQuery: ExecuteQuery };
   const execute: ExecuteQuery = connection.executeQuery.bind(connection);
-  connection.executeQuery = async <T>(query: string, run: () => Promise<T>, statement?: StatementContext): Promise<T> => {
+  connection.executeQuery = async <T>(
+    query: string,
+    run: () => Promise<T>,
+    statement?: StatementContext,
+  ): Promise<T> => {
     const sql = typeof statement?.query === 'string' ? statement.query : query;
     const kind = statementKind(sql);
     const stop = dbQueryDuration.startTimer({ service, statement: kind });
@@ -42,7 +46,11 @@ export function observeDatabase(orm: MikroORM, service: string, pooled: boolean)
       }
     };
     if (!tracingOn()) return timed();
-    return inChildSpan(`${kind.toUpperCase()} ${service}`, { 'db.system.name': 'postgresql', 'db.namespace': service, 'db.operation.name': kind, 'db.query.text': sql }, timed);
+    return inChildSpan(
+      `${kind.toUpperCase()} ${service}`,
+      { 'db.system.name': 'postgresql', 'db.namespace': service, 'db.operation.name': kind, 'db.query.text': sql },
+      timed,
+    );
   };
 
   if (!pooled) return;

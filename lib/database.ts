@@ -1,6 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { DataloaderType, type AnyEntity, type Constructor, type EntityClass, type LoggerNamespace } from '@mikro-orm/core';
+import {
+  DataloaderType,
+  type AnyEntity,
+  type Constructor,
+  type EntityClass,
+  type LoggerNamespace,
+} from '@mikro-orm/core';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -104,7 +110,11 @@ export function migrationLockName(service: DatabaseOptions['service']): string {
  * pool, and PostgreSQL drops it with that session if the process dies mid-way. Embedded PGlite
  * belongs to a single process: nothing to serialise there.
  */
-export async function withMigrationLock(databaseUrl: string | undefined, service: DatabaseOptions['service'], migrate: () => Promise<void>): Promise<void> {
+export async function withMigrationLock(
+  databaseUrl: string | undefined,
+  service: DatabaseOptions['service'],
+  migrate: () => Promise<void>,
+): Promise<void> {
   if (!databaseUrl) return migrate();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();

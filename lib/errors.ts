@@ -149,8 +149,10 @@ export function requestReadError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const { type, status } = (error ?? {}) as { type?: string; status?: number };
   if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large');
-  if (type === 'entity.parse.failed') return new AppError(ErrorCode.BAD_USER_INPUT, 'The request body is not valid JSON');
-  if (status && status >= 400 && status < 500) return new AppError(ErrorCode.BAD_USER_INPUT, 'The request could not be read');
+  if (type === 'entity.parse.failed')
+    return new AppError(ErrorCode.BAD_USER_INPUT, 'The request body is not valid JSON');
+  if (status && status >= 400 && status < 500)
+    return new AppError(ErrorCode.BAD_USER_INPUT, 'The request could not be read');
   return undefined;
 }
 
@@ -204,7 +206,11 @@ export function formatGraphQLError(
   if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST') {
     return { message: formatted.message, locations: formatted.locations, extensions: { code } };
   }
-  if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED' || code === 'OPERATION_RESOLUTION_FAILURE') {
+  if (
+    code === 'PERSISTED_QUERY_NOT_FOUND' ||
+    code === 'PERSISTED_QUERY_NOT_SUPPORTED' ||
+    code === 'OPERATION_RESOLUTION_FAILURE'
+  ) {
     return { message: formatted.message, extensions: { code } };
   }
   onInternal(error);
@@ -219,7 +225,11 @@ function readValidationErrors(error: unknown): FieldProblem[] | undefined {
   if (!Array.isArray(list)) return undefined;
   const problems: FieldProblem[] = [];
   const walk = (items: unknown[], prefix: string) => {
-    for (const item of items as Array<{ property: string; constraints?: Record<string, string>; children?: unknown[] }>) {
+    for (const item of items as Array<{
+      property: string;
+      constraints?: Record<string, string>;
+      children?: unknown[];
+    }>) {
       const field = prefix ? `${prefix}.${item.property}` : item.property;
       for (const message of Object.values(item.constraints ?? {})) problems.push({ field, message });
       if (item.children?.length) walk(item.children, field);

@@ -43,7 +43,10 @@ export interface GraphQLClient {
 export function inProcessClient(apollo: ApolloServer<GatewayContext>): GraphQLClient {
   return {
     async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
-      const response = await apollo.executeOperation<Data & Record<string, unknown>>({ query, variables }, { contextValue: context });
+      const response = await apollo.executeOperation<Data & Record<string, unknown>>(
+        { query, variables },
+        { contextValue: context },
+      );
       if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by the REST adapters');
       return response.body.singleResult as GraphQLResult<Data>;
     },
@@ -62,7 +65,9 @@ export function httpClient(url: string, internalToken?: string): GraphQLClient {
         headers: {
           ...context.forwardHeaders,
           [REQUEST_ID_HEADER]: context.requestId,
-          ...(internalToken && context.clientAddress ? { [CLIENT_ADDRESS_HEADER]: context.clientAddress, [SUBGRAPH_TOKEN_HEADER]: internalToken } : {}),
+          ...(internalToken && context.clientAddress
+            ? { [CLIENT_ADDRESS_HEADER]: context.clientAddress, [SUBGRAPH_TOKEN_HEADER]: internalToken }
+            : {}),
           ...traceHeaders(),
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',

@@ -40,7 +40,9 @@ export function operationObserver<Context extends object>(options: OperationTele
   return (contextValue: Context): ObservedOperation => {
     const started = performance.now();
     const trace = traceFields();
-    const span = options.span ? startOperationSpan(contextValue, 'graphql.operation', { 'platform.part': options.part }) : undefined;
+    const span = options.span
+      ? startOperationSpan(contextValue, 'graphql.operation', { 'platform.part': options.part })
+      : undefined;
     return {
       resolved(type, operationName) {
         span?.updateName(`${type} ${operationName ?? 'anonymous'}`);
@@ -57,8 +59,16 @@ export function operationObserver<Context extends object>(options: OperationTele
           span.setAttribute('graphql.outcome', outcome);
           span.end();
         }
-        options.log?.[outcome === 'ok' ? 'info' : outcome === String(ErrorCode.INTERNAL_SERVER_ERROR) ? 'error' : 'warn'](
-          { operation, outcome, durationMs: Math.round(seconds * 10_000) / 10, requestId: options.requestIdOf?.(contextValue), ...trace },
+        options.log?.[
+          outcome === 'ok' ? 'info' : outcome === String(ErrorCode.INTERNAL_SERVER_ERROR) ? 'error' : 'warn'
+        ](
+          {
+            operation,
+            outcome,
+            durationMs: Math.round(seconds * 10_000) / 10,
+            requestId: options.requestIdOf?.(contextValue),
+            ...trace,
+          },
           'graphql operation',
         );
       },
@@ -67,7 +77,9 @@ export function operationObserver<Context extends object>(options: OperationTele
 }
 
 /** `operationObserver` as an Apollo Server plugin (the gateway, and subgraphs served over HTTP). */
-export function operationTelemetry<Context extends BaseContext>(options: OperationTelemetryOptions<Context>): ApolloServerPlugin<Context> {
+export function operationTelemetry<Context extends BaseContext>(
+  options: OperationTelemetryOptions<Context>,
+): ApolloServerPlugin<Context> {
   const observe = operationObserver(options);
   return {
     async requestDidStart({ contextValue, request }) {

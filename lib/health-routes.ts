@@ -29,23 +29,36 @@ export interface HealthQuery {
  * queue...) and the adapter reports them, 503 when one fails; when the subgraph itself cannot be
  * reached, that is the failing part.
  */
-export function healthRoutes(run: RunOperation, query: HealthQuery, summary = 'API health status and timestamp (checks the database)'): RestRoute[] {
+export function healthRoutes(
+  run: RunOperation,
+  query: HealthQuery,
+  summary = 'API health status and timestamp (checks the database)',
+): RestRoute[] {
   return [
     {
       method: 'get',
       path: '/health',
       summary,
       cacheControl: CACHE_CONTROL.live,
-      doc: { answer: { status: 200, description: 'Every part is healthy', json: healthSchema }, problems: [503], open: true },
+      doc: {
+        answer: { status: 200, description: 'Every part is healthy', json: healthSchema },
+        problems: [503],
+        open: true,
+      },
       handler: async (req, res) => {
         const timestamp = new Date().toISOString();
         let health: HealthAnswer;
         try {
           health = ((await run(query.healthOperation, {}, req)) as Record<string, HealthAnswer>)[query.field];
         } catch {
-          health = { ok: false, checks: [{ name: `${query.field.replace(/Health$/, '')}-subgraph`, ok: false, detail: 'not answering' }] };
+          health = {
+            ok: false,
+            checks: [{ name: `${query.field.replace(/Health$/, '')}-subgraph`, ok: false, detail: 'not answering' }],
+          };
         }
-        const checks = Object.fromEntries(health.checks.map((check) => [check.name, check.ok ? 'ok' : (check.detail ?? 'failing')]));
+        const checks = Object.fromEntries(
+          health.checks.map((check) => [check.name, check.ok ? 'ok' : (check.detail ?? 'failing')]),
+        );
         if (health.ok) {
           res.json({ status: 'ok', service: query.service, timestamp, checks });
           return;
@@ -71,13 +84,19 @@ export function healthRoutes(run: RunOperation, query: HealthQuery, summary = 'A
  * `/readyz` of a REST service: ready once its subgraph answers with its database up (so migrations
  * ran), and not ready any more from the moment shutdown begins.
  */
-export function readiness(client: GraphQLClient, operation: string, field: string): { check(): Promise<boolean>; shutDown(): void } {
+export function readiness(
+  client: GraphQLClient,
+  operation: string,
+  field: string,
+): { check(): Promise<boolean>; shutDown(): void } {
   let shuttingDown = false;
   return {
     async check() {
       if (shuttingDown) return false;
       try {
-        const result = await untraced(() => client.execute<Record<string, HealthAnswer>>(operation, {}, { forwardHeaders: {}, requestId: randomUUID() }));
+        const result = await untraced(() =>
+          client.execute<Record<string, HealthAnswer>>(operation, {}, { forwardHeaders: {}, requestId: randomUUID() }),
+        );
         return Boolean(result.data?.[field]?.checks.find((check) => check.name === 'database')?.ok);
       } catch {
         return false;

@@ -25,7 +25,8 @@ export class HealthCheckResult {
 @Directive('@shareable')
 export class ServiceHealth {
   @Field(() => Boolean, { description: 'True when every check passed' }) ok!: boolean;
-  @Field(() => [HealthCheckResult], { description: 'Each part checked, with its verdict' }) checks!: HealthCheckResult[];
+  @Field(() => [HealthCheckResult], { description: 'Each part checked, with its verdict' })
+  checks!: HealthCheckResult[];
 }
 
 const CHECK_TIMEOUT_MS = 3000;

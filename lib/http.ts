@@ -15,7 +15,12 @@ export interface RunningServer {
 export { DRAIN_TIMEOUT_MS } from './shutdown.js';
 
 /** Starts `app` on `port` (0: any free port) and returns a handle that drains on close. */
-export function listen(app: Express | http.RequestListener, port: number, host = '0.0.0.0', path = ''): Promise<RunningServer> {
+export function listen(
+  app: Express | http.RequestListener,
+  port: number,
+  host = '0.0.0.0',
+  path = '',
+): Promise<RunningServer> {
   const server = http.createServer(app as http.RequestListener);
   // Keep-alive sockets from the gateway outlive single requests; close them promptly on shutdown.
   server.keepAliveTimeout = 65_000;
@@ -58,6 +63,8 @@ export function graphqlRequestErrorHandler(log: Logger): ErrorRequestHandler {
     if (!unreadable) log.error({ err: error }, 'request failed before GraphQL');
     const code = unreadable?.code ?? ErrorCode.INTERNAL_SERVER_ERROR;
     const fields = unreadable?.fields.length ? { errors: unreadable.fields } : {};
-    res.status(HTTP_STATUS[code]).json({ errors: [{ message: unreadable?.message ?? INTERNAL_MESSAGE, extensions: { code, ...fields } }] });
+    res
+      .status(HTTP_STATUS[code])
+      .json({ errors: [{ message: unreadable?.message ?? INTERNAL_MESSAGE, extensions: { code, ...fields } }] });
   };
 }

@@ -61,7 +61,12 @@ export class Identity {
   static async create(config: Config): Promise<Identity> {
     const { IDENTITY_JWKS_URL, IDENTITY_ISSUER, IDENTITY_AUDIENCE, IDENTITY_MAX_TOKEN_AGE_SECONDS } = config.env;
     if (IDENTITY_JWKS_URL) {
-      return new Identity(createRemoteJWKSet(new URL(IDENTITY_JWKS_URL)), IDENTITY_ISSUER!, IDENTITY_AUDIENCE!, IDENTITY_MAX_TOKEN_AGE_SECONDS);
+      return new Identity(
+        createRemoteJWKSet(new URL(IDENTITY_JWKS_URL)),
+        IDENTITY_ISSUER!,
+        IDENTITY_AUDIENCE!,
+        IDENTITY_MAX_TOKEN_AGE_SECONDS,
+      );
     }
     const keys = await loadOrCreateDevKeys(config.dataDir);
     const signingKey = await importJWK(keys.privateJwk, ALGORITHM);
@@ -111,7 +116,13 @@ export class Identity {
       const scopes =
         scope === undefined
           ? null
-          : new Set(Array.isArray(scope) ? scope.map(String) : typeof scope === 'string' ? scope.split(/[\s,]+/).filter(Boolean) : []);
+          : new Set(
+              Array.isArray(scope)
+                ? scope.map(String)
+                : typeof scope === 'string'
+                  ? scope.split(/[\s,]+/).filter(Boolean)
+                  : [],
+            );
       return {
         userId: payload.sub,
         email: typeof payload.email === 'string' ? payload.email : undefined,
@@ -159,7 +170,10 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * but invalid is treated as absent here; the shield then answers UNAUTHENTICATED wherever one is
  * required (a surveys session token sent along to another subgraph is not a JWT and is not an error).
  */
-export async function optionalBearerPrincipal(identity: Identity, authorization: string | undefined): Promise<Principal | null> {
+export async function optionalBearerPrincipal(
+  identity: Identity,
+  authorization: string | undefined,
+): Promise<Principal | null> {
   const token = bearerToken(authorization);
   if (!token || token.split('.').length !== 3) return null;
   try {

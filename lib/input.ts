@@ -25,7 +25,9 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 export function unstorable(text: string): string | undefined {
   const match = UNSTORABLE.exec(text);
   if (!match) return undefined;
-  return match[0] === '\u0000' ? 'must not contain a NUL character (U+0000)' : 'must not contain a lone UTF-16 surrogate (not valid Unicode)';
+  return match[0] === '\u0000'
+    ? 'must not contain a NUL character (U+0000)'
+    : 'must not contain a lone UTF-16 surrogate (not valid Unicode)';
 }
 
 /**
@@ -82,7 +84,10 @@ export function refuseUnstorableGraphQLText(req: Request, _res: Response, next: 
 }
 
 /** Paging parameters of the REST lists, checked alike on every route that takes them. */
-const PAGING = { page: { max: 1_000_000, name: 'page', rule: 'an integer of 1 or more' }, limit: { max: MAX_PAGE_SIZE, name: 'limit', rule: `an integer from 1 to ${MAX_PAGE_SIZE}` } };
+const PAGING = {
+  page: { max: 1_000_000, name: 'page', rule: 'an integer of 1 or more' },
+  limit: { max: MAX_PAGE_SIZE, name: 'limit', rule: `an integer from 1 to ${MAX_PAGE_SIZE}` },
+};
 
 /**
  * Express middleware of the REST adapters: `page` and `limit`, when present, are whole numbers in

@@ -5,7 +5,10 @@ import DataLoader from 'dataloader';
  * asked in the same tick. A key the query leaves out (unknown, or out of the caller's reach) gets
  * `missing()`.
  */
-export function batchLoader<Value>(query: (keys: readonly string[]) => Promise<Map<string, Value>>, missing: () => Value): DataLoader<string, Value> {
+export function batchLoader<Value>(
+  query: (keys: readonly string[]) => Promise<Map<string, Value>>,
+  missing: () => Value,
+): DataLoader<string, Value> {
   return new DataLoader(async (keys) => {
     const found = await query(keys);
     return keys.map((key) => found.get(key) ?? missing());

@@ -1,5 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { execute, GraphQLError, isAbstractType, isObjectType, Kind, parse, validate, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  isAbstractType,
+  isObjectType,
+  Kind,
+  parse,
+  validate,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { SubgraphFaults } from './availability.js';
 import { ErrorCode } from './errors.js';
@@ -76,7 +88,15 @@ export function localSubgraph<Context extends object>(
       // The line its HTTP server would write, at debug: in process there is no hop to see, the
       // gateway's line already names the request and its outcome (with the subgraph's part in metrics
       // and spans), and a third line per request cost a measurable share of its CPU.
-      log.debug({ req: { id: request.id }, operationName: operation.operationName, errors: answer.errors?.length, responseTime: Math.round(performance.now() - started) }, 'operation completed');
+      log.debug(
+        {
+          req: { id: request.id },
+          operationName: operation.operationName,
+          errors: answer.errors?.length,
+          responseTime: Math.round(performance.now() - started),
+        },
+        'operation completed',
+      );
       return answer;
     },
   };
@@ -89,7 +109,10 @@ export function localSubgraph<Context extends object>(
       contextValue = await contextOf(request);
     } catch (error) {
       // A caller the context refuses (a bad token): its error, formatted as every other.
-      const graphQLError = error instanceof GraphQLError ? error : new GraphQLError('Context creation failed', { originalError: error as Error });
+      const graphQLError =
+        error instanceof GraphQLError
+          ? error
+          : new GraphQLError('Context creation failed', { originalError: error as Error });
       return observed({}, operation, {
         errors: [faults.formatError(graphQLError.toJSON(), graphQLError, request.id)],
       });
@@ -102,20 +125,35 @@ export function localSubgraph<Context extends object>(
   }
 
   /** An operation refused before it ran, still counted. */
-  function observed(contextValue: object, operation: SubgraphOperation, answer: FormattedExecutionResult): FormattedExecutionResult {
+  function observed(
+    contextValue: object,
+    operation: SubgraphOperation,
+    answer: FormattedExecutionResult,
+  ): FormattedExecutionResult {
     const observation = observe(contextValue);
     observation.finish(answer.errors, operation.operationName);
     return answer;
   }
 
-  async function executed(prepared: PreparedOperation, operation: SubgraphOperation, contextValue: Context, request: SubgraphRequest): Promise<FormattedExecutionResult> {
+  async function executed(
+    prepared: PreparedOperation,
+    operation: SubgraphOperation,
+    contextValue: Context,
+    request: SubgraphRequest,
+  ): Promise<FormattedExecutionResult> {
     const startedAt = Date.now();
     const result = await prepared.run(contextValue, operation.variables);
     if (!result.errors?.length) return { data: result.data };
     // No `data` at all: the variables did not fit the operation (Apollo Server answers BAD_USER_INPUT).
     const errors = await faults.settle(
       startedAt,
-      result.errors.map((error) => faults.formatError('data' in result ? error.toJSON() : withCode(error, ErrorCode.BAD_USER_INPUT), error, request.id)),
+      result.errors.map((error) =>
+        faults.formatError(
+          'data' in result ? error.toJSON() : withCode(error, ErrorCode.BAD_USER_INPUT),
+          error,
+          request.id,
+        ),
+      ),
     );
     return 'data' in result ? { data: result.data, errors } : { errors };
   }
@@ -135,7 +173,9 @@ export type Execution = 'compiled' | 'interpreted';
 export function executionOf(schema: GraphQLSchema): Execution {
   const waits = (resolver: unknown) => typeof resolver === 'function' && resolver.constructor.name === 'AsyncFunction';
   const types = Object.values(schema.getTypeMap());
-  const asyncTypeResolution = types.some((type) => (isAbstractType(type) && waits(type.resolveType)) || (isObjectType(type) && waits(type.isTypeOf)));
+  const asyncTypeResolution = types.some(
+    (type) => (isAbstractType(type) && waits(type.resolveType)) || (isObjectType(type) && waits(type.isTypeOf)),
+  );
   return asyncTypeResolution ? 'interpreted' : 'compiled';
 }
 
@@ -144,7 +184,11 @@ export function executionOf(schema: GraphQLSchema): Execution {
  * one operation per fetch text, so the text alone names it: a text with several is refused (as
  * graphql-js refuses one without an operation name), whatever `operationName` comes with it.
  */
-function prepare(schema: GraphQLSchema, execution: Execution, query: string): PreparedOperation | GraphQLFormattedError[] {
+function prepare(
+  schema: GraphQLSchema,
+  execution: Execution,
+  query: string,
+): PreparedOperation | GraphQLFormattedError[] {
   let document;
   try {
     document = parse(query, { maxTokens: GRAPHQL_MAX_TOKENS });
@@ -156,10 +200,14 @@ function prepare(schema: GraphQLSchema, execution: Execution, query: string): Pr
   const definition = document.definitions.find((node) => node.kind === Kind.OPERATION_DEFINITION);
   const operation = { type: definition?.operation ?? 'query', name: definition?.name?.value };
   if (execution === 'interpreted') {
-    return { ...operation, run: (contextValue, variables) => execute({ schema, document, variableValues: variables, contextValue }) };
+    return {
+      ...operation,
+      run: (contextValue, variables) => execute({ schema, document, variableValues: variables, contextValue }),
+    };
   }
   const compiled = compileQuery(schema, document);
-  if (!isCompiledQuery(compiled)) return (compiled.errors ?? []).map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
+  if (!isCompiledQuery(compiled))
+    return (compiled.errors ?? []).map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
   return { ...operation, run: (contextValue, variables) => compiled.query(undefined, contextValue, variables ?? {}) };
 }
 

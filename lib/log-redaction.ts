@@ -43,7 +43,13 @@ interface SerializedResponse {
  * reader of the log needs none of them (writing them all also cost every request real time).
  */
 export function requestLogFields(req: SerializedRequest) {
-  return { id: req.id, method: req.method, url: redactUrl(req.url), remoteAddress: req.remoteAddress, userAgent: req.headers?.['user-agent'] };
+  return {
+    id: req.id,
+    method: req.method,
+    url: redactUrl(req.url),
+    remoteAddress: req.remoteAddress,
+    userAgent: req.headers?.['user-agent'],
+  };
 }
 
 /** pino-http's answer serializer: the status and the size, no header (`Set-Cookie` among them). */

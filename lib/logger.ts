@@ -22,24 +22,39 @@ const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
  * slow reader leaves the pipe full). pino flushes what is left when the process exits.
  */
 export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.WritableStream): Logger {
-  return pino({
-    level: config.env.LOG_LEVEL,
-    // Credentials never reach the log, whichever part logs the request.
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
-      censor: '[redacted]',
+  return pino(
+    {
+      level: config.env.LOG_LEVEL,
+      // Credentials never reach the log, whichever part logs the request.
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-api-key"]',
+          'res.headers["set-cookie"]',
+        ],
+        censor: '[redacted]',
+      },
+      mixin: (fields: object, _level: number, logger: Logger) => {
+        if (!tracingOn() || 'trace_id' in fields || 'trace_id' in logger.bindings()) return {};
+        return traceFields();
+      },
     },
-    mixin: (fields: object, _level: number, logger: Logger) => {
-      if (!tracingOn() || 'trace_id' in fields || 'trace_id' in logger.bindings()) return {};
-      return traceFields();
-    },
-  }, config.env.LOG_FORMAT === 'pretty' ? prettyStream(destination) : destination ?? pino.destination({ dest: 1, sync: false }));
+    config.env.LOG_FORMAT === 'pretty'
+      ? prettyStream(destination)
+      : (destination ?? pino.destination({ dest: 1, sync: false })),
+  );
 }
 
 function prettyStream(destination?: NodeJS.WritableStream): NodeJS.WritableStream {
   const require = createRequire(import.meta.url);
   const { PinoPretty } = require('pino-pretty') as typeof import('pino-pretty');
-  return PinoPretty({ colorize: destination === undefined && process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', destination: destination ?? 1, sync: true });
+  return PinoPretty({
+    colorize: destination === undefined && process.stdout.isTTY,
+    translateTime: 'SYS:HH:MM:ss.l',
+    destination: destination ?? 1,
+    sync: true,
+  });
 }
 
 /**
@@ -97,7 +112,8 @@ export function httpLogger(logger: Logger, component: string) {
     }) as (req: IncomingMessage) => object,
     // No header, no query value and no token in a path reaches the log (lib/log-redaction.ts).
     serializers: { req: requestLogFields, res: responseLogFields },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    customLogLevel: (_req, res, error) =>
+      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
   });
 }

@@ -17,7 +17,8 @@ export interface Mailer {
   close(): void;
 }
 
-const DEVELOPMENT_MAIL_NOTE = 'SMTP_URL is unset, so this mail and any sign-in link in it are shown here, for development only; production refuses to start without SMTP_URL';
+const DEVELOPMENT_MAIL_NOTE =
+  'SMTP_URL is unset, so this mail and any sign-in link in it are shown here, for development only; production refuses to start without SMTP_URL';
 
 export function createMailer(config: Config, logger: Logger): Mailer {
   const log = logger.child({ component: 'mail' });
@@ -25,7 +26,8 @@ export function createMailer(config: Config, logger: Logger): Mailer {
   if (!url) {
     // A sign-in link in a log is a sign-in for whoever reads the log: production refuses to start without
     // SMTP_URL (lib/production.ts), and this is the last line of that defence.
-    if (config.isProduction) throw new Error('SMTP_URL is required in production: sign-in mail is never written to the log');
+    if (config.isProduction)
+      throw new Error('SMTP_URL is required in production: sign-in mail is never written to the log');
     return {
       kind: 'log',
       async send(message) {

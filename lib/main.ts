@@ -12,7 +12,10 @@ const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + 5_000;
  * configuration validated first (a bad value: every problem named, exit 1), then `start`, then a
  * clean stop on SIGINT or SIGTERM (exit 0) or a failed one (exit 1).
  */
-export async function runMain(name: string, start: (config: Config, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
+export async function runMain(
+  name: string,
+  start: (config: Config, logger: Logger) => Promise<{ close(): Promise<void> }>,
+): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config);
   for (const warning of config.warnings) logger.warn(warning);

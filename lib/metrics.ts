@@ -196,7 +196,12 @@ export async function serveMetrics(config: Config, logger: Logger): Promise<Runn
     }
   };
   try {
-    return await listen((req: IncomingMessage, res: ServerResponse) => void answer(req, res), port, config.env.HOST, '/metrics');
+    return await listen(
+      (req: IncomingMessage, res: ServerResponse) => void answer(req, res),
+      port,
+      config.env.HOST,
+      '/metrics',
+    );
   } catch (error) {
     // Metrics are for watching the part, not for serving its users: a taken port is an error in the
     // log (and a target down in Prometheus), not a part that refuses to start.

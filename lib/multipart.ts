@@ -44,7 +44,10 @@ export interface MultipartResult<Result> {
  * Every stream here has its `error` handled from the moment it exists: busboy errors a file
  * stream whose body ends early, and an unhandled stream error would end the whole process.
  */
-export function readMultipart<Result>(req: IncomingMessage, options: MultipartOptions<Result>): Promise<MultipartResult<Result>> {
+export function readMultipart<Result>(
+  req: IncomingMessage,
+  options: MultipartOptions<Result>,
+): Promise<MultipartResult<Result>> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(type)) {
     return Promise.reject(AppError.badInput(options.fileField, 'must be sent as multipart/form-data'));
@@ -57,7 +60,12 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
         headers: req.headers,
         // Browsers send UTF-8 file names; busboy's default reads them as Latin-1.
         defParamCharset: 'utf8',
-        limits: { fields: options.maxFields ?? 20, fieldSize: options.maxFieldBytes ?? 256 * 1024, files: 2, parts: 30 },
+        limits: {
+          fields: options.maxFields ?? 20,
+          fieldSize: options.maxFieldBytes ?? 256 * 1024,
+          files: 2,
+          parts: 30,
+        },
       });
     } catch {
       return reject(AppError.badInput(options.fileField, 'the multipart body cannot be read (boundary missing?)'));
@@ -68,7 +76,12 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
 
     /** What `onFile` kept, undone; then the failure is answered. */
     const discardThenReject = async (error: unknown) => {
-      const kept = handling ? await handling.then((result) => ({ result }), () => undefined) : undefined;
+      const kept = handling
+        ? await handling.then(
+            (result) => ({ result }),
+            () => undefined,
+          )
+        : undefined;
       if (kept && options.discard) await options.discard(kept.result).catch(() => undefined);
       reject(error instanceof Error ? error : new Error(String(error)));
     };
@@ -95,7 +108,11 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
       req.resume();
     };
 
-    const malformed = () => AppError.badInput(options.fileField, 'the multipart body is not well formed (cut short, or not matching its boundary)');
+    const malformed = () =>
+      AppError.badInput(
+        options.fileField,
+        'the multipart body is not well formed (cut short, or not matching its boundary)',
+      );
     // The consumer of the file sees busboy's own error when the body breaks off: that is the client's fault.
     const clientFault = (error: unknown) => (isBrokenBody(error) ? malformed() : error);
 
@@ -113,7 +130,12 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
       });
       if (name !== options.fileField || handling) {
         stream.resume();
-        return fail(AppError.badInput(options.fileField, `the form must hold exactly one file, in field "${options.fileField}"; it holds another in "${name}"`));
+        return fail(
+          AppError.badInput(
+            options.fileField,
+            `the form must hold exactly one file, in field "${options.fileField}"; it holds another in "${name}"`,
+          ),
+        );
       }
       const badName = unstorable(info.filename ?? '');
       if (badName) {
@@ -127,7 +149,11 @@ export function readMultipart<Result>(req: IncomingMessage, options: MultipartOp
         fail(clientFault(error));
       });
     });
-    parser.on('filesLimit', () => fail(AppError.badInput(options.fileField, `the form must hold exactly one file, in field "${options.fileField}"`)));
+    parser.on('filesLimit', () =>
+      fail(
+        AppError.badInput(options.fileField, `the form must hold exactly one file, in field "${options.fileField}"`),
+      ),
+    );
     parser.on('fieldsLimit', () => fail(AppError.badInput(options.fileField, 'the form has too many fields')));
     parser.on('partsLimit', () => fail(AppError.badInput(options.fileField, 'the form has too many parts')));
     parser.on('error', () => fail(malformed()));

@@ -72,8 +72,12 @@ export const API_VERSION = '1.0.0';
 
 // --- Schemas every service shares ---
 
-export const idSchema = z.string().meta({ description: 'Identifier (a UUID)', example: '0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c' });
-export const instantSchema = z.string().meta({ format: 'date-time', description: 'An instant, ISO 8601 in UTC', example: '2030-01-31T08:00:00.000Z' });
+export const idSchema = z
+  .string()
+  .meta({ description: 'Identifier (a UUID)', example: '0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c' });
+export const instantSchema = z
+  .string()
+  .meta({ format: 'date-time', description: 'An instant, ISO 8601 in UTC', example: '2030-01-31T08:00:00.000Z' });
 
 export const problemSchema = z
   .looseObject({
@@ -81,19 +85,34 @@ export const problemSchema = z
     title: z.string().meta({ description: 'Short summary of the kind of problem (the HTTP reason phrase)' }),
     status: z.int().min(400).max(599).meta({ description: 'The HTTP status of the answer' }),
     detail: z.string().meta({ description: 'What went wrong with this request, for a person to read' }),
-    code: z.string().meta({ description: 'The platform error code (BAD_USER_INPUT, NOT_FOUND, CONFLICT...), as GraphQL extensions.code' }),
+    code: z.string().meta({
+      description: 'The platform error code (BAD_USER_INPUT, NOT_FOUND, CONFLICT...), as GraphQL extensions.code',
+    }),
     instance: z.string().optional().meta({ description: 'The request path' }),
     errors: z
-      .array(z.object({ field: z.string().meta({ description: 'The field, parameter or body member' }), message: z.string() }))
+      .array(
+        z.object({
+          field: z.string().meta({ description: 'The field, parameter or body member' }),
+          message: z.string(),
+        }),
+      )
       .optional()
       .meta({ description: 'One entry per input field that was refused' }),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details; more members may follow (e.g. `state` on a conflict)' });
+  .meta({
+    id: 'Problem',
+    description: 'RFC 9457 problem details; more members may follow (e.g. `state` on a conflict)',
+  });
 
 /** `page` and `limit` of a REST list (the subgraph checks them: a page from 1, a limit from 1 to 100). */
 export const pageQuery = z.object({
   page: z.int().min(1).max(1_000_000).optional().meta({ description: 'Page number, from 1 (default 1)' }),
-  limit: z.int().min(1).max(MAX_PAGE_SIZE).optional().meta({ description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` }),
+  limit: z
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .optional()
+    .meta({ description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` }),
 });
 
 /** A page of a REST list: `{ data, page, limit, total }` (lib/pagination.ts `pageBody`). */
@@ -104,7 +123,10 @@ export function pageOf(item: z.ZodType, name: string) {
       page: z.int().min(1).meta({ description: 'Number of this page, from 1' }),
       limit: z.int().min(1).max(MAX_PAGE_SIZE).meta({ description: 'Page size asked for' }),
       total: z.int().min(0).meta({ description: 'How many items the whole list holds' }),
-      totalExact: z.literal(false).optional().meta({ description: 'Present, false, only when total is an estimate (a search with very many matches)' }),
+      totalExact: z
+        .literal(false)
+        .optional()
+        .meta({ description: 'Present, false, only when total is an estimate (a search with very many matches)' }),
     })
     .meta({ id: `${name}Page`, description: `A page of ${name} items` });
 }
@@ -165,7 +187,11 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
     const content: Record<string, { schema: z.ZodType }> = {};
     if (json) content['application/json'] = { schema: json };
     for (const [type, schema] of Object.entries(others ?? {})) content[type] = { schema };
-    responses[`${status}` as `2${string}`] = { description, ...(Object.keys(content).length ? { content } : {}), ...(headers ? { headers } : {}) };
+    responses[`${status}` as `2${string}`] = {
+      description,
+      ...(Object.keys(content).length ? { content } : {}),
+      ...(headers ? { headers } : {}),
+    };
   }
 
   return {
@@ -175,14 +201,25 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
       ? {
           requestParams: {
             ...(params.length
-              ? { path: z.object(Object.fromEntries(params.map((name) => [name, z.string().meta({ description: doc?.params?.[name] ?? 'Identifier' })]))) }
+              ? {
+                  path: z.object(
+                    Object.fromEntries(
+                      params.map((name) => [
+                        name,
+                        z.string().meta({ description: doc?.params?.[name] ?? 'Identifier' }),
+                      ]),
+                    ),
+                  ),
+                }
               : {}),
             ...(doc?.query ? { query: doc.query } : {}),
           },
         }
       : {}),
     ...(doc?.body ? { requestBody: { required: true, content: { 'application/json': { schema: doc.body } } } } : {}),
-    ...(doc?.multipart ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: doc.multipart } } } } : {}),
+    ...(doc?.multipart
+      ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: doc.multipart } } } }
+      : {}),
     responses,
     security,
   };
@@ -216,7 +253,9 @@ const PROBES: DocumentedRoute[] = [
     summary: 'Readiness probe: 503 while starting or shutting down',
     doc: {
       answer: { status: 200, description: 'Ready to serve', json: probeAnswer('ready') },
-      alsoAnswers: [{ status: 503, description: 'Not ready (starting or shutting down)', json: probeAnswer('not ready') }],
+      alsoAnswers: [
+        { status: 503, description: 'Not ready (starting or shutting down)', json: probeAnswer('not ready') },
+      ],
       open: true,
     },
   },
@@ -252,12 +291,21 @@ const EXPECTED: Record<string, string> = {
 
 /** A zod issue as the platform's field problems, in the words GraphQL's input errors get (lib/errors.ts). */
 function fieldProblemsOf(issue: z.core.$ZodIssue, body: unknown): FieldProblem[] {
-  const at = (key?: PropertyKey) => [...issue.path, ...(key === undefined ? [] : [key])].map(String).join('.') || 'body';
+  const at = (key?: PropertyKey) =>
+    [...issue.path, ...(key === undefined ? [] : [key])].map(String).join('.') || 'body';
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({ field: at(key), message: 'is not a known field' }));
     case 'invalid_type':
-      return [{ field: at(), message: valueAt(body, issue.path) === undefined ? 'is required' : `must be ${EXPECTED[issue.expected] ?? issue.expected}` }];
+      return [
+        {
+          field: at(),
+          message:
+            valueAt(body, issue.path) === undefined
+              ? 'is required'
+              : `must be ${EXPECTED[issue.expected] ?? issue.expected}`,
+        },
+      ];
     case 'invalid_value':
       return [{ field: at(), message: `must be one of ${issue.values.map(String).join(', ')}` }];
     default:
@@ -268,7 +316,8 @@ function fieldProblemsOf(issue: z.core.$ZodIssue, body: unknown): FieldProblem[]
 /** The value at `path` of a parsed JSON body (zod's issues do not carry it unless asked to). */
 function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
   let value = body;
-  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
 }
 
@@ -281,7 +330,11 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const fields = result.error.issues.flatMap((issue) => fieldProblemsOf(issue, body));
-  throw new AppError(ErrorCode.BAD_USER_INPUT, `Invalid input: ${fields.map(({ field, message }) => `${field} ${message}`).join('; ')}`, { fields });
+  throw new AppError(
+    ErrorCode.BAD_USER_INPUT,
+    `Invalid input: ${fields.map(({ field, message }) => `${field} ${message}`).join('; ')}`,
+    { fields },
+  );
 }
 
 // --- What every service answers about itself (lib/rest.ts `serviceInfoRoutes`) ---
@@ -291,7 +344,9 @@ export const healthSchema = z
     status: z.literal('ok'),
     service: z.string(),
     timestamp: instantSchema,
-    checks: z.record(z.string(), z.string()).meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
+    checks: z
+      .record(z.string(), z.string())
+      .meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
   })
   .meta({ id: 'Health', description: 'Every part of the service is healthy' });
 
@@ -300,7 +355,13 @@ export const serviceInfoSchema = z
     name: z.string().meta({ description: 'The service' }),
     version: z.string().meta({ description: 'Version of the REST contract' }),
     endpoints: z
-      .array(z.object({ method: z.string(), path: z.string().meta({ description: 'Path, parameters as {name}' }), summary: z.string() }))
+      .array(
+        z.object({
+          method: z.string(),
+          path: z.string().meta({ description: 'Path, parameters as {name}' }),
+          summary: z.string(),
+        }),
+      )
       .meta({ description: 'Every endpoint the service serves' }),
     openapi: z.string().meta({ description: 'Path of the OpenAPI 3.1 document' }),
     docs: z.string().meta({ description: 'Path of the API reference page' }),
@@ -315,7 +376,13 @@ export const serviceInfoSchema = z
 export function inputOf<Fields extends z.ZodRawShape>(resource: z.ZodObject, fields: Fields) {
   const readOnly = Object.keys(resource.shape).filter((key) => !(key in fields));
   const ignored = Object.fromEntries(
-    readOnly.map((key) => [key, z.unknown().optional().meta({ readOnly: true, description: 'Set by the service: may be sent back as read, and is ignored' })]),
+    readOnly.map((key) => [
+      key,
+      z
+        .unknown()
+        .optional()
+        .meta({ readOnly: true, description: 'Set by the service: may be sent back as read, and is ignored' }),
+    ]),
   );
   return z.strictObject({ ...fields, ...ignored }).transform((body) => {
     const written: Record<string, unknown> = { ...body };

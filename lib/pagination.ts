@@ -25,15 +25,28 @@ export const DEFAULT_PAGE_SIZE = 20;
 @ObjectType({ description: 'Where a page of a cursor connection stands in the whole list' })
 @Directive('@shareable')
 export class PageInfo {
-  @Field(() => Boolean, { description: 'True when items follow this page: ask again with `after: endCursor`' }) hasNextPage!: boolean;
+  @Field(() => Boolean, { description: 'True when items follow this page: ask again with `after: endCursor`' })
+  hasNextPage!: boolean;
   @Field(() => Boolean, { description: 'True when items come before this page' }) hasPreviousPage!: boolean;
-  @Field(() => String, { nullable: true, description: 'Cursor of the first item of this page; null when the page is empty' }) startCursor!: string | null;
-  @Field(() => String, { nullable: true, description: 'Cursor of the last item of this page, to pass as `after` for the next page; null when the page is empty' }) endCursor!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Cursor of the first item of this page; null when the page is empty',
+  })
+  startCursor!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Cursor of the last item of this page, to pass as `after` for the next page; null when the page is empty',
+  })
+  endCursor!: string | null;
 }
 
 @ArgsType()
 export class ConnectionArgs {
-  @Field(() => Int, { nullable: true, description: `Items to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` })
+  @Field(() => Int, {
+    nullable: true,
+    description: `Items to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+  })
   first?: number;
 
   @Field(() => String, { nullable: true, description: 'Cursor of the item after which to start' })
@@ -74,7 +87,8 @@ export function windowOfConnection(args: ConnectionArgs): Window {
 export function windowOfPage(args: PageArgs): Window {
   const limit = checkSize('limit', args.limit);
   const page = args.page ?? 1;
-  if (!Number.isInteger(page) || page < 1 || page > 1_000_000) throw AppError.badInput('page', 'must be an integer of 1 or more');
+  if (!Number.isInteger(page) || page < 1 || page > 1_000_000)
+    throw AppError.badInput('page', 'must be an integer of 1 or more');
   return { offset: (page - 1) * limit, limit };
 }
 
@@ -112,14 +126,26 @@ export interface Page<T> {
 }
 
 export function toPage<T>(slice: Slice<T>, window: Window): Page<T> {
-  return { items: slice.items, page: window.offset / window.limit + 1, limit: window.limit, total: slice.total, totalExact: slice.totalExact ?? true };
+  return {
+    items: slice.items,
+    page: window.offset / window.limit + 1,
+    limit: window.limit,
+    total: slice.total,
+    totalExact: slice.totalExact ?? true,
+  };
 }
 
 /**
  * A page as a REST list answers it: the items under `data`, then page, limit and total; and
  * `"totalExact": false` only when the total is an estimate, so the legacy body is unchanged otherwise.
  */
-export function pageBody<T>(page: Page<T>): { data: T[]; page: number; limit: number; total: number; totalExact?: false } {
+export function pageBody<T>(page: Page<T>): {
+  data: T[];
+  page: number;
+  limit: number;
+  total: number;
+  totalExact?: false;
+} {
   const body = { data: page.items, page: page.page, limit: page.limit, total: page.total };
   return page.totalExact === false ? { ...body, totalExact: false } : body;
 }
@@ -128,30 +154,53 @@ export function pageBody<T>(page: Page<T>): { data: T[]; page: number; limit: nu
 export function ConnectionType<T extends object>(itemType: ClassType<T>, name: string) {
   @ObjectType(`${name}Edge`, { description: `One ${name} item of a connection, with its cursor` })
   class Edge {
-    @Field(() => String, { description: 'Opaque position of this item in the list: pass it as `after` to continue after it' }) cursor!: string;
+    @Field(() => String, {
+      description: 'Opaque position of this item in the list: pass it as `after` to continue after it',
+    })
+    cursor!: string;
     @Field(() => itemType, { description: 'The item itself' }) node!: T;
   }
 
-  @ObjectType(`${name}Connection`, { description: `A page of ${name} items as a cursor connection (\`first\`/\`after\`)` })
+  @ObjectType(`${name}Connection`, {
+    description: `A page of ${name} items as a cursor connection (\`first\`/\`after\`)`,
+  })
   class ConnectionClass implements Connection<T> {
     @Field(() => [Edge], { description: 'The items of this page, each with its cursor' }) edges!: Edge[];
     @Field(() => [itemType], { description: 'The items of this page, without cursors' }) nodes!: T[];
-    @Field(() => PageInfo, { description: 'Whether more items come before or after this page, and its first and last cursors' }) pageInfo!: PageInfo;
-    @Field(() => Int, { description: 'How many items the whole list holds, over every page (an estimate when totalExact is false)' }) totalCount!: number;
-    @Field(() => Boolean, { description: 'False when totalCount is an estimate: a search with more than 10,000 matches is not counted to the end' }) totalExact!: boolean;
+    @Field(() => PageInfo, {
+      description: 'Whether more items come before or after this page, and its first and last cursors',
+    })
+    pageInfo!: PageInfo;
+    @Field(() => Int, {
+      description: 'How many items the whole list holds, over every page (an estimate when totalExact is false)',
+    })
+    totalCount!: number;
+    @Field(() => Boolean, {
+      description:
+        'False when totalCount is an estimate: a search with more than 10,000 matches is not counted to the end',
+    })
+    totalExact!: boolean;
   }
   return ConnectionClass;
 }
 
 /** `XPage` object type (page number, size and total) for an item type. */
 export function PageType<T extends object>(itemType: ClassType<T>, name: string) {
-  @ObjectType(`${name}Page`, { description: `A numbered page of ${name} items (\`page\`/\`limit\`), as the REST lists answer` })
+  @ObjectType(`${name}Page`, {
+    description: `A numbered page of ${name} items (\`page\`/\`limit\`), as the REST lists answer`,
+  })
   class PageClass implements Page<T> {
     @Field(() => [itemType], { description: 'The items of this page' }) items!: T[];
     @Field(() => Int, { description: 'Number of this page, from 1' }) page!: number;
     @Field(() => Int, { description: 'Page size asked for (the last page may hold fewer items)' }) limit!: number;
-    @Field(() => Int, { description: 'How many items the whole list holds, over every page (an estimate when totalExact is false)' }) total!: number;
-    @Field(() => Boolean, { description: 'False when total is an estimate: a search with more than 10,000 matches is not counted to the end' }) totalExact!: boolean;
+    @Field(() => Int, {
+      description: 'How many items the whole list holds, over every page (an estimate when totalExact is false)',
+    })
+    total!: number;
+    @Field(() => Boolean, {
+      description: 'False when total is an estimate: a search with more than 10,000 matches is not counted to the end',
+    })
+    totalExact!: boolean;
   }
   return PageClass;
 }

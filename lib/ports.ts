@@ -26,7 +26,9 @@ async function listenOnFreePort(): Promise<{ server: Server; port: number }> {
     const port = LOWEST + Math.floor(Math.random() * (HIGHEST - LOWEST + 1));
     const server = createServer();
     const listening = await new Promise<boolean>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'EADDRINUSE' ? resolve(false) : reject(error),
+      );
       server.listen(port, '127.0.0.1', () => resolve(true));
     });
     if (listening) return { server, port };

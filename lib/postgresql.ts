@@ -14,7 +14,11 @@ import pg from 'pg';
  * literal question mark (the jsonb operators); an array value is a list (`in (?)`), as in
  * `formatQuery`; a raw fragment given as a value is compiled in place with its own values.
  */
-export function bindParameters(platform: AbstractSqlPlatform, sql: string, params: readonly unknown[]): { text: string; values: unknown[] } {
+export function bindParameters(
+  platform: AbstractSqlPlatform,
+  sql: string,
+  params: readonly unknown[],
+): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   return { text: compile(platform, sql, params, values), values };
 }
@@ -43,7 +47,8 @@ function compile(platform: AbstractSqlPlatform, sql: string, params: readonly un
 
 function placeholder(platform: AbstractSqlPlatform, value: unknown, values: unknown[]): string {
   if (isRaw(value)) return compile(platform, value.sql, value.params, values);
-  if (Array.isArray(value) && !(JsonProperty in value)) return value.map((item) => placeholder(platform, item, values)).join(', ');
+  if (Array.isArray(value) && !(JsonProperty in value))
+    return value.map((item) => placeholder(platform, item, values)).join(', ');
   values.push(bindValue(platform, value));
   return `$${values.length}`;
 }
@@ -71,12 +76,28 @@ class BoundPostgreSqlConnection extends PostgreSqlConnection {
     await this.ensureConnection();
     // prepareQuery (private in the typings) resolves query builders, raw fragments and named
     // parameters to `?` text and a value list, runs the onQuery hook, and formats the logged text.
-    const prepared = (this as unknown as { prepareQuery(query: unknown, params: unknown): { query: string; params: unknown[]; formatted: string } }).prepareQuery(query, params);
+    const prepared = (
+      this as unknown as {
+        prepareQuery(query: unknown, params: unknown): { query: string; params: unknown[]; formatted: string };
+      }
+    ).prepareQuery(query, params);
     const { text, values } = bindParameters(this.platform, prepared.query, prepared.params);
-    const { signal, inflightQueryAbortStrategy, ...logContext } = (loggerContext ?? {}) as LoggingOptions & { signal?: unknown; inflightQueryAbortStrategy?: unknown };
-    const abort = signal === undefined && inflightQueryAbortStrategy === undefined ? undefined : { signal, inflightQueryAbortStrategy };
-    const compiled = { sql: text, parameters: values, query: { kind: 'RawNode', sqlFragments: [text], parameters: [] } };
-    const client = (ctx ?? this.getClient()) as unknown as { executeQuery(query: unknown, abort: unknown): Promise<unknown> };
+    const { signal, inflightQueryAbortStrategy, ...logContext } = (loggerContext ?? {}) as LoggingOptions & {
+      signal?: unknown;
+      inflightQueryAbortStrategy?: unknown;
+    };
+    const abort =
+      signal === undefined && inflightQueryAbortStrategy === undefined
+        ? undefined
+        : { signal, inflightQueryAbortStrategy };
+    const compiled = {
+      sql: text,
+      parameters: values,
+      query: { kind: 'RawNode', sqlFragments: [text], parameters: [] },
+    };
+    const client = (ctx ?? this.getClient()) as unknown as {
+      executeQuery(query: unknown, abort: unknown): Promise<unknown>;
+    };
     return this.executeQuery(
       this.getSql(prepared.query, prepared.formatted, logContext),
       async () => this.transformRawResult<T>(await client.executeQuery(compiled, abort), method),
@@ -118,7 +139,10 @@ export class PreparingClient extends pg.Client {
     super(config);
     const query = this.query.bind(this) as (...args: unknown[]) => unknown;
     this.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
-      const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 && rest.length === 0 ? statementName(text) : undefined;
+      const name =
+        typeof text === 'string' && Array.isArray(values) && values.length > 0 && rest.length === 0
+          ? statementName(text)
+          : undefined;
       return name ? sendNamed(query, name, text as string, values as unknown[]) : query(text, values, ...rest);
     }) as pg.Client['query'];
   }
@@ -130,9 +154,16 @@ export class PreparingClient extends pg.Client {
  * of the CPU of a read by id; from the text and the values it builds the query directly, and the name
  * is read only when the query is sent.
  */
-function sendNamed(send: (query: pg.Query) => unknown, name: string, text: string, values: unknown[]): Promise<unknown> {
+function sendNamed(
+  send: (query: pg.Query) => unknown,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const query = new pg.Query(text, values, (error: Error | undefined, result: unknown) => (error ? reject(error) : resolve(result)));
+    const query = new pg.Query(text, values, (error: Error | undefined, result: unknown) =>
+      error ? reject(error) : resolve(result),
+    );
     (query as pg.Query & { name: string }).name = name;
     send(query);
   });

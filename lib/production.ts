@@ -36,10 +36,14 @@ export function productionProblems(settings: ProductionSettings): string[] {
     problems.push('SMTP_URL: production sends sign-in mail over SMTP; it never writes a sign-in link to the log');
   }
   if (!settings.CONTACTS_AUTH_GIVEN) {
-    problems.push('CONTACTS_AUTH: set it explicitly, `open` (the contacts book answers anyone) or `required` (bearer tokens with contacts scopes)');
+    problems.push(
+      'CONTACTS_AUTH: set it explicitly, `open` (the contacts book answers anyone) or `required` (bearer tokens with contacts scopes)',
+    );
   }
   if (!isLoopbackHost(settings.SUBGRAPH_HOST) && !settings.SUBGRAPH_TOKEN) {
-    problems.push(`SUBGRAPH_TOKEN: subgraphs listen on ${settings.SUBGRAPH_HOST} (SUBGRAPH_HOST), beyond this machine; set a shared secret the gateway sends them`);
+    problems.push(
+      `SUBGRAPH_TOKEN: subgraphs listen on ${settings.SUBGRAPH_HOST} (SUBGRAPH_HOST), beyond this machine; set a shared secret the gateway sends them`,
+    );
   }
   return problems;
 }

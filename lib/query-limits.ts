@@ -11,7 +11,9 @@ export const GRAPHQL_MAX_TOKENS = 5000;
  * graphql-js's own (`parseOptions`, for Apollo Server): armor's throws from a plugin hook, which Apollo
  * answers as an internal error (500) although the document is the client's fault.
  */
-export function queryLimits(config: Config): ReturnType<ApolloArmor['protect']> & { parseOptions: { maxTokens: number } } {
+export function queryLimits(
+  config: Config,
+): ReturnType<ApolloArmor['protect']> & { parseOptions: { maxTokens: number } } {
   const armor = new ApolloArmor({
     maxDepth: { n: config.env.GRAPHQL_MAX_DEPTH },
     costLimit: { maxCost: config.env.GRAPHQL_MAX_COST },

@@ -1,6 +1,12 @@
 import cluster from 'node:cluster';
 import { Redis } from 'ioredis';
-import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterCluster,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { Config } from './config.js';
 import { AppError, ErrorCode } from './errors.js';
 import { rateLimitRefusals } from './metrics.js';
@@ -69,7 +75,9 @@ export class RateLimiter {
     } catch (result) {
       if (result instanceof RateLimiterRes) {
         rateLimitRefusals.inc({ limit: this.name });
-        throw new AppError(ErrorCode.RATE_LIMITED, message, { retryAfter: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) });
+        throw new AppError(ErrorCode.RATE_LIMITED, message, {
+          retryAfter: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
+        });
       }
       throw result;
     }

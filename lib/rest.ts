@@ -1,8 +1,24 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { getOperationAST, Kind, parse, print, visit, type ASTNode, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
+import {
+  getOperationAST,
+  Kind,
+  parse,
+  print,
+  visit,
+  type ASTNode,
+  type DefinitionNode,
+  type FragmentDefinitionNode,
+} from 'graphql';
 import type { Config } from './config.js';
 import {
   AppError,
@@ -53,7 +69,8 @@ export function loadOperations(folder: string): Record<string, string> {
     .filter((name) => name.endsWith('.graphql'))
     .flatMap((file) => parse(readFileSync(path.join(folder, file), 'utf8')).definitions);
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const definition of definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
 
   const operations: Record<string, string> = {};
   for (const definition of definitions) {
@@ -108,10 +125,20 @@ export async function runOperation<Data>(
   if (error) {
     const code = error.extensions?.code;
     const status = httpStatusOf(code);
-    const problemCode = isErrorCode(code) ? code : status === 400 ? ErrorCode.BAD_USER_INPUT : ErrorCode.INTERNAL_SERVER_ERROR;
+    const problemCode = isErrorCode(code)
+      ? code
+      : status === 400
+        ? ErrorCode.BAD_USER_INPUT
+        : ErrorCode.INTERNAL_SERVER_ERROR;
     const fields = error.extensions?.errors as FieldProblem[] | undefined;
     const retryAfter = error.extensions?.retryAfter as number | undefined;
-    const { code: _code, errors: _errors, retryAfter: _retry, serviceName: _service, ...details } = error.extensions ?? {};
+    const {
+      code: _code,
+      errors: _errors,
+      retryAfter: _retry,
+      serviceName: _service,
+      ...details
+    } = error.extensions ?? {};
     throw new ProblemError(
       problemFor(problemCode, error.message, {
         ...(fields?.length ? { errors: fields } : {}),
@@ -134,14 +161,22 @@ export type OperationVariables<Variables> = { [Name in keyof Variables]: unknown
  * Runs one operation of an adapter's `operations/*.graphql` as the caller, named by its generated typed
  * document (`operations.generated.ts`, GraphQL Code Generator), which gives the answer its type; its errors become problems.
  */
-export type RunOperation = <Result, Variables>(operation: TypedDocumentNode<Result, Variables>, variables: OperationVariables<Variables>, req: Request) => Promise<Result>;
+export type RunOperation = <Result, Variables>(
+  operation: TypedDocumentNode<Result, Variables>,
+  variables: OperationVariables<Variables>,
+  req: Request,
+) => Promise<Result>;
 
 /**
  * `runOperation` by the typed document's operation name, over the texts of `folder`'s operations
  * read once at start (or given, when the adapter needs them for something else too); a name that is
  * not there fails loudly.
  */
-export function operationRunner(client: GraphQLClient, folder: string, operations = loadOperations(folder)): RunOperation {
+export function operationRunner(
+  client: GraphQLClient,
+  folder: string,
+  operations = loadOperations(folder),
+): RunOperation {
   return (document, variables, req) => {
     const name = getOperationAST(document)?.name?.value ?? '';
     const operation = operations[name];
@@ -181,7 +216,9 @@ export function jsonBody(req: Request): Record<string, unknown> {
   if (body === undefined) {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (!hasBody) return {};
-    throw new ProblemError(problemFor(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body must be JSON (Content-Type: application/json)'));
+    throw new ProblemError(
+      problemFor(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body must be JSON (Content-Type: application/json)'),
+    );
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ProblemError(problemFor(ErrorCode.BAD_USER_INPUT, 'The body must be a JSON object'));
@@ -222,29 +259,49 @@ export function createRestApp(options: RestAppOptions): Express {
   for (const [routePath, methods] of methodsByPath) app.all(routePath, corsFor(config, methods));
   app.use(apiReferenceAssets());
   for (const router of options.routers ?? []) app.use(router);
-  app.use(express.json({ limit: config.env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], verify: refuseInvalidUtf8 }));
+  app.use(
+    express.json({
+      limit: config.env.BODY_LIMIT_BYTES,
+      type: ['application/json', 'application/*+json'],
+      verify: refuseInvalidUtf8,
+    }),
+  );
   app.use(refuseUnstorableText, checkPagingParameters);
 
   for (const route of routes) {
     const bodyCheck = route.doc?.body ? [checkBody(route.doc.body)] : [];
-    app[route.method](route.path, ...(route.before ?? []), ...bodyCheck, async (req: Request, res: Response, next: NextFunction) => {
-      try {
-        res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
-        // Back in the request's span: reading a body (JSON, multipart) left it.
-        await inRequestTrace(req, () => route.handler(req, res));
-      } catch (error) {
-        next(error);
-      }
-    });
+    app[route.method](
+      route.path,
+      ...(route.before ?? []),
+      ...bodyCheck,
+      async (req: Request, res: Response, next: NextFunction) => {
+        try {
+          res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
+          // Back in the request's span: reading a body (JSON, multipart) left it.
+          await inRequestTrace(req, () => route.handler(req, res));
+        } catch (error) {
+          next(error);
+        }
+      },
+    );
   }
   for (const [routePath, methods] of methodsByPath) {
     app.all(routePath, (req: Request, res: Response) => {
       const allow = methods.join(', ');
-      sendProblem(res, problemFor(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not supported here; use ${allow}`, { instance: req.originalUrl }), { allow });
+      sendProblem(
+        res,
+        problemFor(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not supported here; use ${allow}`, {
+          instance: req.originalUrl,
+        }),
+        { allow },
+      );
     });
   }
   app.use((req: Request, res: Response) => {
-    sendProblem(res, problemFor(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`, { instance: req.originalUrl }));
+    sendProblem(
+      res,
+      problemFor(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`, { instance: req.originalUrl }),
+    );
   });
 
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -284,7 +341,10 @@ function toProblem(error: unknown, req: Request): { problem: ProblemDetails; hea
   if (error instanceof ProblemError) return { problem: { ...error.problem, instance }, headers: error.headers };
   if (error instanceof AppError) {
     return {
-      problem: problemFor(error.code, error.message, { instance, ...(error.fields.length ? { errors: error.fields } : {}) }),
+      problem: problemFor(error.code, error.message, {
+        instance,
+        ...(error.fields.length ? { errors: error.fields } : {}),
+      }),
       headers: error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {},
     };
   }
@@ -319,9 +379,22 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[]): R
       path: '/api',
       summary: 'API metadata and available endpoints',
       cacheControl: CACHE_CONTROL.public,
-      doc: { answer: { status: 200, description: 'The service, its endpoints, and where its API reference is', json: serviceInfoSchema }, open: true },
+      doc: {
+        answer: {
+          status: 200,
+          description: 'The service, its endpoints, and where its API reference is',
+          json: serviceInfoSchema,
+        },
+        open: true,
+      },
       handler: (_req, res) => {
-        res.json({ name: service, version: API_VERSION, endpoints: describeRoutes(routes()), openapi: OPENAPI_PATH, docs: DOCS_PATH });
+        res.json({
+          name: service,
+          version: API_VERSION,
+          endpoints: describeRoutes(routes()),
+          openapi: OPENAPI_PATH,
+          docs: DOCS_PATH,
+        });
       },
     },
   ];

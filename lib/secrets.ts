@@ -13,7 +13,8 @@ export function masterKey(config: Config): Buffer {
   const file = path.join(config.dataDir, 'secrets', 'master.key');
   createFileOnce(file, randomBytes(32).toString('base64'));
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${file} does not hold 32 bytes (base64); restore it from a backup or set ENCRYPTION_KEY`);
+  if (key.length !== 32)
+    throw new Error(`${file} does not hold 32 bytes (base64); restore it from a backup or set ENCRYPTION_KEY`);
   return key;
 }
 

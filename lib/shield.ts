@@ -34,7 +34,9 @@ export function requireScope(scope: string): ShieldRule {
   if (!scopeRule) {
     scopeRule = rule(`scope:${scope}`, { cache: 'contextual' })((_parent, _args, ctx: AuthContext) => {
       if (!ctx.principal) return new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
-      return hasScope(ctx.principal, scope) || new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`);
+      return (
+        hasScope(ctx.principal, scope) || new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`)
+      );
     });
     scopeRules.set(scope, scopeRule);
   }
@@ -44,7 +46,8 @@ export function requireScope(scope: string): ShieldRule {
 export type RuleTree = Record<string, IRuleFieldMap | ShieldRule>;
 
 /** A map of field rules (a plain object), as opposed to one rule for a whole type (a rule instance). */
-export const isFieldMap = (value: unknown): value is IRuleFieldMap => typeof value === 'object' && value !== null && value.constructor === Object;
+export const isFieldMap = (value: unknown): value is IRuleFieldMap =>
+  typeof value === 'object' && value !== null && value.constructor === Object;
 
 /**
  * Guards a subgraph schema with graphql-shield, denying by default.
@@ -80,7 +83,10 @@ export function applyShield(schema: GraphQLSchema, rules: RuleTree): GraphQLSche
     // A field map on an object type guards the fields it names (one that hands out another resource,
     // which needs that resource's scope); the others stay unwrapped, as on any unnamed type.
     const own = tree[typeName];
-    middleware[typeName] = !roots.has(typeName) && isFieldMap(own) ? Object.fromEntries(Object.keys(own).map((field) => [field, fields[field]])) : fields;
+    middleware[typeName] =
+      !roots.has(typeName) && isFieldMap(own)
+        ? Object.fromEntries(Object.keys(own).map((field) => [field, fields[field]]))
+        : fields;
   }
   return applyMiddleware(schema, middleware as IMiddleware);
 }

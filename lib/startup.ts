@@ -25,7 +25,10 @@ export async function untilDatabaseAnswers<T>(config: Config, log: Logger, open:
       if (!isDatabaseUnavailable(error)) throw error;
       const waited = Date.now() - started;
       if (timeoutMs > 0 && waited + delay > timeoutMs) {
-        throw new Error(`the database did not answer within DATABASE_CONNECT_TIMEOUT (${config.env.DATABASE_CONNECT_TIMEOUT} s): ${(error as Error).message}`, { cause: error });
+        throw new Error(
+          `the database did not answer within DATABASE_CONNECT_TIMEOUT (${config.env.DATABASE_CONNECT_TIMEOUT} s): ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       log.warn({ attempt, retryInMs: delay, reason: (error as Error).message }, 'database not answering; trying again');
       await new Promise((resolve) => setTimeout(resolve, delay));

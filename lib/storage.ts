@@ -5,7 +5,15 @@ import path from 'node:path';
 import { pipeline as pipeStreams, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import express, { type Request, type Response, type Router } from 'express';
@@ -65,7 +73,10 @@ export interface ObjectStorage {
   sha256(key: string): Promise<string>;
   delete(key: string): Promise<void>;
   presignPut(key: string, options: PresignOptions): Promise<PresignedUpload>;
-  presignGet(key: string, options: { expiresInSeconds: number; baseUrl: string; contentType?: string; filename?: string }): Promise<string>;
+  presignGet(
+    key: string,
+    options: { expiresInSeconds: number; baseUrl: string; contentType?: string; filename?: string },
+  ): Promise<string>;
   /** True when the backend answers (health checks). */
   check(): Promise<boolean>;
 }
@@ -77,7 +88,8 @@ function meter(maxBytes: number) {
   const transform = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
-      if (size > maxBytes) return callback(new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The file is larger than ${maxBytes} bytes`));
+      if (size > maxBytes)
+        return callback(new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The file is larger than ${maxBytes} bytes`));
       hash.update(chunk);
       callback(null, chunk);
     },
@@ -139,7 +151,11 @@ export class FileStorage implements ObjectStorage {
    * `exclusive`: the target is created only if it does not exist yet, atomically (a link fails when the
    * name is taken), so two uploads to one signed URL cannot both land, nor one replace the other's bytes.
    */
-  async put(key: string, body: Readable, options: { contentType: string; maxBytes: number; exclusive?: boolean }): Promise<WrittenObject> {
+  async put(
+    key: string,
+    body: Readable,
+    options: { contentType: string; maxBytes: number; exclusive?: boolean },
+  ): Promise<WrittenObject> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
     // Written aside and moved into place, so no reader ever sees half a file.
@@ -217,7 +233,10 @@ export class FileStorage implements ObjectStorage {
     };
   }
 
-  async presignGet(key: string, options: { expiresInSeconds: number; baseUrl: string; contentType?: string; filename?: string }): Promise<string> {
+  async presignGet(
+    key: string,
+    options: { expiresInSeconds: number; baseUrl: string; contentType?: string; filename?: string },
+  ): Promise<string> {
     const token = signPayload(this.signingKey, {
       k: checkKey(key),
       m: 'GET',
@@ -298,7 +317,9 @@ export class S3Storage implements ObjectStorage {
 
   async readStart(key: string, bytes: number): Promise<Buffer> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key), Range: `bytes=0-${Math.max(bytes - 1, 0)}` }));
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key), Range: `bytes=0-${Math.max(bytes - 1, 0)}` }),
+      );
       return await readStart(object.Body as Readable, bytes);
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') throw AppError.notFound('Stored file');
@@ -352,7 +373,10 @@ export class S3Storage implements ObjectStorage {
     };
   }
 
-  async presignGet(key: string, options: { expiresInSeconds: number; contentType?: string; filename?: string }): Promise<string> {
+  async presignGet(
+    key: string,
+    options: { expiresInSeconds: number; contentType?: string; filename?: string },
+  ): Promise<string> {
     const command = new GetObjectCommand({
       Bucket: this.bucket,
       Key: checkKey(key),
@@ -418,10 +442,16 @@ export function storageRouter(storage: ObjectStorage, config: Pick<Config, 'cors
     if (grant.n !== undefined && Number.isFinite(declared) && declared !== grant.n) {
       throw AppError.badInput('content-length', `must be ${grant.n} bytes, as declared`);
     }
-    if ((await storage.size(grant.k)) !== null) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been made');
+    if ((await storage.size(grant.k)) !== null)
+      throw new AppError(ErrorCode.CONFLICT, 'This upload has already been made');
     // Committed: the bytes were checked and moved into place, and this URL takes nothing more.
-    if (grant.f && (await storage.size(grant.f)) !== null) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been committed');
-    const written = await storage.put(grant.k, req, { contentType: grant.ct ?? 'application/octet-stream', maxBytes: grant.n ?? Infinity, exclusive: true });
+    if (grant.f && (await storage.size(grant.f)) !== null)
+      throw new AppError(ErrorCode.CONFLICT, 'This upload has already been committed');
+    const written = await storage.put(grant.k, req, {
+      contentType: grant.ct ?? 'application/octet-stream',
+      maxBytes: grant.n ?? Infinity,
+      exclusive: true,
+    });
     if (grant.n !== undefined && written.size !== grant.n) {
       await storage.delete(grant.k);
       throw AppError.badInput('body', `has ${written.size} bytes; ${grant.n} were declared`);

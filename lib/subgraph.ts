@@ -16,7 +16,15 @@ import type { Config } from './config.js';
 import { subgraphClientOf } from './client-address.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from './database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from './http.js';
-import { answersWithin, OutageWatch, outageAwarePlugin, serviceUnavailable, subgraphFaults, unavailableContext, type SubgraphFaults } from './availability.js';
+import {
+  answersWithin,
+  OutageWatch,
+  outageAwarePlugin,
+  serviceUnavailable,
+  subgraphFaults,
+  unavailableContext,
+  type SubgraphFaults,
+} from './availability.js';
 import { untilDatabaseAnswers } from './startup.js';
 import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from './input.js';
 import { operationTelemetry } from './graphql-telemetry.js';
@@ -37,13 +45,15 @@ const FEDERATION_LINK = `
 /** Descriptions of the root types, which type-graphql has no option for; every subgraph gives the same ones. */
 const ROOT_TYPE_DESCRIPTIONS: Record<string, string> = {
   Query: 'What can be read: contacts, posts, surveys and everything around them (each field says who may see what)',
-  Mutation: 'What can be changed: each mutation runs in one transaction, writes its audit event with it, and answers the changed object',
+  Mutation:
+    'What can be changed: each mutation runs in one transaction, writes its audit event with it, and answers the changed object',
 };
 
 /** The schema with its root types described (the explorers show these first). */
 function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
-    [MapperKind.ROOT_OBJECT]: (type) => new GraphQLObjectType({ ...type.toConfig(), description: type.description ?? ROOT_TYPE_DESCRIPTIONS[type.name] }),
+    [MapperKind.ROOT_OBJECT]: (type) =>
+      new GraphQLObjectType({ ...type.toConfig(), description: type.description ?? ROOT_TYPE_DESCRIPTIONS[type.name] }),
   });
 }
 
@@ -56,7 +66,10 @@ export interface SubgraphDefinition {
 }
 
 /** How a subgraph finds the entities other subgraphs point at by key, each with the request's context. */
-export type EntityReferences<Context> = Record<string, { __resolveReference(reference: { id: string }, context: Context): unknown }>;
+export type EntityReferences<Context> = Record<
+  string,
+  { __resolveReference(reference: { id: string }, context: Context): unknown }
+>;
 
 /**
  * Builds a Federation 2 subgraph schema from type-graphql classes: type-graphql makes the schema,
@@ -64,7 +77,9 @@ export type EntityReferences<Context> = Record<string, { __resolveReference(refe
  * Returns the bare schema (for `npm run schema`) and the guarded one (served, over HTTP or in process;
  * its resolvers make spans while tracing is on).
  */
-export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
+export async function buildFederatedSchema(
+  definition: SubgraphDefinition,
+): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
   const typeGraphQLSchema = describeRootTypes(
     await buildSchema({
       resolvers: definition.resolvers,
@@ -99,7 +114,9 @@ export interface SubgraphServerOptions<Context extends BaseContext> {
 }
 
 /** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
-export async function serveSubgraph<Context extends BaseContext>(options: SubgraphServerOptions<Context>): Promise<RunningServer> {
+export async function serveSubgraph<Context extends BaseContext>(
+  options: SubgraphServerOptions<Context>,
+): Promise<RunningServer> {
   const port = await openSubgraphPort(options);
   try {
     await port.serve(options);
@@ -118,17 +135,25 @@ export async function serveSubgraph<Context extends BaseContext>(options: Subgra
 export interface SubgraphPort extends RunningServer {
   /** How this subgraph answers faults (an outage is a 503, a bug is masked): the same in process. */
   faults: SubgraphFaults;
-  serve<Context extends BaseContext>(options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>): Promise<void>;
+  serve<Context extends BaseContext>(
+    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+  ): Promise<void>;
 }
 
-export async function openSubgraphPort(options: Pick<SubgraphServerOptions<BaseContext>, 'name' | 'config' | 'logger' | 'port'>): Promise<SubgraphPort> {
+export async function openSubgraphPort(
+  options: Pick<SubgraphServerOptions<BaseContext>, 'name' | 'config' | 'logger' | 'port'>,
+): Promise<SubgraphPort> {
   const { config, logger, name } = options;
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');
   // No ETag: GraphQL answers go to POSTs that no cache revalidates, and Express would hash every body.
   app.disable('etag');
-  app.use(assignRequestId, httpMetrics(`${name}-subgraph`, ['/graphql']), traceRequests(`${name}-subgraph`, ['/graphql']));
+  app.use(
+    assignRequestId,
+    httpMetrics(`${name}-subgraph`, ['/graphql']),
+    traceRequests(`${name}-subgraph`, ['/graphql']),
+  );
   let shuttingDown = false;
   let isReady: (() => Promise<boolean>) | undefined;
   let graphql: express.RequestHandler | undefined;
@@ -144,7 +169,14 @@ export async function openSubgraphPort(options: Pick<SubgraphServerOptions<BaseC
   app.use('/graphql', (req, res, next) => {
     if (graphql) return graphql(req, res, next);
     const starting = serviceUnavailable();
-    res.status(503).set('retry-after', String(starting.retryAfter)).json({ errors: [{ message: 'The service is starting: its database is not ready yet', extensions: starting.extensions }] });
+    res
+      .status(503)
+      .set('retry-after', String(starting.retryAfter))
+      .json({
+        errors: [
+          { message: 'The service is starting: its database is not ready yet', extensions: starting.extensions },
+        ],
+      });
   });
   app.use(graphqlRequestErrorHandler(log));
   // SUBGRAPH_HOST, loopback by default: only the gateway calls a subgraph (production wants SUBGRAPH_TOKEN beyond loopback).
@@ -154,7 +186,9 @@ export async function openSubgraphPort(options: Pick<SubgraphServerOptions<BaseC
   return {
     ...running,
     faults,
-    async serve<Context extends BaseContext>(served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>) {
+    async serve<Context extends BaseContext>(
+      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+    ) {
       const server = new ApolloServer<Context>({
         schema: served.schema,
         // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
@@ -187,7 +221,13 @@ export async function openSubgraphPort(options: Pick<SubgraphServerOptions<BaseC
         resumeTrace,
         expressMiddleware(server, {
           context: async ({ req }) =>
-            served.context({ headers: req.headers, id: req.id, client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)) }).catch(unavailableContext),
+            served
+              .context({
+                headers: req.headers,
+                id: req.id,
+                client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)),
+              })
+              .catch(unavailableContext),
         }),
       );
       graphql = handlers;
@@ -219,7 +259,10 @@ export interface ServiceRuntime {
  * The one skeleton of a subgraph service: its database (entities and migrations), its schema
  * (`<service>.subgraph.ts`), its runtime and how one request's context is made on it.
  */
-export interface SubgraphServiceOptions<Runtime extends ServiceRuntime, Context extends BaseContext> extends SubgraphListenOptions {
+export interface SubgraphServiceOptions<
+  Runtime extends ServiceRuntime,
+  Context extends BaseContext,
+> extends SubgraphListenOptions {
   service: DatabaseOptions['service'];
   entities: DatabaseOptions['entities'];
   migrations: DatabaseOptions['migrations'];
@@ -251,7 +294,10 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
   // closing the pool waits for it: the close is bounded, so shutdown after an outage still ends.
   const closeDatabase = async (opened: Orm) => {
     if (!(await answersWithin(() => opened.close().then(() => true), DATABASE_CLOSE_TIMEOUT_MS))) {
-      logger.warn({ service: options.service }, `database pool not closed within ${DATABASE_CLOSE_TIMEOUT_MS} ms (a connection lost in an outage); leaving it`);
+      logger.warn(
+        { service: options.service },
+        `database pool not closed within ${DATABASE_CLOSE_TIMEOUT_MS} ms (a connection lost in an outage); leaving it`,
+      );
     }
   };
   const closeAll = async () => {
@@ -261,16 +307,36 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
   };
   try {
     const database = await untilDatabaseAnswers(config, logger.child({ component: `${options.service}-db` }), () =>
-      openDatabase(config, logger, { service: options.service, entities: options.entities, migrations: options.migrations, onQuery: options.onQuery }),
+      openDatabase(config, logger, {
+        service: options.service,
+        entities: options.entities,
+        migrations: options.migrations,
+        onQuery: options.onQuery,
+      }),
     );
     orm = database;
     const serviceRuntime = await options.runtime(database);
     runtime = serviceRuntime;
     const { guarded } = await buildFederatedSchema(options.definition);
     const contextOf = (req: SubgraphRequest) => options.context(serviceRuntime, database.em.fork(), req);
-    await port.serve({ schema: guarded, context: contextOf, isReady: () => answersWithin(() => databaseAnswers(database)) });
-    const local = localSubgraph(guarded, contextOf, { faults: port.faults, log: logger.child({ component: `${options.service}-subgraph` }), part: `${options.service}-subgraph` });
-    return { name: `${options.service}-subgraph`, url: port.url, orm: database, runtime: serviceRuntime, local, close: closeAll };
+    await port.serve({
+      schema: guarded,
+      context: contextOf,
+      isReady: () => answersWithin(() => databaseAnswers(database)),
+    });
+    const local = localSubgraph(guarded, contextOf, {
+      faults: port.faults,
+      log: logger.child({ component: `${options.service}-subgraph` }),
+      part: `${options.service}-subgraph`,
+    });
+    return {
+      name: `${options.service}-subgraph`,
+      url: port.url,
+      orm: database,
+      runtime: serviceRuntime,
+      local,
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll();
     throw error;

@@ -6,7 +6,12 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function dateFormatter(timezone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timezone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    formatter = new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
     formatters.set(timezone, formatter);
   }
   return formatter;
@@ -32,14 +37,19 @@ export function localDateOf(instant: Date, timezone: string): string {
 export function checkCalendarDate(value: string, field: string): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
-  if (!date || date.toISOString().slice(0, 10) !== value) throw AppError.badInput(field, 'must be a calendar date YYYY-MM-DD');
+  if (!date || date.toISOString().slice(0, 10) !== value)
+    throw AppError.badInput(field, 'must be a calendar date YYYY-MM-DD');
   return value;
 }
 
 /** Every calendar date from `from` to `to`, both included. */
 export function datesBetween(from: string, to: string): string[] {
   const dates: string[] = [];
-  for (let day = new Date(`${from}T00:00:00Z`); day.toISOString().slice(0, 10) <= to; day.setUTCDate(day.getUTCDate() + 1)) {
+  for (
+    let day = new Date(`${from}T00:00:00Z`);
+    day.toISOString().slice(0, 10) <= to;
+    day.setUTCDate(day.getUTCDate() + 1)
+  ) {
     dates.push(day.toISOString().slice(0, 10));
   }
   return dates;
@@ -53,9 +63,13 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}
  * (the gateway cannot check a scalar only the subgraph knows). `undefined` stays `undefined`
  * (field omitted) and null stays null (field cleared).
  */
-export function parseInstant<T extends string | null | undefined>(value: T, field: string): T extends string ? Date : T {
+export function parseInstant<T extends string | null | undefined>(
+  value: T,
+  field: string,
+): T extends string ? Date : T {
   if (value === undefined || value === null) return value as never;
   const time = INSTANT.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(time)) throw AppError.badInput(field, 'must be an ISO 8601 timestamp with a zone, e.g. 2030-01-31T09:00:00+01:00');
+  if (Number.isNaN(time))
+    throw AppError.badInput(field, 'must be an ISO 8601 timestamp with a zone, e.g. 2030-01-31T09:00:00+01:00');
   return new Date(time) as never;
 }

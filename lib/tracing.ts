@@ -1,5 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
@@ -49,7 +58,10 @@ export async function startTracing(config: Config, logger: Logger, serviceName: 
   sdk.start();
   enabled = true;
   logger.child({ component: 'tracing' }).info(
-    { endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? serviceName },
+    {
+      endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT,
+      serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
+    },
     'tracing on: spans go to the OTLP endpoint',
   );
   const provider = trace.getTracerProvider() as { getDelegate?(): { forceFlush?(): Promise<void> } };
@@ -94,7 +106,14 @@ export function traceRequests(part: string, mounts: readonly string[] = []) {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(
       `${req.method} ${part}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'platform.part': part, 'platform.request_id': typeof req.id === 'string' ? req.id : '' } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': req.method,
+          'platform.part': part,
+          'platform.request_id': typeof req.id === 'string' ? req.id : '',
+        },
+      },
       parent,
     );
     const active = trace.setSpan(parent, span);
@@ -151,7 +170,11 @@ export function untraced<T>(work: () => Promise<T>): Promise<T> {
  * active span (a readiness check's `select 1`, migrations, background jobs) it makes none: such
  * work would otherwise become a trace of one span each.
  */
-export async function inChildSpan<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
+export async function inChildSpan<T>(
+  name: string,
+  attributes: Record<string, string | number>,
+  work: () => Promise<T>,
+): Promise<T> {
   if (!enabled || !trace.getSpan(context.active())) return work();
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
@@ -173,7 +196,11 @@ export async function inChildSpan<T>(name: string, attributes: Record<string, st
  */
 const operationSpans = new WeakMap<object, Context>();
 
-export function startOperationSpan(contextValue: object, name: string, attributes: Record<string, string>): Span | undefined {
+export function startOperationSpan(
+  contextValue: object,
+  name: string,
+  attributes: Record<string, string>,
+): Span | undefined {
   if (!enabled) return undefined;
   const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes });
   operationSpans.set(contextValue, trace.setSpan(context.active(), span));
@@ -188,7 +215,9 @@ export function startOperationSpan(contextValue: object, name: string, attribute
  */
 export function traceResolvers(schema: GraphQLSchema): GraphQLSchema {
   if (!enabled) return schema;
-  const rootTypes = new Set([schema.getQueryType(), schema.getMutationType()].filter(Boolean).map((type) => type?.name));
+  const rootTypes = new Set(
+    [schema.getQueryType(), schema.getMutationType()].filter(Boolean).map((type) => type?.name),
+  );
   return mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const resolve: GraphQLFieldResolver<unknown, unknown> = field.resolve ?? defaultFieldResolver;
@@ -198,8 +227,15 @@ export function traceResolvers(schema: GraphQLSchema): GraphQLSchema {
         ...field,
         resolve: (source, args, contextValue: unknown, info) => {
           if (!enabled) return resolve(source, args, contextValue, info);
-          const parent = (contextValue !== null && typeof contextValue === 'object' ? operationSpans.get(contextValue) : undefined) ?? context.active();
-          const span = tracer.startSpan(name, { attributes: { 'graphql.field.type': typeName, 'graphql.field.name': fieldName } }, parent);
+          const parent =
+            (contextValue !== null && typeof contextValue === 'object'
+              ? operationSpans.get(contextValue)
+              : undefined) ?? context.active();
+          const span = tracer.startSpan(
+            name,
+            { attributes: { 'graphql.field.type': typeName, 'graphql.field.name': fieldName } },
+            parent,
+          );
           let result: unknown;
           try {
             result = context.with(trace.setSpan(parent, span), () => resolve(source, args, contextValue, info));

@@ -78,20 +78,33 @@ export function sweepBefore(now: Date): Date {
  * does not allow, or a size that is not a whole number of bytes from 1 to `maxBytes`, is refused
  * (400, or 413 over the limit), naming the field.
  */
-export function checkDeclaration(policy: UploadPolicy, declared: { contentType: string | null | undefined; size?: number | null }): string {
+export function checkDeclaration(
+  policy: UploadPolicy,
+  declared: { contentType: string | null | undefined; size?: number | null },
+): string {
   const contentType = normalizeContentType(String(declared.contentType ?? '')) || 'application/octet-stream';
   if (policy.allowedTypes ? !policy.allowedTypes.includes(contentType) : !MEDIA_TYPE.test(contentType)) {
-    throw AppError.badInput('contentType', policy.allowedTypes ? `must be one of ${policy.allowedTypes.join(', ')}` : 'must be a media type such as text/plain');
+    throw AppError.badInput(
+      'contentType',
+      policy.allowedTypes
+        ? `must be one of ${policy.allowedTypes.join(', ')}`
+        : 'must be a media type such as text/plain',
+    );
   }
   if (declared.size !== undefined && declared.size !== null) {
-    if (!Number.isInteger(declared.size) || declared.size < 1) throw AppError.badInput('size', 'must be a whole number of bytes, at least 1');
+    if (!Number.isInteger(declared.size) || declared.size < 1)
+      throw AppError.badInput('size', 'must be a whole number of bytes, at least 1');
     if (declared.size > policy.maxBytes) throw tooLarge('size', policy.maxBytes);
   }
   return contentType;
 }
 
 /** A URL for the bytes of `declared`, writing its staging key and closed once it is committed. */
-export function presignUpload(storage: ObjectStorage, declared: DeclaredUpload & { size: number }, options: { expiresInSeconds: number; baseUrl: string }): Promise<PresignedUpload> {
+export function presignUpload(
+  storage: ObjectStorage,
+  declared: DeclaredUpload & { size: number },
+  options: { expiresInSeconds: number; baseUrl: string },
+): Promise<PresignedUpload> {
   return storage.presignPut(stagingKeyOf(declared.key), {
     contentType: declared.contentType,
     size: declared.size,
@@ -116,30 +129,47 @@ export async function commitUpload(
   options: { sha256?: string | null; hash?: boolean } = {},
 ): Promise<CommittedUpload> {
   if (declared.expiresAt && declared.expiresAt < sweepBefore(new Date())) {
-    throw new AppError(ErrorCode.CONFLICT, 'The upload expired before it was committed; ask for a new one', { details: { state: 'expired' } });
+    throw new AppError(ErrorCode.CONFLICT, 'The upload expired before it was committed; ask for a new one', {
+      details: { state: 'expired' },
+    });
   }
   const staging = stagingKeyOf(declared.key);
   if ((await storage.size(staging)) === null) {
-    if ((await storage.size(declared.key)) !== null) throw new AppError(ErrorCode.CONFLICT, 'The upload has already been committed', { details: { state: 'committed' } });
-    throw new AppError(ErrorCode.CONFLICT, 'The file has not been uploaded yet; send its bytes to the upload URL first', { details: { state: 'awaiting-upload' } });
+    if ((await storage.size(declared.key)) !== null)
+      throw new AppError(ErrorCode.CONFLICT, 'The upload has already been committed', {
+        details: { state: 'committed' },
+      });
+    throw new AppError(
+      ErrorCode.CONFLICT,
+      'The file has not been uploaded yet; send its bytes to the upload URL first',
+      { details: { state: 'awaiting-upload' } },
+    );
   }
   // The bytes are taken out of the URL's reach first, into a key of this commit alone: what is checked
   // below is exactly what moves into place, whatever is sent to the URL meanwhile.
   const snapshot = `${staging}.commit-${randomToken(9)}`;
   await storage.move(staging, snapshot).catch((error: unknown) => {
-    throw error instanceof AppError && error.code === ErrorCode.NOT_FOUND ? new AppError(ErrorCode.CONFLICT, 'Another commit of this upload is under way', { details: { state: 'committing' } }) : error;
+    throw error instanceof AppError && error.code === ErrorCode.NOT_FOUND
+      ? new AppError(ErrorCode.CONFLICT, 'Another commit of this upload is under way', {
+          details: { state: 'committing' },
+        })
+      : error;
   });
   try {
     const size = (await storage.size(snapshot)) ?? 0;
-    if (declared.size !== null && size !== declared.size) throw AppError.badInput('size', `the uploaded file has ${size} bytes; ${declared.size} were declared`);
+    if (declared.size !== null && size !== declared.size)
+      throw AppError.badInput('size', `the uploaded file has ${size} bytes; ${declared.size} were declared`);
     if (size > policy.maxBytes) throw tooLarge('file', policy.maxBytes);
     if (size === 0) throw AppError.badInput('file', 'must not be empty');
     const wantHash = Boolean(options.hash || options.sha256);
-    const { head, sha256 } = wantHash ? await readAll(storage, snapshot) : { head: await storage.readStart(snapshot, SIGNATURE_BYTES), sha256: null };
+    const { head, sha256 } = wantHash
+      ? await readAll(storage, snapshot)
+      : { head: await storage.readStart(snapshot, SIGNATURE_BYTES), sha256: null };
     if (isCheckable(declared.contentType) && !looksLike(declared.contentType, head)) {
       throw AppError.badInput('contentType', `the uploaded bytes are not ${declared.contentType}`);
     }
-    if (options.sha256 && options.sha256.toLowerCase() !== sha256) throw AppError.badInput('sha256', 'does not match the uploaded bytes');
+    if (options.sha256 && options.sha256.toLowerCase() !== sha256)
+      throw AppError.badInput('sha256', 'does not match the uploaded bytes');
     await storage.move(snapshot, declared.key);
     // Whatever reached the URL while this commit ran is no one's.
     await storage.delete(staging).catch(() => undefined);
@@ -182,20 +212,34 @@ export async function sweepReservations<Row extends Reservation>(
   pending: FilterQuery<Row>,
   now = new Date(),
 ): Promise<number> {
-  const expired = await em.find(entity, { $and: [pending, { uploadExpiresAt: { $lt: sweepBefore(now) } }] } as FilterQuery<Row>, {
-    limit: SWEEP_BATCH,
-    orderBy: { uploadExpiresAt: 'asc' } as OrderDefinition<Row>,
-  });
+  const expired = await em.find(
+    entity,
+    { $and: [pending, { uploadExpiresAt: { $lt: sweepBefore(now) } }] } as FilterQuery<Row>,
+    {
+      limit: SWEEP_BATCH,
+      orderBy: { uploadExpiresAt: 'asc' } as OrderDefinition<Row>,
+    },
+  );
   if (!expired.length) return 0;
-  await dropUploadBytes(storage, expired.map((row) => row.storageKey));
-  return em.nativeDelete(entity, { $and: [pending, { id: { $in: expired.map((row) => row.id) } }] } as FilterQuery<Row>);
+  await dropUploadBytes(
+    storage,
+    expired.map((row) => row.storageKey),
+  );
+  return em.nativeDelete(entity, {
+    $and: [pending, { id: { $in: expired.map((row) => row.id) } }],
+  } as FilterQuery<Row>);
 }
 
 /**
  * Runs `sweep` every `everyMs` in the background until stopped (each service's runtime starts one and
  * stops it on close). The first round waits a full period: a starting process has better things to do.
  */
-export function startUploadSweeper(options: { name: string; logger: Logger; sweep: (now: Date) => Promise<number>; everyMs?: number }): { stop(): Promise<void> } {
+export function startUploadSweeper(options: {
+  name: string;
+  logger: Logger;
+  sweep: (now: Date) => Promise<number>;
+  everyMs?: number;
+}): { stop(): Promise<void> } {
   const log = options.logger.child({ component: `${options.name}-upload-sweep` });
   const stopping = new AbortController();
   // Housekeeping, not a request: no trace of its own.

@@ -18,7 +18,11 @@ export async function openApiDocuments(): Promise<Record<string, OpenApiDocument
   try {
     const config = loadConfig({ DATA_DIR: dataDir });
     const client = httpClient(`http://127.0.0.1:${config.ports.gateway}/graphql`);
-    return { social: await socialOpenApi(config, client), surveys: surveysOpenApi(config, client), contacts: contactsOpenApi(config, client) };
+    return {
+      social: await socialOpenApi(config, client),
+      surveys: surveysOpenApi(config, client),
+      contacts: contactsOpenApi(config, client),
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

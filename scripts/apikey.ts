@@ -41,19 +41,29 @@ interface ApiKeyAnswers {
   revokeApiKey: ApiKeyView;
 }
 
-type Command = { command: 'create'; name: string; scopes: string[]; brandIds: string[] } | { command: 'list' } | { command: 'revoke'; id: string };
+type Command =
+  | { command: 'create'; name: string; scopes: string[]; brandIds: string[] }
+  | { command: 'list' }
+  | { command: 'revoke'; id: string };
 
 /**
  * Runs the command through a running gateway as the user (a development-issuer token), so it
  * works while `npm start` holds the embedded database. Null when no gateway answers.
  */
-async function throughGateway(config: Config, sub: string, command: Command): Promise<{ key?: string; keys: ApiKeyView[] } | null> {
+async function throughGateway(
+  config: Config,
+  sub: string,
+  command: Command,
+): Promise<{ key?: string; keys: ApiKeyView[] } | null> {
   const url = config.env.GATEWAY_URL ?? `http://127.0.0.1:${config.ports.gateway}/graphql`;
   const identity = await Identity.create(config);
   if (!identity.canSign) return null;
   const [query, variables] =
     command.command === 'create'
-      ? [`mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${API_KEY_FIELDS} } } }`, { input: { name: command.name, scopes: command.scopes, brandIds: command.brandIds } }]
+      ? [
+          `mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${API_KEY_FIELDS} } } }`,
+          { input: { name: command.name, scopes: command.scopes, brandIds: command.brandIds } },
+        ]
       : command.command === 'list'
         ? [`{ apiKeys { ${API_KEY_FIELDS} } }`, {}]
         : [`mutation ($id: ID!) { revokeApiKey(id: $id) { ${API_KEY_FIELDS} } }`, { id: command.id }];
@@ -78,12 +88,20 @@ async function throughGateway(config: Config, sub: string, command: Command): Pr
 /** Opens the social database in this process (the platform is not running). */
 async function directly(config: Config, sub: string, command: Command): Promise<{ key?: string; keys: ApiKeyView[] }> {
   const logger = createLogger({ env: { ...config.env, LOG_LEVEL: 'warn' } }, process.stderr);
-  const orm = await openDatabase(config, logger, { service: 'social', entities: socialEntities, migrations: socialMigrations });
+  const orm = await openDatabase(config, logger, {
+    service: 'social',
+    entities: socialEntities,
+    migrations: socialMigrations,
+  });
   try {
     // The operator acts as the user with a full-scope bearer credential, as `npm run token` would give.
     const keys = new ApiKeyService(orm.em.fork(), Reach.of({ userId: sub, scopes: null, via: 'bearer' }));
     if (command.command === 'create') {
-      const { key, apiKey } = await keys.create({ name: command.name, scopes: command.scopes, brandIds: command.brandIds });
+      const { key, apiKey } = await keys.create({
+        name: command.name,
+        scopes: command.scopes,
+        brandIds: command.brandIds,
+      });
       return { key, keys: [apiKey] };
     }
     if (command.command === 'list') return { keys: await keys.list() };
@@ -116,9 +134,19 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const config = loadConfig();
-  const list = (text: string | undefined) => (text ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  const list = (text: string | undefined) =>
+    (text ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   let request: Command;
-  if (command === 'create') request = { command, name: values.name ?? `cli ${new Date().toISOString()}`, scopes: list(values.scopes), brandIds: list(values.brands) };
+  if (command === 'create')
+    request = {
+      command,
+      name: values.name ?? `cli ${new Date().toISOString()}`,
+      scopes: list(values.scopes),
+      brandIds: list(values.brands),
+    };
   else if (command === 'list') request = { command };
   else {
     if (!values.id) throw AppError.badInput('id', 'is required');
@@ -128,13 +156,19 @@ async function main(): Promise<void> {
   const brands = (apiKey: ApiKeyView) => apiKey.brandIds?.join(',') ?? 'brand:*';
   if (request.command === 'create') {
     const apiKey = result.keys[0];
-    console.error(`API key ${apiKey.id} (${apiKey.name}) for ${values.sub}: scopes ${apiKey.scopes.join(',')}; brands ${brands(apiKey)}`);
+    console.error(
+      `API key ${apiKey.id} (${apiKey.name}) for ${values.sub}: scopes ${apiKey.scopes.join(',')}; brands ${brands(apiKey)}`,
+    );
     console.error('Store the key now; it is not shown again. Send it as the X-API-Key header.');
     process.stdout.write(`${result.key}\n`);
   } else if (request.command === 'list') {
     for (const apiKey of result.keys) {
-      const state = apiKey.revokedAt ? `revoked ${new Date(apiKey.revokedAt).toISOString()}` : `last used ${apiKey.lastUsedAt ? new Date(apiKey.lastUsedAt).toISOString() : 'never'}`;
-      console.log(`${apiKey.id}  ${apiKey.prefix}…  ${apiKey.name}  [${apiKey.scopes.join(',')}]  ${brands(apiKey)}  ${state}`);
+      const state = apiKey.revokedAt
+        ? `revoked ${new Date(apiKey.revokedAt).toISOString()}`
+        : `last used ${apiKey.lastUsedAt ? new Date(apiKey.lastUsedAt).toISOString() : 'never'}`;
+      console.log(
+        `${apiKey.id}  ${apiKey.prefix}…  ${apiKey.name}  [${apiKey.scopes.join(',')}]  ${brands(apiKey)}  ${state}`,
+      );
     }
   } else {
     console.log(`revoked ${result.keys[0].id}`);

@@ -9,12 +9,33 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import stringify from 'json-stringify-nice';
 
 /** npm's key order for a lockfile (`swKeyOrder` in @npmcli/arborist); other keys follow in English locale order. */
-const NPM_LOCK_KEY_ORDER = ['name', 'version', 'lockfileVersion', 'resolved', 'integrity', 'requires', 'packages', 'dependencies'];
+const NPM_LOCK_KEY_ORDER = [
+  'name',
+  'version',
+  'lockfileVersion',
+  'resolved',
+  'integrity',
+  'requires',
+  'packages',
+  'dependencies',
+];
 
 const file = process.argv[2] ?? new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const packages = lock.packages;
-const OS = ['darwin', 'linux', 'win32', 'android', 'freebsd', 'openharmony', 'sunos', 'aix', 'netbsd', 'openbsd', 'wasm32'];
+const OS = [
+  'darwin',
+  'linux',
+  'win32',
+  'android',
+  'freebsd',
+  'openharmony',
+  'sunos',
+  'aix',
+  'netbsd',
+  'openbsd',
+  'wasm32',
+];
 const CPU = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'wasm32'];
 
 let added = 0;

@@ -54,7 +54,10 @@ function newestSourceTime() {
 function build() {
   const startedAt = new Date();
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
   // The time the build started: a source saved while it ran still counts as changed next time.
   writeFileSync(stamp, `${startedAt.toISOString()}\n`);

@@ -22,19 +22,27 @@ const PARTS: Record<string, (deps: Deps) => Promise<RunningPart>> = {
   'social-subgraph': (deps) => startSocialSubgraph(deps, { port: deps.config.ports.socialSubgraph }),
   'surveys-subgraph': (deps) => startSurveysSubgraph(deps, { port: deps.config.ports.surveysSubgraph }),
   'contacts-subgraph': (deps) => startContactsSubgraph(deps, { port: deps.config.ports.contactsSubgraph }),
-  'gateway': (deps) => startGateway(deps, { port: deps.config.ports.gateway, subgraphUrls: subgraphUrls(deps.config) }),
-  'social-rest': (deps) => startSocialRest(deps, { port: deps.config.ports.socialRest, client: gatewayClient(deps.config) }),
-  'surveys-rest': (deps) => startSurveysRest(deps, { port: deps.config.ports.surveysRest, client: gatewayClient(deps.config) }),
-  'contacts-rest': (deps) => startContactsRest(deps, { port: deps.config.ports.contactsRest, client: gatewayClient(deps.config) }),
+  gateway: (deps) => startGateway(deps, { port: deps.config.ports.gateway, subgraphUrls: subgraphUrls(deps.config) }),
+  'social-rest': (deps) =>
+    startSocialRest(deps, { port: deps.config.ports.socialRest, client: gatewayClient(deps.config) }),
+  'surveys-rest': (deps) =>
+    startSurveysRest(deps, { port: deps.config.ports.surveysRest, client: gatewayClient(deps.config) }),
+  'contacts-rest': (deps) =>
+    startContactsRest(deps, { port: deps.config.ports.contactsRest, client: gatewayClient(deps.config) }),
 };
 
 function subgraphUrls(config: Config): Record<string, string> {
-  const urls = { social: config.env.SOCIAL_SUBGRAPH_URL, surveys: config.env.SURVEYS_SUBGRAPH_URL, contacts: config.env.CONTACTS_SUBGRAPH_URL };
+  const urls = {
+    social: config.env.SOCIAL_SUBGRAPH_URL,
+    surveys: config.env.SURVEYS_SUBGRAPH_URL,
+    contacts: config.env.CONTACTS_SUBGRAPH_URL,
+  };
   return Object.fromEntries(Object.entries(urls).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function gatewayClient(config: Config) {
-  if (!config.env.GATEWAY_URL) throw new Error('GATEWAY_URL is required for a REST adapter running apart from the gateway');
+  if (!config.env.GATEWAY_URL)
+    throw new Error('GATEWAY_URL is required for a REST adapter running apart from the gateway');
   return httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN);
 }
 

@@ -19,7 +19,11 @@ import type { SurveysRuntime } from '../subgraphs/surveys/surveys.runtime.js';
 export interface Platform {
   identity: Identity;
   gateway: RunningGateway;
-  subgraphs: { social: RunningSubgraph<SocialRuntime>; surveys: RunningSubgraph<SurveysRuntime>; contacts: RunningSubgraph<ContactsRuntime> };
+  subgraphs: {
+    social: RunningSubgraph<SocialRuntime>;
+    surveys: RunningSubgraph<SurveysRuntime>;
+    contacts: RunningSubgraph<ContactsRuntime>;
+  };
   rest: { social: RunningPart; surveys: RunningPart; contacts: RunningPart };
   /** Stops everything: REST adapters, then the gateway, then subgraphs (servers, then databases). */
   close(): Promise<void>;
@@ -51,16 +55,28 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
       startContactsSubgraph(deps, { port: config.ports.contactsSubgraph, onQuery: observe('contacts') }).then(track),
     ]);
     // A subgraph of this process is executed in it (no HTTP); one `*_SUBGRAPH_URL` sends its calls elsewhere.
-    const elsewhere = { social: config.env.SOCIAL_SUBGRAPH_URL, surveys: config.env.SURVEYS_SUBGRAPH_URL, contacts: config.env.CONTACTS_SUBGRAPH_URL };
+    const elsewhere = {
+      social: config.env.SOCIAL_SUBGRAPH_URL,
+      surveys: config.env.SURVEYS_SUBGRAPH_URL,
+      contacts: config.env.CONTACTS_SUBGRAPH_URL,
+    };
     const here = { social, surveys, contacts };
     const gateway = track(
       await startGateway(deps, {
         port: config.ports.gateway,
-        subgraphUrls: Object.fromEntries(Object.entries(here).map(([name, subgraph]) => [name, elsewhere[name as keyof typeof here] ?? subgraph.url])),
-        localSubgraphs: Object.fromEntries(Object.entries(here).filter(([name]) => !elsewhere[name as keyof typeof here]).map(([name, subgraph]) => [name, subgraph.local])),
+        subgraphUrls: Object.fromEntries(
+          Object.entries(here).map(([name, subgraph]) => [name, elsewhere[name as keyof typeof here] ?? subgraph.url]),
+        ),
+        localSubgraphs: Object.fromEntries(
+          Object.entries(here)
+            .filter(([name]) => !elsewhere[name as keyof typeof here])
+            .map(([name, subgraph]) => [name, subgraph.local]),
+        ),
       }),
     );
-    const client = config.env.GATEWAY_URL ? httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN) : gateway.client;
+    const client = config.env.GATEWAY_URL
+      ? httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN)
+      : gateway.client;
     const [socialRest, surveysRest, contactsRest] = await Promise.all([
       startSocialRest(deps, { port: config.ports.socialRest, client }).then(track),
       startSurveysRest(deps, { port: config.ports.surveysRest, client }).then(track),

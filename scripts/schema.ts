@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   writeFileSync(path.join(dir, 'supergraph.graphql'), supergraphSdl);
   // Kustomize reads files only below its own folder: the supergraph ConfigMap is made from this copy.
   writeFileSync(path.join(PROJECT_ROOT, KUBERNETES_SUPERGRAPH), supergraphSdl);
-  console.log(`wrote ${subgraphs.map(({ name }) => `schema/${name}.graphql`).join(', ')}, schema/supergraph.graphql and ${KUBERNETES_SUPERGRAPH}`);
+  console.log(
+    `wrote ${subgraphs.map(({ name }) => `schema/${name}.graphql`).join(', ')}, schema/supergraph.graphql and ${KUBERNETES_SUPERGRAPH}`,
+  );
 
   const operationTypes = await generateOperationTypes();
   for (const { filename, content } of operationTypes) writeFileSync(path.join(PROJECT_ROOT, filename), content);
@@ -38,8 +40,13 @@ async function main(): Promise<void> {
 
   const documents = await openApiDocuments();
   mkdirSync(path.join(dir, 'openapi'), { recursive: true });
-  for (const [name, document] of Object.entries(documents)) writeFileSync(path.join(dir, 'openapi', `${name}.json`), openApiText(document));
-  console.log(`wrote ${Object.keys(documents).map((name) => `schema/openapi/${name}.json`).join(', ')}`);
+  for (const [name, document] of Object.entries(documents))
+    writeFileSync(path.join(dir, 'openapi', `${name}.json`), openApiText(document));
+  console.log(
+    `wrote ${Object.keys(documents)
+      .map((name) => `schema/openapi/${name}.json`)
+      .join(', ')}`,
+  );
 }
 
 main().catch((error: unknown) => {

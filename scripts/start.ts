@@ -19,21 +19,26 @@ cleanly. Settings come from the environment (README, Configuration), e.g. GATEWA
 /** `npm start`: every subgraph, the gateway and every REST adapter in one process, or in each of several workers. */
 const primaryConfig = cluster.isPrimary ? configOrExit() : undefined;
 if (primaryConfig && primaryConfig.workers > 1) void runWorkers(primaryConfig, createLogger(primaryConfig));
-else void runMain('The platform', async (config, logger) => {
-  const platform = await startPlatform(config, logger);
-  const lines = [
-    `gateway (GraphQL, Sandbox)  ${platform.gateway.url}`,
-    ...(config.isProduction ? [] : [`GraphiQL (works offline)    ${platform.gateway.url.replace(/\/graphql$/, '/graphiql')}`]),
-    `social REST                 ${platform.rest.social.url}`,
-    `surveys REST                ${platform.rest.surveys.url}`,
-    `contacts REST               ${platform.rest.contacts.url}`,
-    `social subgraph             ${platform.subgraphs.social.url}`,
-    `surveys subgraph            ${platform.subgraphs.surveys.url}`,
-    `contacts subgraph           ${platform.subgraphs.contacts.url}`,
-  ];
-  const database = config.env.DATABASE_URL ? `PostgreSQL, ${config.workers} worker${config.workers > 1 ? 's' : ''}` : `embedded PGlite in ${config.dataDir}`;
-  // In a cluster every worker serves the same ports; the first says so for all.
-  const number = Number(process.env[WORKER_NUMBER] ?? 1);
-  if (number === 1) console.log(`\nPlatform running (${database}):\n  ${lines.join('\n  ')}\n`);
-  return platform;
-});
+else
+  void runMain('The platform', async (config, logger) => {
+    const platform = await startPlatform(config, logger);
+    const lines = [
+      `gateway (GraphQL, Sandbox)  ${platform.gateway.url}`,
+      ...(config.isProduction
+        ? []
+        : [`GraphiQL (works offline)    ${platform.gateway.url.replace(/\/graphql$/, '/graphiql')}`]),
+      `social REST                 ${platform.rest.social.url}`,
+      `surveys REST                ${platform.rest.surveys.url}`,
+      `contacts REST               ${platform.rest.contacts.url}`,
+      `social subgraph             ${platform.subgraphs.social.url}`,
+      `surveys subgraph            ${platform.subgraphs.surveys.url}`,
+      `contacts subgraph           ${platform.subgraphs.contacts.url}`,
+    ];
+    const database = config.env.DATABASE_URL
+      ? `PostgreSQL, ${config.workers} worker${config.workers > 1 ? 's' : ''}`
+      : `embedded PGlite in ${config.dataDir}`;
+    // In a cluster every worker serves the same ports; the first says so for all.
+    const number = Number(process.env[WORKER_NUMBER] ?? 1);
+    if (number === 1) console.log(`\nPlatform running (${database}):\n  ${lines.join('\n  ')}\n`);
+    return platform;
+  });

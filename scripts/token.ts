@@ -31,7 +31,10 @@ async function main(): Promise<void> {
     console.error('IDENTITY_JWKS_URL is set: tokens come from that identity service, not from here');
     process.exit(1);
   }
-  const scopes = values.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const scopes = values.scopes
+    ?.split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean);
   process.stdout.write(`${await identity.sign({ sub: values.sub, scopes, email: values.email }, values.expires)}\n`);
 }
 

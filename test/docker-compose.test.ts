@@ -33,7 +33,9 @@ function interpolate(value: string, variables: Record<string, string>): string {
 
 /** `KEY=value` lines of .env.example. */
 function envExample(): Record<string, string> {
-  const lines = read('.env.example').split('\n').filter((line) => /^\w+=/.test(line));
+  const lines = read('.env.example')
+    .split('\n')
+    .filter((line) => /^\w+=/.test(line));
   return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
 }
 
@@ -61,14 +63,30 @@ describe('docker-compose.yml', () => {
   };
   const parts = { ...published, ...subgraphs };
   const platformServices = Object.entries(services).filter(([, service]) => service.image === 'federated-platform');
-  const secrets = { POSTGRES_PASSWORD: 'pg-secret', S3_ACCESS_KEY_ID: 'platform-key', S3_SECRET_ACCESS_KEY: 's3-secret-1', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), SUBGRAPH_TOKEN: 'a-shared-subgraph-secret' };
+  const secrets = {
+    POSTGRES_PASSWORD: 'pg-secret',
+    S3_ACCESS_KEY_ID: 'platform-key',
+    S3_SECRET_ACCESS_KEY: 's3-secret-1',
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    SUBGRAPH_TOKEN: 'a-shared-subgraph-secret',
+  };
   /** The identity decision .env.example leaves to the operator (DEV_IDENTITY or IDENTITY_*). */
   const decisions = { DEV_IDENTITY: 'allow' };
   const variables = { ...envExample(), ...secrets, ...decisions };
 
   it('brings up every real part the platform uses', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['postgres', 'redis', 'minio', 'minio-bucket', 'mailpit', 'migrate', 'worker', 'hive-gateway', ...Object.keys(parts)].sort(),
+      [
+        'postgres',
+        'redis',
+        'minio',
+        'minio-bucket',
+        'mailpit',
+        'migrate',
+        'worker',
+        'hive-gateway',
+        ...Object.keys(parts),
+      ].sort(),
     );
     expect(services.minio.image).toMatch(/^minio\/minio:RELEASE\./);
     expect(services['minio-bucket'].image).toMatch(/^minio\/mc:RELEASE\./);
@@ -89,7 +107,8 @@ describe('docker-compose.yml', () => {
       expect(env.SMTP_URL).toBe('smtp://mailpit:1025');
       expect(env.PUBLISH_WORKER).toBe(name === 'worker' ? 'on' : 'off');
     }
-    for (const name of Object.keys(parts)) expect(services[name].command).toEqual(['node', 'dist/scripts/part.js', name]);
+    for (const name of Object.keys(parts))
+      expect(services[name].command).toEqual(['node', 'dist/scripts/part.js', name]);
     expect(services.migrate.command).toEqual(['node', 'dist/scripts/migrate.js']);
     expect(services.worker.command).toEqual(['node', 'dist/scripts/worker.js']);
     for (const name of [...Object.keys(subgraphs), 'worker']) {
@@ -98,7 +117,9 @@ describe('docker-compose.yml', () => {
         'minio-bucket': { condition: 'service_completed_successfully' },
       });
     }
-    expect(services.gateway.depends_on).toEqual(Object.fromEntries(Object.keys(subgraphs).map((name) => [name, { condition: 'service_healthy' }])));
+    expect(services.gateway.depends_on).toEqual(
+      Object.fromEntries(Object.keys(subgraphs).map((name) => [name, { condition: 'service_healthy' }])),
+    );
   });
 
   it('publishes the gateway and REST ports, and no subgraph port', () => {
@@ -111,11 +132,21 @@ describe('docker-compose.yml', () => {
     // Every part serves GET /metrics on METRICS_PORT inside the network, published nowhere.
     for (const [name, service] of platformServices) {
       if (name === 'migrate') continue;
-      expect({ name, metrics: service.environment?.METRICS_PORT, exposed: service.expose?.includes('9464') }).toEqual({ name, metrics: '9464', exposed: true });
+      expect({ name, metrics: service.environment?.METRICS_PORT, exposed: service.expose?.includes('9464') }).toEqual({
+        name,
+        metrics: '9464',
+        exposed: true,
+      });
     }
-    expect(Object.values(services).flatMap((service) => service.ports ?? []).filter((mapping) => mapping.endsWith(':9464'))).toEqual([]);
+    expect(
+      Object.values(services)
+        .flatMap((service) => service.ports ?? [])
+        .filter((mapping) => mapping.endsWith(':9464')),
+    ).toEqual([]);
     // No other service publishes a subgraph port either (Hive Gateway's 4080 maps to 4000 in its container).
-    const containerPorts = Object.values(services).flatMap((service) => (service.ports ?? []).map((mapping) => mapping.split(':').pop()!));
+    const containerPorts = Object.values(services).flatMap((service) =>
+      (service.ports ?? []).map((mapping) => mapping.split(':').pop()!),
+    );
     expect(containerPorts.filter((port) => subgraphPorts.includes(port))).toEqual([]);
   });
 
@@ -124,17 +155,32 @@ describe('docker-compose.yml', () => {
     const documented = envExample();
     expect([...used].filter((name) => !(name in documented))).toEqual([]);
     expect(Object.keys(documented).filter((name) => !used.has(name))).toEqual([]);
-    for (const secret of ['POSTGRES_PASSWORD', 'MINIO_ROOT_USER', 'MINIO_ROOT_PASSWORD', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'ENCRYPTION_KEY', 'SUBGRAPH_TOKEN']) {
+    for (const secret of [
+      'POSTGRES_PASSWORD',
+      'MINIO_ROOT_USER',
+      'MINIO_ROOT_PASSWORD',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'ENCRYPTION_KEY',
+      'SUBGRAPH_TOKEN',
+    ]) {
       expect(documented[secret]).toBe('');
     }
     for (const [name, service] of Object.entries(services)) {
       for (const [key, value] of Object.entries(service.environment ?? {})) {
         const secretLike = /PASSWORD|SECRET|_KEY|TOKEN|^MC_HOST_|^DATABASE_URL$/.test(key);
-        if (secretLike) expect({ service: name, key, fromEnvFile: /\$\{\w+/.test(String(value)) }).toEqual({ service: name, key, fromEnvFile: true });
+        if (secretLike)
+          expect({ service: name, key, fromEnvFile: /\$\{\w+/.test(String(value)) }).toEqual({
+            service: name,
+            key,
+            fromEnvFile: true,
+          });
       }
     }
     // A required secret left empty stops compose rather than starting with a blank one.
-    expect(() => interpolate(services.gateway.environment!.ENCRYPTION_KEY, { ...variables, ENCRYPTION_KEY: '' })).toThrow(/ENCRYPTION_KEY/);
+    expect(() =>
+      interpolate(services.gateway.environment!.ENCRYPTION_KEY, { ...variables, ENCRYPTION_KEY: '' }),
+    ).toThrow(/ENCRYPTION_KEY/);
     expect(read('.gitignore').split('\n')).toContain('.env');
     expect(read('.dockerignore').split('\n')).toContain('.env');
   });
@@ -147,7 +193,9 @@ describe('docker-compose.yml', () => {
       expect({ service: name, unknown }).toEqual({ service: name, unknown: [] });
     }
     for (const [, service] of platformServices) {
-      const resolved = Object.fromEntries(Object.entries(service.environment!).map(([key, value]) => [key, interpolate(String(value), variables)]));
+      const resolved = Object.fromEntries(
+        Object.entries(service.environment!).map(([key, value]) => [key, interpolate(String(value), variables)]),
+      );
       const config = loadConfig(resolved);
       expect(config.ports).toEqual(defaults);
       expect(config.storageUrl).toBe('s3://platform');
@@ -158,27 +206,53 @@ describe('docker-compose.yml', () => {
 
   it('starts no part until the operator decided identity; SMTP and CONTACTS_AUTH are decided in the file and .env', () => {
     const resolve = (given: Record<string, string>) =>
-      Object.fromEntries(Object.entries(services.gateway.environment!).map(([key, value]) => [key, interpolate(String(value), given)]));
-    expect(() => loadConfig(resolve({ ...envExample(), ...secrets }))).toThrow(/IDENTITY_JWKS_URL: set it .* or set DEV_IDENTITY=allow/);
-    const external = { IDENTITY_JWKS_URL: 'https://id.example.com/jwks.json', IDENTITY_ISSUER: 'https://id.example.com/', IDENTITY_AUDIENCE: 'platform' };
+      Object.fromEntries(
+        Object.entries(services.gateway.environment!).map(([key, value]) => [key, interpolate(String(value), given)]),
+      );
+    expect(() => loadConfig(resolve({ ...envExample(), ...secrets }))).toThrow(
+      /IDENTITY_JWKS_URL: set it .* or set DEV_IDENTITY=allow/,
+    );
+    const external = {
+      IDENTITY_JWKS_URL: 'https://id.example.com/jwks.json',
+      IDENTITY_ISSUER: 'https://id.example.com/',
+      IDENTITY_AUDIENCE: 'platform',
+    };
     expect(loadConfig(resolve({ ...envExample(), ...secrets, ...external })).warnings).toEqual([]);
     expect(loadConfig(resolve(variables)).warnings.join('\n')).toMatch(/DEV_IDENTITY=allow/);
     expect(services.gateway.environment!.DEV_IDENTITY).toBe('${DEV_IDENTITY:-}');
     // The subgraphs run apart: beyond loopback, answering only the gateway's token (Hive Gateway sends it too).
     for (const name of ['social-subgraph', 'surveys-subgraph', 'contacts-subgraph', 'gateway']) {
-      const config = loadConfig(Object.fromEntries(Object.entries(services[name].environment!).map(([key, value]) => [key, interpolate(String(value), variables)])));
-      expect({ name, host: config.env.SUBGRAPH_HOST, token: config.env.SUBGRAPH_TOKEN }).toEqual({ name, host: '0.0.0.0', token: 'a-shared-subgraph-secret' });
+      const config = loadConfig(
+        Object.fromEntries(
+          Object.entries(services[name].environment!).map(([key, value]) => [
+            key,
+            interpolate(String(value), variables),
+          ]),
+        ),
+      );
+      expect({ name, host: config.env.SUBGRAPH_HOST, token: config.env.SUBGRAPH_TOKEN }).toEqual({
+        name,
+        host: '0.0.0.0',
+        token: 'a-shared-subgraph-secret',
+      });
     }
-    expect(() => interpolate(services['hive-gateway'].environment!.SUBGRAPH_TOKEN, { ...variables, SUBGRAPH_TOKEN: '' })).toThrow(/SUBGRAPH_TOKEN/);
+    expect(() =>
+      interpolate(services['hive-gateway'].environment!.SUBGRAPH_TOKEN, { ...variables, SUBGRAPH_TOKEN: '' }),
+    ).toThrow(/SUBGRAPH_TOKEN/);
     expect(services.gateway.environment!.CONTACTS_AUTH).toMatch(/^\$\{CONTACTS_AUTH:\?/);
   });
 
   it('serves the same supergraph with Hive Gateway and the project’s gateway.config.ts, in the `hive` profile', () => {
     const hive = services['hive-gateway'];
-    const version = (JSON.parse(read('package.json')) as { devDependencies: Record<string, string> }).devDependencies['@graphql-hive/gateway'];
+    const version = (JSON.parse(read('package.json')) as { devDependencies: Record<string, string> }).devDependencies[
+      '@graphql-hive/gateway'
+    ];
     expect(hive.image).toBe(`ghcr.io/graphql-hive/gateway:${version}`);
     expect(hive.profiles).toEqual(['hive']);
-    expect(hive.volumes).toEqual(['./gateway.config.ts:/gateway/gateway.config.ts:ro', './schema/supergraph.graphql:/gateway/supergraph.graphql:ro']);
+    expect(hive.volumes).toEqual([
+      './gateway.config.ts:/gateway/gateway.config.ts:ro',
+      './schema/supergraph.graphql:/gateway/supergraph.graphql:ro',
+    ]);
     expect(hive.command).toEqual(['supergraph', 'supergraph.graphql']);
     expect(hive.environment).toMatchObject({
       SOCIAL_SUBGRAPH_URL: services.gateway.environment!.SOCIAL_SUBGRAPH_URL,

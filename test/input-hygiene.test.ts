@@ -12,7 +12,10 @@ interface Endpoint {
 /** Every route a REST service lists at `GET /api`, with its `{param}`s filled in. */
 async function endpointsOf(base: string): Promise<Endpoint[]> {
   const listed = (await rest('GET', `${base}/api`)).body.endpoints as Endpoint[];
-  return listed.map((endpoint) => ({ ...endpoint, path: endpoint.path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000') }));
+  return listed.map((endpoint) => ({
+    ...endpoint,
+    path: endpoint.path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000'),
+  }));
 }
 
 describe('input that PostgreSQL cannot store, bad paging, oversized documents: 400 naming the field, everywhere alike', () => {
@@ -35,14 +38,22 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
       for (const { method, path } of await endpointsOf(base)) {
         if (!['POST', 'PUT', 'PATCH'].includes(method)) continue;
         writeRoutes++;
-        const nul = await rest(method, `${base}${path}`, '{"content":"a\\u0000b","firstName":"ok"}', { authorization: `Bearer ${token}` });
+        const nul = await rest(method, `${base}${path}`, '{"content":"a\\u0000b","firstName":"ok"}', {
+          authorization: `Bearer ${token}`,
+        });
         expect({ route: `${method} ${path}`, status: nul.status, errors: nul.body?.errors }).toEqual({
           route: `${method} ${path}`,
           status: 400,
           errors: [{ field: 'content', message: expect.stringContaining('NUL') }],
         });
-        const surrogate = await rest(method, `${base}${path}`, '{"tags":["fine","\\ud800"]}', { authorization: `Bearer ${token}` });
-        expect({ route: `${method} ${path}`, status: surrogate.status, field: surrogate.body?.errors?.[0]?.field }).toEqual({
+        const surrogate = await rest(method, `${base}${path}`, '{"tags":["fine","\\ud800"]}', {
+          authorization: `Bearer ${token}`,
+        });
+        expect({
+          route: `${method} ${path}`,
+          status: surrogate.status,
+          field: surrogate.body?.errors?.[0]?.field,
+        }).toEqual({
           route: `${method} ${path}`,
           status: 400,
           field: 'tags[1]',
@@ -54,12 +65,20 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
 
   it('stores nothing of a refused body, keeps what can be stored, and refuses NUL in a query parameter too', async () => {
     const contacts = platform.urls.contactsRest;
-    const refused = await rest('POST', `${contacts}/api/contacts`, '{"firstName":"Nul\\u0000","email":"nul@hygiene.example"}');
+    const refused = await rest(
+      'POST',
+      `${contacts}/api/contacts`,
+      '{"firstName":"Nul\\u0000","email":"nul@hygiene.example"}',
+    );
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toEqual([{ field: 'firstName', message: expect.stringContaining('NUL') }]);
     expect((await rest('GET', `${contacts}/api/contacts?search=nul@hygiene.example`)).body.total).toBe(0);
     // A valid pair of surrogates is an ordinary character (an emoji) and is stored as sent.
-    const emoji = await rest('POST', `${contacts}/api/contacts`, '{"firstName":"Ok \\ud83d\\ude00","email":"emoji@hygiene.example"}');
+    const emoji = await rest(
+      'POST',
+      `${contacts}/api/contacts`,
+      '{"firstName":"Ok \\ud83d\\ude00","email":"emoji@hygiene.example"}',
+    );
     expect(emoji.status).toBe(201);
     expect(emoji.body.firstName).toBe('Ok 😀');
     const search = await rest('GET', `${contacts}/api/contacts?search=a%00b`);
@@ -68,19 +87,29 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
   });
 
   it('refuses a body that is not valid UTF-8 instead of storing U+FFFD', async () => {
-    const body = Buffer.concat([Buffer.from('{"firstName":"Bad '), Buffer.from([0xc3, 0x28]), Buffer.from('","email":"utf8@hygiene.example"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"firstName":"Bad '),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('","email":"utf8@hygiene.example"}'),
+    ]);
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const request = http.request(`${platform.urls.contactsRest}/api/contacts`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
-      });
+      const request = http.request(
+        `${platform.urls.contactsRest}/api/contacts`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });
     expect(answer.status).toBe(400);
     expect(answer.body.errors).toEqual([{ field: 'body', message: 'is not valid UTF-8' }]);
-    expect((await rest('GET', `${platform.urls.contactsRest}/api/contacts?search=utf8@hygiene.example`)).body.total).toBe(0);
+    expect(
+      (await rest('GET', `${platform.urls.contactsRest}/api/contacts?search=utf8@hygiene.example`)).body.total,
+    ).toBe(0);
   });
 
   it('refuses the same over GraphQL, at the gateway and at a subgraph: variables by path, NUL escapes in the document', async () => {
@@ -88,21 +117,36 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
     for (const url of [platform.urls.gateway, platform.subgraphs.contacts.url]) {
       const variable = await graphql(url, mutation, { input: { firstName: 'x\u0000', email: 'gql@hygiene.example' } });
       expect(variable.status).toBe(400);
-      expect(variable.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'input.firstName' }] });
+      expect(variable.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        errors: [{ field: 'input.firstName' }],
+      });
       const literal = await graphql(url, 'mutation { createContact(input: { firstName: "x\\u0000" }) { id } }');
       expect(literal.status).toBe(400);
-      expect(literal.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'query' }] });
+      expect(literal.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        errors: [{ field: 'query' }],
+      });
     }
     // An escaped backslash followed by "u0000" is six ordinary characters.
-    const text = await graphql(platform.urls.gateway, 'mutation { createContact(input: { firstName: "x\\\\u0000", email: "esc@hygiene.example" }) { firstName } }');
+    const text = await graphql(
+      platform.urls.gateway,
+      'mutation { createContact(input: { firstName: "x\\\\u0000", email: "esc@hygiene.example" }) { firstName } }',
+    );
     expect(text.body.errors).toBeUndefined();
   });
 
   it('answers a document over the token limit with 400, not 500', async () => {
     const query = `{ ${Array.from({ length: 6000 }, () => '__typename').join(' ')} }`;
-    const answer = await rawRequest(platform.urls.gateway, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const answer = await rawRequest(platform.urls.gateway, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body.toString()).errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/5000 tokens/) })]);
+    expect(JSON.parse(answer.body.toString()).errors).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/5000 tokens/) }),
+    ]);
   });
 
   it('refuses bad page and limit values with 400 naming the parameter, on every list route alike', async () => {
@@ -114,8 +158,16 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
         listRoutes++;
         for (const parameter of ['page', 'limit']) {
           for (const value of bad) {
-            const answer = await rest('GET', `${base}${path}?${parameter}=${encodeURIComponent(value)}`, undefined, { authorization: `Bearer ${token}` });
-            expect({ route: path, parameter, value, status: answer.status, field: answer.body?.errors?.[0]?.field }).toEqual({
+            const answer = await rest('GET', `${base}${path}?${parameter}=${encodeURIComponent(value)}`, undefined, {
+              authorization: `Bearer ${token}`,
+            });
+            expect({
+              route: path,
+              parameter,
+              value,
+              status: answer.status,
+              field: answer.body?.errors?.[0]?.field,
+            }).toEqual({
               route: path,
               parameter,
               value,
@@ -124,8 +176,15 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
             });
           }
           for (const query of [`${parameter}[]=`, `${parameter}=1&${parameter}=2`, `${parameter}[x]=1`]) {
-            const answer = await rest('GET', `${base}${path}?${query}`, undefined, { authorization: `Bearer ${token}` });
-            expect({ route: path, query, status: answer.status, field: answer.body?.errors?.[0]?.field }).toEqual({ route: path, query, status: 400, field: parameter });
+            const answer = await rest('GET', `${base}${path}?${query}`, undefined, {
+              authorization: `Bearer ${token}`,
+            });
+            expect({ route: path, query, status: answer.status, field: answer.body?.errors?.[0]?.field }).toEqual({
+              route: path,
+              query,
+              status: 400,
+              field: parameter,
+            });
           }
         }
       }

@@ -20,7 +20,16 @@ describe('platform lifecycle', () => {
 
   it('starts on embedded PGlite, stops cleanly on SIGTERM, and keeps acknowledged data across a restart', async () => {
     // Held together, so no two of them can be the same port.
-    const [gateway, socialRest, surveysRest, contactsRest, socialSubgraph, surveysSubgraph, contactsSubgraph, metricsPort] = await freePorts(8);
+    const [
+      gateway,
+      socialRest,
+      surveysRest,
+      contactsRest,
+      socialSubgraph,
+      surveysSubgraph,
+      contactsSubgraph,
+      metricsPort,
+    ] = await freePorts(8);
     const ports = {
       GATEWAY_PORT: gateway,
       SOCIAL_REST_PORT: socialRest,
@@ -31,17 +40,25 @@ describe('platform lifecycle', () => {
       CONTACTS_SUBGRAPH_PORT: contactsSubgraph,
       METRICS_PORT: metricsPort,
     };
-    const env = { DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([key, value]) => [key, String(value)])) };
+    const env = {
+      DATA_DIR: dataDir,
+      ...Object.fromEntries(Object.entries(ports).map(([key, value]) => [key, String(value)])),
+    };
     const contacts = `http://127.0.0.1:${ports.CONTACTS_REST_PORT}`;
 
     const first = await startProcess(env);
     expect(first.output()).toContain(`http://localhost:${ports.GATEWAY_PORT}/graphql`);
-    const created = await rest('POST', `${contacts}/api/contacts`, { firstName: 'Persistent', email: 'persist@example.com' });
+    const created = await rest('POST', `${contacts}/api/contacts`, {
+      firstName: 'Persistent',
+      email: 'persist@example.com',
+    });
     expect(created.status).toBe(201);
     // npm start serves the whole process's metrics on METRICS_PORT.
     const metrics = await fetch(`http://127.0.0.1:${ports.METRICS_PORT}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain('http_requests_total{part="contacts-rest",route="/api/contacts",method="POST",status="201"} 1');
+    expect(await metrics.text()).toContain(
+      'http_requests_total{part="contacts-rest",route="/api/contacts",method="POST",status="201"} 1',
+    );
     const exited = exitOf(first.child);
     first.child.kill('SIGTERM');
     expect(await exited).toBe(0);

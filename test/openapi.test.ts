@@ -15,12 +15,17 @@ type Document = Record<string, any> & { openapi: string; info: any };
 const SERVICES = ['social', 'surveys', 'contacts'] as const;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
-const checkedIn = (service: string): Document => JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'openapi', `${service}.json`), 'utf8'));
+const checkedIn = (service: string): Document =>
+  JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'openapi', `${service}.json`), 'utf8'));
 
 /** `METHOD /path` of every operation of a document. */
 function operationsOf(document: Document): string[] {
   return Object.entries(document.paths as Record<string, Record<string, unknown>>)
-    .flatMap(([route, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${route}`))
+    .flatMap(([route, item]) =>
+      Object.keys(item)
+        .filter((key) => METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${route}`),
+    )
     .sort();
 }
 
@@ -29,7 +34,12 @@ function operationsOf(document: Document): string[] {
  * type is one declared for that status, and its body validates against that schema (JSON Schema
  * 2020-12, which OpenAPI 3.1 schemas are). Answers the validation errors (none: it conforms).
  */
-function conformance(document: Document, method: string, template: string, answer: { status: number; headers: Headers; body: unknown }): unknown[] {
+function conformance(
+  document: Document,
+  method: string,
+  template: string,
+  answer: { status: number; headers: Headers; body: unknown },
+): unknown[] {
   const operation = document.paths[template]?.[method.toLowerCase()];
   if (!operation) return [`${method} ${template} is not in the document`];
   const response = operation.responses[String(answer.status)];
@@ -38,7 +48,16 @@ function conformance(document: Document, method: string, template: string, answe
   if (!response.content?.[type]) return [`${answer.status} of ${method} ${template} does not declare ${type}`];
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
   ajv.addSchema({ ...document, $id: 'openapi.json' });
-  const pointer = ['paths', template, method.toLowerCase(), 'responses', String(answer.status), 'content', type, 'schema']
+  const pointer = [
+    'paths',
+    template,
+    method.toLowerCase(),
+    'responses',
+    String(answer.status),
+    'content',
+    type,
+    'schema',
+  ]
     .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
     .join('/');
   const validate = ajv.compile({ $ref: `openapi.json#/${pointer}` });
@@ -51,9 +70,12 @@ describe('OpenAPI documents of the REST services', () => {
     made = await openApiDocuments();
   });
 
-  it.each(SERVICES)('%s: the checked-in document is what the route table makes (run `npm run schema` after changing a route)', (service) => {
-    expect(openApiText(made[service])).toBe(`${JSON.stringify(checkedIn(service), null, 2)}\n`);
-  });
+  it.each(SERVICES)(
+    '%s: the checked-in document is what the route table makes (run `npm run schema` after changing a route)',
+    (service) => {
+      expect(openApiText(made[service])).toBe(`${JSON.stringify(checkedIn(service), null, 2)}\n`);
+    },
+  );
 
   it.each(SERVICES)('%s: the document is valid OpenAPI 3.1', async (service) => {
     const validator = new Validator();
@@ -72,37 +94,74 @@ describe('OpenAPI documents of the REST services', () => {
   it('describes the credentials of each service', () => {
     const security = (service: string, method: string, route: string) => made[service].paths[route][method].security;
     expect(Object.keys(made.social.components.securitySchemes).sort()).toEqual(['ApiKeyAuth', 'BearerAuth']);
-    expect(made.social.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(made.social.components.securitySchemes.ApiKeyAuth).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+    });
     expect(security('social', 'get', '/api/posts')).toEqual([{ BearerAuth: [] }]);
     expect(security('social', 'get', '/api/content-ops/queue')).toEqual([{ BearerAuth: [] }, { ApiKeyAuth: [] }]);
     expect(security('social', 'get', '/health')).toEqual([]);
     expect(security('social', 'get', '/api/integrations/{platform}/callback')).toEqual([]);
     expect(security('social', 'post', '/api/review/{token}/approve')).toEqual([]);
-    expect(made.surveys.components.securitySchemes.SessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'survey_session' });
+    expect(made.surveys.components.securitySchemes.SessionCookie).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'survey_session',
+    });
     expect(security('surveys', 'get', '/api/surveys')).toEqual([{ SessionCookie: [] }, { SessionBearer: [] }]);
     expect(security('surveys', 'post', '/api/auth/magic/request')).toEqual([]);
     expect(security('contacts', 'get', '/api/contacts')).toEqual([]);
-    const responses = (service: string, method: string, route: string) => Object.keys(made[service].paths[route][method].responses);
-    expect(responses('social', 'post', '/api/ai/generate-image')).toEqual(expect.arrayContaining(['200', '400', '401', '403', '413', '415', '429', '503']));
-    expect(responses('surveys', 'post', '/api/surveys/{id}/submit')).toEqual(expect.arrayContaining(['200', '401', '404', '409']));
-    expect(responses('contacts', 'post', '/api/contacts/{id}/attachments')).toEqual(expect.arrayContaining(['201', '400', '404', '413', '500']));
+    const responses = (service: string, method: string, route: string) =>
+      Object.keys(made[service].paths[route][method].responses);
+    expect(responses('social', 'post', '/api/ai/generate-image')).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '413', '415', '429', '503']),
+    );
+    expect(responses('surveys', 'post', '/api/surveys/{id}/submit')).toEqual(
+      expect.arrayContaining(['200', '401', '404', '409']),
+    );
+    expect(responses('contacts', 'post', '/api/contacts/{id}/attachments')).toEqual(
+      expect.arrayContaining(['201', '400', '404', '413', '500']),
+    );
     expect(responses('contacts', 'get', '/api/contacts')).not.toContain('401');
 
-    const required = contactsOpenApi(loadConfig({ DATA_DIR: path.join(PROJECT_ROOT, '.data'), CONTACTS_AUTH: 'required' }), httpClient('http://127.0.0.1:1/graphql'));
-    expect(required.components?.securitySchemes).toEqual({ BearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    const required = contactsOpenApi(
+      loadConfig({ DATA_DIR: path.join(PROJECT_ROOT, '.data'), CONTACTS_AUTH: 'required' }),
+      httpClient('http://127.0.0.1:1/graphql'),
+    );
+    expect(required.components?.securitySchemes).toEqual({
+      BearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
     expect(required.paths?.['/api/contacts']?.get?.security).toEqual([{ BearerAuth: [] }]);
     expect(required.paths?.['/api']?.get?.security).toEqual([]);
-    expect(Object.keys(required.paths?.['/api/contacts']?.get?.responses ?? {})).toEqual(expect.arrayContaining(['401', '403']));
+    expect(Object.keys(required.paths?.['/api/contacts']?.get?.responses ?? {})).toEqual(
+      expect.arrayContaining(['401', '403']),
+    );
   });
 
   it('describes bodies with the field names of the REST contract, JSON and multipart', () => {
     const schemas = (service: string) => made[service].components.schemas;
-    expect(Object.keys(schemas('contacts').Contact.properties)).toEqual(['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'deleted', 'createdAt', 'updatedAt']);
+    expect(Object.keys(schemas('contacts').Contact.properties)).toEqual([
+      'id',
+      'firstName',
+      'lastName',
+      'email',
+      'phone',
+      'company',
+      'tags',
+      'deleted',
+      'createdAt',
+      'updatedAt',
+    ]);
     expect(schemas('contacts').ContactPage.required).toEqual(['data', 'page', 'limit', 'total']);
-    expect(made.contacts.paths['/api/contacts/import'].post.requestBody.content['multipart/form-data'].schema.properties).toHaveProperty('mapping');
+    expect(
+      made.contacts.paths['/api/contacts/import'].post.requestBody.content['multipart/form-data'].schema.properties,
+    ).toHaveProperty('mapping');
     expect(schemas('social').Post.properties).toHaveProperty('scheduledAt');
     expect(schemas('social').PostInput.additionalProperties).toBe(false);
-    expect(schemas('surveys').AssetUpload.required).toEqual(expect.arrayContaining(['assetId', 'uploadUrl', 'method', 'headers', 'expiresAt']));
+    expect(schemas('surveys').AssetUpload.required).toEqual(
+      expect.arrayContaining(['assetId', 'uploadUrl', 'method', 'headers', 'expiresAt']),
+    );
     const limit = made.contacts.paths['/api/contacts'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(limit).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } });
   });
@@ -115,47 +174,65 @@ describe('OpenAPI and API reference served by the running services', () => {
 
   beforeAll(async () => {
     platform = await startTestPlatform();
-    bases = { social: platform.urls.socialRest, surveys: platform.urls.surveysRest, contacts: platform.urls.contactsRest };
+    bases = {
+      social: platform.urls.socialRest,
+      surveys: platform.urls.surveysRest,
+      contacts: platform.urls.contactsRest,
+    };
     token = await platform.token('openapi-user', undefined, 'openapi@example.com');
   });
   afterAll(async () => {
     await platform?.stop();
   });
 
-  it.each(SERVICES)('%s: GET /openapi.json is the checked-in document, and holds every route of the adapter and nothing else', async (service) => {
-    const res = await rest('GET', `${bases[service]}/openapi.json`);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(checkedIn(service));
-    // `GET /api` lists the live route table; the probes are served beside it on every service.
-    const api = await rest('GET', `${bases[service]}/api`);
-    const table = (api.body.endpoints as { method: string; path: string }[]).map(({ method, path: route }) => `${method} ${route}`);
-    expect(operationsOf(res.body)).toEqual([...table, 'GET /healthz', 'GET /readyz'].sort());
-    expect(api.body).toMatchObject({ openapi: '/openapi.json', docs: '/docs' });
-  });
+  it.each(SERVICES)(
+    '%s: GET /openapi.json is the checked-in document, and holds every route of the adapter and nothing else',
+    async (service) => {
+      const res = await rest('GET', `${bases[service]}/openapi.json`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(checkedIn(service));
+      // `GET /api` lists the live route table; the probes are served beside it on every service.
+      const api = await rest('GET', `${bases[service]}/api`);
+      const table = (api.body.endpoints as { method: string; path: string }[]).map(
+        ({ method, path: route }) => `${method} ${route}`,
+      );
+      expect(operationsOf(res.body)).toEqual([...table, 'GET /healthz', 'GET /readyz'].sort());
+      expect(api.body).toMatchObject({ openapi: '/openapi.json', docs: '/docs' });
+    },
+  );
 
-  it.each(SERVICES)('%s: GET /docs is an API reference whose every script and style the service serves itself', async (service) => {
-    const res = await fetch(`${bases[service]}/docs`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('text/html');
-    const csp = res.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).not.toMatch(/https?:/);
-    const html = await res.text();
-    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]).filter((url) => url.startsWith('/docs/'));
-    expect(assets.length).toBeGreaterThanOrEqual(3);
-    expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
-    for (const asset of assets) {
-      const file = await fetch(`${bases[service]}${asset}`);
-      expect({ asset, status: file.status }).toEqual({ asset, status: 200 });
-      expect(file.headers.get('content-type')).toMatch(/javascript|css/);
-      const text = await file.text();
-      if (asset.endsWith('start.js')) expect(text).toContain("validatorUrl: null");
-    }
-  });
+  it.each(SERVICES)(
+    '%s: GET /docs is an API reference whose every script and style the service serves itself',
+    async (service) => {
+      const res = await fetch(`${bases[service]}/docs`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toMatch(/https?:/);
+      const html = await res.text();
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
+        .map((match) => match[1])
+        .filter((url) => url.startsWith('/docs/'));
+      expect(assets.length).toBeGreaterThanOrEqual(3);
+      expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
+      for (const asset of assets) {
+        const file = await fetch(`${bases[service]}${asset}`);
+        expect({ asset, status: file.status }).toEqual({ asset, status: 200 });
+        expect(file.headers.get('content-type')).toMatch(/javascript|css/);
+        const text = await file.text();
+        if (asset.endsWith('start.js')) expect(text).toContain('validatorUrl: null');
+      }
+    },
+  );
 
   it('real answers conform to the documents: a 201, a 400 problem, a 404 problem, a list', async () => {
     const contacts = checkedIn('contacts');
-    const created = await rest('POST', `${bases.contacts}/api/contacts`, { firstName: 'Open', email: 'open@api.example', tags: ['x'] });
+    const created = await rest('POST', `${bases.contacts}/api/contacts`, {
+      firstName: 'Open',
+      email: 'open@api.example',
+      tags: ['x'],
+    });
     expect(created.status).toBe(201);
     expect(conformance(contacts, 'POST', '/api/contacts', created)).toEqual([]);
 
@@ -172,7 +249,12 @@ describe('OpenAPI and API reference served by the running services', () => {
 
     const social = checkedIn('social');
     const auth = { authorization: `Bearer ${token}` };
-    const post = await rest('POST', `${bases.social}/api/posts`, { content: 'documented', scheduledAt: '2031-01-01T10:00:00Z' }, auth);
+    const post = await rest(
+      'POST',
+      `${bases.social}/api/posts`,
+      { content: 'documented', scheduledAt: '2031-01-01T10:00:00Z' },
+      auth,
+    );
     expect(post.status).toBe(201);
     expect(conformance(social, 'POST', '/api/posts', post)).toEqual([]);
     const item = await rest('GET', `${bases.social}/api/content-ops/items/${post.body.id}`, undefined, auth);
@@ -201,7 +283,14 @@ describe('OpenAPI and API reference served by the running services', () => {
       expect(res.body.errors).toEqual([{ field: Object.keys(body as object)[1], message: 'is not a known field' }]);
     }
     const wrongType = await rest('POST', `${bases.social}/api/posts`, { content: 'x', platforms: 'mastodon' }, auth);
-    expect([wrongType.status, wrongType.body.errors]).toEqual([400, [{ field: 'platforms', message: 'must be a list' }]]);
-    expect((await rest('GET', `${bases.social}/api/posts`, undefined, auth)).body.data.map((p: { content: string }) => p.content)).toEqual(['documented']);
+    expect([wrongType.status, wrongType.body.errors]).toEqual([
+      400,
+      [{ field: 'platforms', message: 'must be a list' }],
+    ]);
+    expect(
+      (await rest('GET', `${bases.social}/api/posts`, undefined, auth)).body.data.map(
+        (p: { content: string }) => p.content,
+      ),
+    ).toEqual(['documented']);
   });
 });

@@ -29,9 +29,14 @@ describe("the REST adapters' GraphQL operations", () => {
 
   it('the checked-in operation types are what GraphQL Code Generator makes (run `npm run schema` after changing an operation)', async () => {
     const files = await generateOperationTypes();
-    expect(files.map(({ filename }) => filename).sort()).toEqual(ADAPTERS.map((service) => `rest-adapters/${service}/operations.generated.ts`).sort());
+    expect(files.map(({ filename }) => filename).sort()).toEqual(
+      ADAPTERS.map((service) => `rest-adapters/${service}/operations.generated.ts`).sort(),
+    );
     for (const { filename, content } of files) {
-      expect({ filename, content }).toEqual({ filename, content: readFileSync(path.join(PROJECT_ROOT, filename), 'utf8') });
+      expect({ filename, content }).toEqual({
+        filename,
+        content: readFileSync(path.join(PROJECT_ROOT, filename), 'utf8'),
+      });
     }
   });
 });

@@ -41,7 +41,10 @@ function commandsOf(block: Block): string[] {
 
 /** Commands the README shows that cannot run on the machines this project is built and tested on, and why. */
 const NOT_RUN_HERE: Array<[RegExp, string]> = [
-  [/^npm install( && npm start)?$/, 'installs into this checkout, which the test suite itself runs from; npm start is run below'],
+  [
+    /^npm install( && npm start)?$/,
+    'installs into this checkout, which the test suite itself runs from; npm start is run below',
+  ],
   [/^npm test$/, 'the command that runs this very test'],
   [/^docker /, 'Docker cannot run on these machines (test/docker-compose.test.ts checks the compose file)'],
   [/^kubectl /, 'no Kubernetes cluster here (test/deploy/kubernetes.test.ts renders and validates the manifests)'],
@@ -58,7 +61,13 @@ const metricsBlock = shellBlocks.find((block) => block.heading === 'Metrics, tra
 /** Blocks this test runs command by command. */
 const RUN = new Set([...walkThrough, tokenBlock, metricsBlock]);
 
-const DEFAULT_PORTS = { gateway: 4000, socialRest: 3001, surveysRest: 3002, contactsRest: 3003, metrics: 9464 } as const;
+const DEFAULT_PORTS = {
+  gateway: 4000,
+  socialRest: 3001,
+  surveysRest: 3002,
+  contactsRest: 3003,
+  metrics: 9464,
+} as const;
 
 describe('README', () => {
   it('shows no command that no test runs', () => {
@@ -83,7 +92,9 @@ describe('README', () => {
     /** The README's text for this test's ports: `localhost:3001` becomes the social REST port of this run, and so on. */
     const onOurPorts = (text: string) =>
       text.replace(/localhost:(\d{4})\b/g, (match, port: string) => {
-        const part = (Object.keys(DEFAULT_PORTS) as Array<keyof typeof DEFAULT_PORTS>).find((name) => DEFAULT_PORTS[name] === Number(port));
+        const part = (Object.keys(DEFAULT_PORTS) as Array<keyof typeof DEFAULT_PORTS>).find(
+          (name) => DEFAULT_PORTS[name] === Number(port),
+        );
         return part ? `localhost:${ports[part]}` : match;
       });
 
@@ -109,7 +120,10 @@ describe('README', () => {
         ],
         { cwd: workDir, env, encoding: 'utf8', timeout: 120_000 },
       );
-      if (result.status !== 0) throw new Error(`exit ${result.status}:\n${script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
+      if (result.status !== 0)
+        throw new Error(
+          `exit ${result.status}:\n${script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
+        );
       return result.stdout;
     }
 
@@ -145,12 +159,18 @@ describe('README', () => {
       const [start] = commandsOf(walkThrough[0]).filter((command) => command === 'npm start');
       expect(start).toBe('npm start');
       // Its own process group, so that the stop below reaches npm and the platform under it.
-      platform = spawn('bash', ['-c', start], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      platform = spawn('bash', ['-c', start], {
+        cwd: PROJECT_ROOT,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       platform.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       platform.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const deadline = Date.now() + 150_000;
       while (!output.includes('Platform running')) {
-        if (platform.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+        if (platform.exitCode !== null || Date.now() > deadline)
+          throw new Error(`npm start did not come up:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }, 180_000);
@@ -174,8 +194,10 @@ describe('README', () => {
       expect(written).toContain('"firstName":"Ada"');
 
       // The token of the sign-in mail, read from npm start's log as the README says (the mail goes out just after the answer).
-      const signInMail = () => logLines().find((line) => line.msg === 'mail not sent (SMTP_URL is unset)' && line.to === 'me@example.com');
-      for (let waited = 0; !signInMail() && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      const signInMail = () =>
+        logLines().find((line) => line.msg === 'mail not sent (SMTP_URL is unset)' && line.to === 'me@example.com');
+      for (let waited = 0; !signInMail() && waited < 10_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       const mail = signInMail();
       const magicToken = /[?&]token=([\w-]+)/.exec(String(mail?.text))?.[1];
       expect(magicToken).toBeTruthy();
@@ -191,15 +213,29 @@ describe('README', () => {
           const page = await browser.context.newPage();
           await page.goto(onOurPorts('http://localhost:4000/graphiql'));
           await page.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror', { timeout: 20_000 });
-          const shown = (await runInGraphiQL(page, 'Ada', { query: explorerQuery.text, headers: { Authorization: `Bearer ${token}` } })) as any;
-          expect(shown.data.posts.nodes).toContainEqual({ content: 'Hello from the first ten minutes', status: 'draft' });
-          expect(shown.data.contacts.nodes).toContainEqual({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+          const shown = (await runInGraphiQL(page, 'Ada', {
+            query: explorerQuery.text,
+            headers: { Authorization: `Bearer ${token}` },
+          })) as any;
+          expect(shown.data.posts.nodes).toContainEqual({
+            content: 'Hello from the first ten minutes',
+            status: 'draft',
+          });
+          expect(shown.data.contacts.nodes).toContainEqual({
+            firstName: 'Ada',
+            lastName: 'Lovelace',
+            email: 'ada@example.com',
+          });
         } finally {
           await browser.close();
         }
       } else {
-        console.warn(`No Chromium at ${CHROMIUM_PATH}: the explorer step ran its query over HTTP instead of in GraphiQL`);
-        const answer = shell([`curl -fsS localhost:4000/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d ${JSON.stringify(JSON.stringify({ query: explorerQuery.text }))}`]);
+        console.warn(
+          `No Chromium at ${CHROMIUM_PATH}: the explorer step ran its query over HTTP instead of in GraphiQL`,
+        );
+        const answer = shell([
+          `curl -fsS localhost:4000/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d ${JSON.stringify(JSON.stringify({ query: explorerQuery.text }))}`,
+        ]);
         expect(answer).toContain('Hello from the first ten minutes');
       }
 
@@ -216,7 +252,9 @@ describe('README', () => {
       const [scrape, ...rest] = commandsOf(metricsBlock!);
       expect(rest).toEqual([]);
       // The walk-through above wrote through the REST services; their answers are counted by route pattern.
-      expect(shell([scrape])).toMatch(/^http_requests_total\{part="contacts-rest",route="\/api\/contacts",method="POST",status="201"\} \d+$/m);
+      expect(shell([scrape])).toMatch(
+        /^http_requests_total\{part="contacts-rest",route="\/api\/contacts",method="POST",status="201"\} \d+$/m,
+      );
     });
 
     it('runs the token and API key commands', () => {

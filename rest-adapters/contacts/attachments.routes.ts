@@ -34,13 +34,21 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       summary: 'All attachments of a contact, newest first (page, limit)',
       doc: {
         params: { id: 'Contact id' },
-        query: pageQuery.extend({ limit: pageQuery.shape.limit.meta({ description: `Page size, 1 to 100 (default ${ALL_ON_ONE_PAGE}: all on one page)` }) }),
+        query: pageQuery.extend({
+          limit: pageQuery.shape.limit.meta({
+            description: `Page size, 1 to 100 (default ${ALL_ON_ONE_PAGE}: all on one page)`,
+          }),
+        }),
         answer: { status: 200, description: 'A page of attachments', json: attachmentPage },
       },
       handler: async (req, res) => {
         const { attachmentPage } = await run(
           AttachmentPageDocument,
-          { contactId: req.params.id, page: numberParam(req.query.page), limit: numberParam(req.query.limit) ?? ALL_ON_ONE_PAGE },
+          {
+            contactId: req.params.id,
+            page: numberParam(req.query.page),
+            limit: numberParam(req.query.limit) ?? ALL_ON_ONE_PAGE,
+          },
           req,
         );
         res.json(pageBody(attachmentPage));
@@ -60,9 +68,15 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
           fileField: 'file',
           missing: 'is required: send the file as multipart/form-data field "file"',
           reserve: async (file) =>
-            (await run(ReserveAttachmentUploadDocument, { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType }, req))
-              .reserveAttachmentUpload,
-          commit: async (slot) => (await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req)).recordAttachment,
+            (
+              await run(
+                ReserveAttachmentUploadDocument,
+                { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
+                req,
+              )
+            ).reserveAttachmentUpload,
+          commit: async (slot) =>
+            (await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req)).recordAttachment,
           cancel: (slot) => run(CancelAttachmentUploadDocument, { uploadToken: slot.uploadToken }, req),
         });
         res.status(201).json(recorded);
@@ -81,11 +95,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         },
       },
       handler: async (req, res) => {
-        const { attachment } = await run(
-          AttachmentDownloadDocument,
-          { id: req.params.id },
-          req,
-        );
+        const { attachment } = await run(AttachmentDownloadDocument, { id: req.params.id }, req);
         if (!attachment) throw AppError.notFound('Attachment');
         const { stream, size } = await storage.open(attachment.storageKey);
         // setHeader, not set: Express would append a charset to text types, changing the stored type.
@@ -105,7 +115,10 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       method: 'delete',
       path: '/api/attachments/:id',
       summary: 'Delete an attachment permanently (record and file)',
-      doc: { params: { id: 'Attachment id' }, answer: { status: 200, description: 'The attachment that was deleted', json: deletedSchema(attachmentSchema) } },
+      doc: {
+        params: { id: 'Attachment id' },
+        answer: { status: 200, description: 'The attachment that was deleted', json: deletedSchema(attachmentSchema) },
+      },
       handler: async (req, res) => {
         const { deleteAttachment } = await run(DeleteAttachmentDocument, { id: req.params.id }, req);
         res.json({ ...deleteAttachment, deleted: true });

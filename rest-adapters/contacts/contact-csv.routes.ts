@@ -6,9 +6,25 @@ import { receiveUpload } from '../../lib/multipart-upload.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { importFormSchema, importResultSchema } from './contacts.bodies.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
-import { CancelContactImportDocument, ContactScrollDocument, type ContactScrollQuery, ImportContactsDocument, ReserveContactImportDocument } from './operations.generated.js';
+import {
+  CancelContactImportDocument,
+  ContactScrollDocument,
+  type ContactScrollQuery,
+  ImportContactsDocument,
+  ReserveContactImportDocument,
+} from './operations.generated.js';
 
-const EXPORT_COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'] as const;
+const EXPORT_COLUMNS = [
+  'id',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'company',
+  'tags',
+  'createdAt',
+  'updatedAt',
+] as const;
 const EXPORT_PAGE_SIZE = 1000;
 
 /**
@@ -31,13 +47,21 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
       method: 'post',
       path: '/api/contacts/import',
       summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
-      doc: { multipart: importFormSchema, answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema } },
+      doc: {
+        multipart: importFormSchema,
+        answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema },
+      },
       handler: async (req, res) => {
         const imported = await receiveUpload(req, storage, {
           fileField: 'file',
           missing: 'is required: send the CSV as multipart/form-data field "file"',
-          reserve: async () => ({ ...(await run(ReserveContactImportDocument, {}, req)).reserveContactImport, contentType: 'text/csv' }),
-          commit: async (slot, fields) => (await run(ImportContactsDocument, { uploadId: slot.uploadId, mapping: fields.mapping ?? null }, req)).importContacts,
+          reserve: async () => ({
+            ...(await run(ReserveContactImportDocument, {}, req)).reserveContactImport,
+            contentType: 'text/csv',
+          }),
+          commit: async (slot, fields) =>
+            (await run(ImportContactsDocument, { uploadId: slot.uploadId, mapping: fields.mapping ?? null }, req))
+              .importContacts,
           cancel: (slot) => run(CancelContactImportDocument, { uploadId: slot.uploadId }, req),
         });
         res.json(imported);
@@ -48,7 +72,9 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
       path: '/api/contacts/export',
       summary: 'Export contacts as CSV (optional search)',
       doc: {
-        query: z.object({ search: z.string().optional().meta({ description: 'Export only the contacts this full-text search finds' }) }),
+        query: z.object({
+          search: z.string().optional().meta({ description: 'Export only the contacts this full-text search finds' }),
+        }),
         answer: {
           status: 200,
           description: `CSV with a header row: ${EXPORT_COLUMNS.join(', ')} (tags joined with ;)`,
@@ -68,7 +94,7 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
           'x-content-type-options': 'nosniff',
         });
         async function* rows() {
-          for (let page = firstPage; ; ) {
+          for (let page = firstPage; ;) {
             // The next page is on its way while this one is written.
             const next = page.pageInfo.hasNextPage ? fetchPage(page.pageInfo.endCursor) : null;
             next?.catch(() => undefined);
@@ -77,7 +103,12 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
             page = await next;
           }
         }
-        const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: '\r\n', cast: { string: neutralizeFormula } });
+        const csv = stringify({
+          header: true,
+          columns: [...EXPORT_COLUMNS],
+          record_delimiter: '\r\n',
+          cast: { string: neutralizeFormula },
+        });
         await pipeline(Readable.from(rows()), csv, res);
       },
     },

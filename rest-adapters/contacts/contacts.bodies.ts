@@ -33,7 +33,10 @@ export const contactInputSchema = inputOf(contactSchema, {
   phone: optionalText('Phone number'),
   company: optionalText('Company the contact works for'),
   tags: z.array(z.string()).nullish().meta({ description: 'Free labels; the list replaces the previous one' }),
-}).meta({ id: 'ContactInput', description: 'A contact to create (firstName or email required), or the fields to change' });
+}).meta({
+  id: 'ContactInput',
+  description: 'A contact to create (firstName or email required), or the fields to change',
+});
 
 export const noteSchema = z
   .object({
@@ -45,7 +48,9 @@ export const noteSchema = z
   })
   .meta({ id: 'Note', description: 'A note on a contact' });
 
-export const noteInputSchema = inputOf(noteSchema, { body: z.string().meta({ description: 'Text of the note' }) }).meta({ id: 'NoteInput' });
+export const noteInputSchema = inputOf(noteSchema, { body: z.string().meta({ description: 'Text of the note' }) }).meta(
+  { id: 'NoteInput' },
+);
 
 export const attachmentSchema = z
   .object({
@@ -66,10 +71,10 @@ export const uploadSchema = (description: string) =>
 
 export const importFormSchema = z.object({
   file: z.string().meta({ format: 'binary', description: 'The CSV file (a header row, then one contact per row)' }),
-  mapping: z
-    .string()
-    .optional()
-    .meta({ description: 'JSON object: CSV column -> contact field (firstName, lastName, email, phone, company, tags)', example: '{"Vorname": "firstName", "Mail": "email"}' }),
+  mapping: z.string().optional().meta({
+    description: 'JSON object: CSV column -> contact field (firstName, lastName, email, phone, company, tags)',
+    example: '{"Vorname": "firstName", "Mail": "email"}',
+  }),
 });
 
 export const importResultSchema = z
@@ -78,13 +83,19 @@ export const importResultSchema = z
     created: z.int(),
     updated: z.int().meta({ description: 'Rows that matched a contact by e-mail address and updated it' }),
     skipped: z.int(),
-    errors: z.array(z.object({ row: z.int(), column: z.string().nullable(), message: z.string() })).meta({ description: 'Why each skipped row was skipped' }),
+    errors: z
+      .array(z.object({ row: z.int(), column: z.string().nullable(), message: z.string() }))
+      .meta({ description: 'Why each skipped row was skipped' }),
     errorsTruncated: z.boolean().meta({ description: 'True when more rows failed than `errors` lists' }),
-    batches: z.array(z.object({ firstRow: z.int(), lastRow: z.int(), created: z.int(), updated: z.int(), written: z.boolean() })),
+    batches: z.array(
+      z.object({ firstRow: z.int(), lastRow: z.int(), created: z.int(), updated: z.int(), written: z.boolean() }),
+    ),
   })
   .meta({ id: 'ImportResult', description: 'What an import did' });
 
-const stageSchema = z.object({ id: idSchema, name: z.string(), position: z.int().meta({ description: 'Order in the pipeline, from 0' }) }).meta({ id: 'Stage' });
+const stageSchema = z
+  .object({ id: idSchema, name: z.string(), position: z.int().meta({ description: 'Order in the pipeline, from 0' }) })
+  .meta({ id: 'Stage' });
 
 export const pipelineSchema = z
   .object({

@@ -24,14 +24,21 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
       doc: {
         query: pageQuery.extend({
-          search: z.string().optional().meta({ description: 'Full-text search over names, e-mail addresses, companies and tags' }),
+          search: z
+            .string()
+            .optional()
+            .meta({ description: 'Full-text search over names, e-mail addresses, companies and tags' }),
         }),
         answer: { status: 200, description: 'A page of live contacts', json: contactPage },
       },
       handler: async (req, res) => {
         const { contactPage } = await run(
           ContactPageDocument,
-          { page: numberParam(req.query.page), limit: numberParam(req.query.limit), search: stringParam(req.query.search) },
+          {
+            page: numberParam(req.query.page),
+            limit: numberParam(req.query.limit),
+            search: stringParam(req.query.search),
+          },
           req,
         );
         res.json(pageBody(contactPage));
@@ -41,7 +48,11 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts',
       summary: 'Create a contact (firstName or email required)',
-      doc: { body: contactInputSchema, answer: { status: 201, description: 'The new contact', json: contactSchema }, problems: [409] },
+      doc: {
+        body: contactInputSchema,
+        answer: { status: 201, description: 'The new contact', json: contactSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
         const { createContact } = await run(CreateContactDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createContact);
@@ -77,7 +88,10 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:id',
       summary: 'Soft delete a contact',
-      doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact, now with deleted: true', json: contactSchema } },
+      doc: {
+        params: { id: 'Contact id' },
+        answer: { status: 200, description: 'The contact, now with deleted: true', json: contactSchema },
+      },
       handler: async (req, res) => {
         const { deleteContact } = await run(DeleteContactDocument, { id: req.params.id }, req);
         res.json(deleteContact);

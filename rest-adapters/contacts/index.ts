@@ -17,7 +17,12 @@ import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
-const HEALTH: HealthQuery = { service: 'contact-management', field: 'contactsHealth', healthOperation: ContactsHealthDocument, readinessOperation: 'ContactsReadiness' };
+const HEALTH: HealthQuery = {
+  service: 'contact-management',
+  field: 'contactsHealth',
+  healthOperation: ContactsHealthDocument,
+  readinessOperation: 'ContactsReadiness',
+};
 
 /** The contact management API as its OpenAPI document introduces it; credentials only with CONTACTS_AUTH=required. */
 function contactsApi(config: Config): ApiDescription {
@@ -32,7 +37,14 @@ function contactsApi(config: Config): ApiDescription {
         : 'No credentials are needed (CONTACTS_AUTH=open).'),
     ...(required
       ? {
-          securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token of the identity service' } },
+          securitySchemes: {
+            BearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'JWT',
+              description: 'A token of the identity service',
+            },
+          },
           securityOf: (route) => (route.path.startsWith('/api/') ? [{ BearerAuth: [] }] : []),
         }
       : {}),
@@ -40,7 +52,12 @@ function contactsApi(config: Config): ApiDescription {
 }
 
 /** Every route of the contact management REST contract, in matching order. */
-function contactsRestRoutes(client: GraphQLClient, operations: Record<string, string>, storage: ObjectStorage, config: Config): RestRoute[] {
+function contactsRestRoutes(
+  client: GraphQLClient,
+  operations: Record<string, string>,
+  storage: ObjectStorage,
+  config: Config,
+): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
@@ -58,10 +75,16 @@ function contactsRestRoutes(client: GraphQLClient, operations: Record<string, st
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
 export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
-  return openApiDocument(contactsApi(config), contactsRestRoutes(client, loadOperations(OPERATIONS_DIR), createStorage(config), config));
+  return openApiDocument(
+    contactsApi(config),
+    contactsRestRoutes(client, loadOperations(OPERATIONS_DIR), createStorage(config), config),
+  );
 }
 
-export async function startContactsRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
+export async function startContactsRest(
+  deps: Pick<Deps, 'config' | 'logger'>,
+  options: { port: number; client: GraphQLClient },
+): Promise<RunningPart> {
   const storage = createStorage(deps.config);
   const operations = loadOperations(OPERATIONS_DIR);
   const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);

@@ -2,7 +2,13 @@ import { pageQuery } from '../../lib/openapi.js';
 import { pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
-import { CreateNoteDocument, DeleteNoteDocument, NoteDocument, NotePageDocument, UpdateNoteDocument } from './operations.generated.js';
+import {
+  CreateNoteDocument,
+  DeleteNoteDocument,
+  NoteDocument,
+  NotePageDocument,
+  UpdateNoteDocument,
+} from './operations.generated.js';
 
 const NOTE_PARAMS = { contactId: 'Contact id', noteId: 'Note id' };
 
@@ -13,7 +19,11 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id/notes',
       summary: 'Paginated notes of a contact, newest first (page, limit)',
-      doc: { params: { id: 'Contact id' }, query: pageQuery, answer: { status: 200, description: 'A page of notes', json: notePage } },
+      doc: {
+        params: { id: 'Contact id' },
+        query: pageQuery,
+        answer: { status: 200, description: 'A page of notes', json: notePage },
+      },
       handler: async (req, res) => {
         const { notePage } = await run(
           NotePageDocument,
@@ -27,7 +37,11 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts/:id/notes',
       summary: 'Add a note ({ body })',
-      doc: { params: { id: 'Contact id' }, body: noteInputSchema, answer: { status: 201, description: 'The new note', json: noteSchema } },
+      doc: {
+        params: { id: 'Contact id' },
+        body: noteInputSchema,
+        answer: { status: 201, description: 'The new note', json: noteSchema },
+      },
       handler: async (req, res) => {
         const { createNote } = await run(CreateNoteDocument, { contactId: req.params.id, input: jsonBody(req) }, req);
         res.status(201).json(createNote);
@@ -47,7 +61,11 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Update a note ({ body })',
-      doc: { params: NOTE_PARAMS, body: noteInputSchema, answer: { status: 200, description: 'The note as changed', json: noteSchema } },
+      doc: {
+        params: NOTE_PARAMS,
+        body: noteInputSchema,
+        answer: { status: 200, description: 'The note as changed', json: noteSchema },
+      },
       handler: async (req, res) => {
         const { updateNote } = await run(
           UpdateNoteDocument,
@@ -61,9 +79,16 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Delete a note permanently',
-      doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note that was deleted', json: deletedSchema(noteSchema) } },
+      doc: {
+        params: NOTE_PARAMS,
+        answer: { status: 200, description: 'The note that was deleted', json: deletedSchema(noteSchema) },
+      },
       handler: async (req, res) => {
-        const { deleteNote } = await run(DeleteNoteDocument, { contactId: req.params.contactId, id: req.params.noteId }, req);
+        const { deleteNote } = await run(
+          DeleteNoteDocument,
+          { contactId: req.params.contactId, id: req.params.noteId },
+          req,
+        );
         res.json({ ...deleteNote, deleted: true });
       },
     },

@@ -4,7 +4,14 @@ import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { pageQuery } from '../../lib/openapi.js';
 import { MAX_PAGE_SIZE, pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { boardSchema, moveInputSchema, pipelinePage, pipelineSchema, placementSchema, stageMovePage } from './contacts.bodies.js';
+import {
+  boardSchema,
+  moveInputSchema,
+  pipelinePage,
+  pipelineSchema,
+  placementSchema,
+  stageMovePage,
+} from './contacts.bodies.js';
 import {
   MoveContactDocument,
   PipelineBoardDocument,
@@ -35,7 +42,10 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:pipelineId',
       summary: 'Pipeline details including its ordered stages',
-      doc: { params: { pipelineId: 'Pipeline id' }, answer: { status: 200, description: 'The pipeline', json: pipelineSchema } },
+      doc: {
+        params: { pipelineId: 'Pipeline id' },
+        answer: { status: 200, description: 'The pipeline', json: pipelineSchema },
+      },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
         const { pipeline } = await run(PipelineDocument, { id: req.params.pipelineId }, req);
@@ -49,7 +59,14 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       summary: 'Board view: contacts grouped by stage, with counts (limit: contacts shown per stage)',
       doc: {
         params: { pipelineId: 'Pipeline id' },
-        query: z.object({ limit: z.int().min(1).max(MAX_PAGE_SIZE).optional().meta({ description: 'Contacts shown per stage, 1 to 100 (default 20)' }) }),
+        query: z.object({
+          limit: z
+            .int()
+            .min(1)
+            .max(MAX_PAGE_SIZE)
+            .optional()
+            .meta({ description: 'Contacts shown per stage, 1 to 100 (default 20)' }),
+        }),
         answer: { status: 200, description: 'The board', json: boardSchema },
       },
       handler: async (req, res) => {
@@ -62,7 +79,11 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
         const { board, ...details } = pipeline;
         res.json({
           pipeline: details,
-          stages: board.map(({ contactCount, contacts, ...stage }) => ({ ...stage, count: contactCount, contacts: contacts.nodes })),
+          stages: board.map(({ contactCount, contacts, ...stage }) => ({
+            ...stage,
+            count: contactCount,
+            contacts: contacts.nodes,
+          })),
         });
       },
     },
@@ -70,9 +91,17 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/pipeline/:contactId/move',
       summary: 'Move a contact to a stage ({ stageId }, optional pipelineId to switch pipelines)',
-      doc: { params: { contactId: 'Contact id' }, body: moveInputSchema, answer: { status: 200, description: 'Where the contact is now', json: placementSchema } },
+      doc: {
+        params: { contactId: 'Contact id' },
+        body: moveInputSchema,
+        answer: { status: 200, description: 'Where the contact is now', json: placementSchema },
+      },
       handler: async (req, res) => {
-        const { moveContact } = await run(MoveContactDocument, { contactId: req.params.contactId, input: jsonBody(req) }, req);
+        const { moveContact } = await run(
+          MoveContactDocument,
+          { contactId: req.params.contactId, input: jsonBody(req) },
+          req,
+        );
         const { move, ...placement } = moveContact;
         res.json({ ...placement, toStageId: placement.stageId, moved: move !== null, move });
       },
@@ -81,7 +110,11 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:contactId/history',
       summary: 'Stage movement history of a contact, oldest first (page, limit)',
-      doc: { params: { contactId: 'Contact id' }, query: pageQuery, answer: { status: 200, description: 'A page of moves', json: stageMovePage } },
+      doc: {
+        params: { contactId: 'Contact id' },
+        query: pageQuery,
+        answer: { status: 200, description: 'A page of moves', json: stageMovePage },
+      },
       handler: async (req, res) => {
         const { stageMovePage } = await run(
           StageMovePageDocument,

@@ -25,7 +25,11 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/brands',
       summary: 'Create a brand (name required; timezone optional)',
-      doc: { body: brandInputSchema, answer: { status: 201, description: 'The new brand', json: brandSchema }, problems: [409] },
+      doc: {
+        body: brandInputSchema,
+        answer: { status: 201, description: 'The new brand', json: brandSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
         const { createBrand } = await run(CreateBrandDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createBrand);

@@ -2,7 +2,14 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
 import type { RouteDoc } from '../../lib/openapi.js';
-import { jsonBody, numberParam, stringParam, type OperationVariables, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import {
+  jsonBody,
+  numberParam,
+  stringParam,
+  type OperationVariables,
+  type RestRoute,
+  type RunOperation,
+} from '../../lib/rest.js';
 import { pageBody } from '../../lib/pagination.js';
 import { listParam } from './rest.helpers.js';
 import {
@@ -48,7 +55,12 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
     path,
     summary,
     // 409 when the item is not in a state the action applies to (the problem says which it is in).
-    doc: { params: CONTENT_ID, body, answer: { status: 200, description: 'The item after the action', json: contentItemSchema }, problems: [409] },
+    doc: {
+      params: CONTENT_ID,
+      body,
+      answer: { status: 200, description: 'The item after the action', json: contentItemSchema },
+      problems: [409],
+    },
     handler: async (req, res) => {
       res.json(itemOf(await run(operation, variables(req), req)));
     },
@@ -78,7 +90,10 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/daily',
       summary: 'Deterministic daily rollups (from, to as YYYY-MM-DD, timezone IANA, default UTC; brandId)',
-      doc: { query: dailyQuery, answer: { status: 200, description: 'One rollup per day, every day present', json: dailySchema } },
+      doc: {
+        query: dailyQuery,
+        answer: { status: 200, description: 'One rollup per day, every day present', json: dailySchema },
+      },
       handler: async (req, res) => {
         const { contentDaily } = await run(
           ContentDailyDocument,
@@ -131,14 +146,35 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'patch',
       path: '/api/content-ops/items/:contentId',
       summary: 'Edit a draft or suggestion draft (content, platforms, mediaIds, scheduledAt)',
-      doc: { params: CONTENT_ID, body: contentEditSchema, answer: { status: 200, description: 'The item as changed', json: contentItemSchema }, problems: [409] },
+      doc: {
+        params: CONTENT_ID,
+        body: contentEditSchema,
+        answer: { status: 200, description: 'The item as changed', json: contentItemSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
-        const { editContentItem } = await run(EditContentItemDocument, { id: req.params.contentId, input: jsonBody(req) }, req);
+        const { editContentItem } = await run(
+          EditContentItemDocument,
+          { id: req.params.contentId, input: jsonBody(req) },
+          req,
+        );
         res.json(editContentItem);
       },
     },
-    action(ApproveContentItemDocument, (data) => data.approveContentItem, 'Approve a suggestion draft', '/api/content-ops/items/:contentId/approve', byId),
-    action(RejectContentItemDocument, (data) => data.rejectContentItem, 'Reject a suggestion draft', '/api/content-ops/items/:contentId/reject', byId),
+    action(
+      ApproveContentItemDocument,
+      (data) => data.approveContentItem,
+      'Approve a suggestion draft',
+      '/api/content-ops/items/:contentId/approve',
+      byId,
+    ),
+    action(
+      RejectContentItemDocument,
+      (data) => data.rejectContentItem,
+      'Reject a suggestion draft',
+      '/api/content-ops/items/:contentId/reject',
+      byId,
+    ),
     action(
       RescheduleContentItemDocument,
       (data) => data.rescheduleContentItem,

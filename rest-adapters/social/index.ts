@@ -21,7 +21,12 @@ import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
 import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
-const HEALTH: HealthQuery = { service: 'social-publishing', field: 'socialHealth', healthOperation: SocialHealthDocument, readinessOperation: 'SocialReadiness' };
+const HEALTH: HealthQuery = {
+  service: 'social-publishing',
+  field: 'socialHealth',
+  healthOperation: SocialHealthDocument,
+  readinessOperation: 'SocialReadiness',
+};
 /** The routes that take an API key as well as a bearer token. */
 const CONTENT_OPS = '/api/content-ops/';
 
@@ -44,8 +49,18 @@ const SOCIAL_API: ApiDescription = {
     '/api/review/{token} (a review link for a client without an account) takes only its token. ' +
     'A token or key without the scope a route needs gets 403. Errors are RFC 9457 problem details.',
   securitySchemes: {
-    BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token of the identity service (`npm run token` in development)' },
-    ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (createApiKey), with its scopes and brands' },
+    BearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'A token of the identity service (`npm run token` in development)',
+    },
+    ApiKeyAuth: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+      description: 'An API key (createApiKey), with its scopes and brands',
+    },
   },
   securityOf: (route): Record<string, string[]>[] => {
     if (route.path.startsWith(CONTENT_OPS)) return [{ BearerAuth: [] }, { ApiKeyAuth: [] }];
@@ -54,7 +69,11 @@ const SOCIAL_API: ApiDescription = {
 };
 
 /** Every route of the social publishing REST contract, in matching order. */
-function socialRestRoutes(client: GraphQLClient, operations: Record<string, string>, reviewPerClient: RateLimiter): RestRoute[] {
+function socialRestRoutes(
+  client: GraphQLClient,
+  operations: Record<string, string>,
+  reviewPerClient: RateLimiter,
+): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its parts: see lib/health-routes.ts.
@@ -83,7 +102,10 @@ export async function socialOpenApi(config: Config, client: GraphQLClient): Prom
   }
 }
 
-export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
+export async function startSocialRest(
+  deps: Pick<Deps, 'config' | 'logger'>,
+  options: { port: number; client: GraphQLClient },
+): Promise<RunningPart> {
   const operations = loadOperations(OPERATIONS_DIR);
   const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);
   const limits = new RateLimits(deps.config);
@@ -91,7 +113,11 @@ export async function startSocialRest(deps: Pick<Deps, 'config' | 'logger'>, opt
     name: 'social',
     config: deps.config,
     logger: deps.logger,
-    routes: socialRestRoutes(options.client, operations, limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS)),
+    routes: socialRestRoutes(
+      options.client,
+      operations,
+      limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS),
+    ),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
     routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config), deps.config)],
     isReady: () => ready.check(),

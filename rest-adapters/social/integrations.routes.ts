@@ -4,7 +4,11 @@ import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.j
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import { cookieOf } from '../../lib/session-cookie.js';
 import { integrationsSchema } from './social.bodies.js';
-import { CompleteIntegrationConnectDocument, IntegrationsDocument, StartIntegrationConnectDocument } from './operations.generated.js';
+import {
+  CompleteIntegrationConnectDocument,
+  IntegrationsDocument,
+  StartIntegrationConnectDocument,
+} from './operations.generated.js';
 
 /**
  * The browser that starts a connect gets a nonce in this cookie, and the state is bound to its hash:
@@ -34,7 +38,9 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations',
       summary: 'List connected integrations (never their tokens) and the platforms on offer',
-      doc: { answer: { status: 200, description: 'Connected accounts and the platforms on offer', json: integrationsSchema } },
+      doc: {
+        answer: { status: 200, description: 'Connected accounts and the platforms on offer', json: integrationsSchema },
+      },
       handler: async (req, res) => {
         const data = await run(IntegrationsDocument, {}, req);
         res.json({ data: data.integrations, total: data.integrations.length, available: data.integrationPlatforms });

@@ -25,13 +25,12 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/media/upload',
       summary: 'Get an upload URL for a file declared by { filename, contentType, size }',
-      doc: { body: mediaUploadInputSchema, answer: { status: 200, description: 'Where and how to PUT the bytes', json: uploadGrantSchema } },
+      doc: {
+        body: mediaUploadInputSchema,
+        answer: { status: 200, description: 'Where and how to PUT the bytes', json: uploadGrantSchema },
+      },
       handler: async (req, res) => {
-        const { requestMediaUpload } = await run(
-          RequestMediaUploadDocument,
-          { input: jsonBody(req) },
-          req,
-        );
+        const { requestMediaUpload } = await run(RequestMediaUploadDocument, { input: jsonBody(req) }, req);
         res.json(requestMediaUpload);
       },
     },

@@ -3,7 +3,13 @@ import { AppError } from '../../lib/errors.js';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { pageBody } from '../../lib/pagination.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
-import { CreatePostDocument, DeletePostDocument, PostDocument, PostPageDocument, UpdatePostDocument } from './operations.generated.js';
+import {
+  CreatePostDocument,
+  DeletePostDocument,
+  PostDocument,
+  PostPageDocument,
+  UpdatePostDocument,
+} from './operations.generated.js';
 
 const POST_ID = { postId: 'Post id' };
 
@@ -35,7 +41,12 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       summary: 'Create a post (content required; brandId when you have several brands)',
       doc: {
         body: postInputSchema,
-        answer: { status: 201, description: 'The new post', json: postSchema, headers: z.object({ Location: z.string().meta({ description: 'Path of the new post' }) }) },
+        answer: {
+          status: 201,
+          description: 'The new post',
+          json: postSchema,
+          headers: z.object({ Location: z.string().meta({ description: 'Path of the new post' }) }),
+        },
       },
       handler: async (req, res) => {
         const { createPost } = await run(CreatePostDocument, { input: jsonBody(req) }, req);
@@ -57,7 +68,12 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/posts/:postId',
       summary: 'Update a post',
-      doc: { params: POST_ID, body: postInputSchema, answer: { status: 200, description: 'The post as changed', json: postSchema }, problems: [409] },
+      doc: {
+        params: POST_ID,
+        body: postInputSchema,
+        answer: { status: 200, description: 'The post as changed', json: postSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
         const { updatePost } = await run(UpdatePostDocument, { id: req.params.postId, input: jsonBody(req) }, req);
         res.json(updatePost);

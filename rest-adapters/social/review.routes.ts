@@ -2,7 +2,11 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Request } from 'express';
 import type { RateLimiter } from '../../lib/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { ApproveByReviewLinkDocument, RejectByReviewLinkDocument, ReviewByTokenDocument } from './operations.generated.js';
+import {
+  ApproveByReviewLinkDocument,
+  RejectByReviewLinkDocument,
+  ReviewByTokenDocument,
+} from './operations.generated.js';
 import { reviewDecisionSchema, reviewedPostSchema } from './social.bodies.js';
 
 const TOKEN = { token: 'The token of the review link' };
@@ -17,7 +21,11 @@ export const REVIEW_WINDOW_SECONDS = 60;
  * edge that sees the address, and every rule lives in the subgraph.
  */
 export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRoute[] {
-  const limited = (req: Request) => perClient.consume(req.ip ?? req.socket.remoteAddress ?? 'unknown', 'Too many review requests from this client; try again later');
+  const limited = (req: Request) =>
+    perClient.consume(
+      req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      'Too many review requests from this client; try again later',
+    );
   const decision = <Result>(
     operation: TypedDocumentNode<Result, { token: string; comment?: string | null }>,
     postOf: (data: Result) => unknown,
@@ -43,8 +51,14 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
     {
       method: 'get',
       path: '/api/review/:token',
-      summary: 'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked',
-      doc: { params: TOKEN, answer: { status: 200, description: 'The post to review', json: reviewedPostSchema }, problems: [410, 429], open: true },
+      summary:
+        'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked',
+      doc: {
+        params: TOKEN,
+        answer: { status: 200, description: 'The post to review', json: reviewedPostSchema },
+        problems: [410, 429],
+        open: true,
+      },
       handler: async (req, res) => {
         await limited(req);
         const { reviewByToken } = await run(ReviewByTokenDocument, { token: req.params.token }, req);

@@ -37,18 +37,37 @@ export const postInputSchema = inputOf(postSchema, {
   platforms: optional(z.array(z.string()), 'Target platforms, e.g. mastodon, x'),
   mediaIds: optional(z.array(idSchema), 'Ready media files of the same owner'),
   scheduledAt: optional(z.string(), 'When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00'),
-  status: optional(postStatus, 'On create: draft (the default) or suggested; a post with scheduledAt and no status is queued'),
+  status: optional(
+    postStatus,
+    'On create: draft (the default) or suggested; a post with scheduledAt and no status is queued',
+  ),
 }).meta({ id: 'PostInput', description: 'A post to create (content required), or the fields to change' });
 
-export const contentItemSchema = postSchema.extend({ contentId: idSchema.meta({ description: "The post's id" }) }).meta({ id: 'ContentItem' });
+export const contentItemSchema = postSchema
+  .extend({ contentId: idSchema.meta({ description: "The post's id" }) })
+  .meta({ id: 'ContentItem' });
 
 const eventSchema = z
   .object({
     id: idSchema,
-    type: z.enum(['created', 'updated', 'deleted', 'edited', 'approved', 'rejected', 'rescheduled', 'retried', 'publishing', 'published', 'publish_failed']),
+    type: z.enum([
+      'created',
+      'updated',
+      'deleted',
+      'edited',
+      'approved',
+      'rejected',
+      'rescheduled',
+      'retried',
+      'publishing',
+      'published',
+      'publish_failed',
+    ]),
     contentId: idSchema,
     brandId: idSchema,
-    actor: z.object({ type: z.enum(['user', 'api_key', 'system']), id: z.string() }).meta({ description: 'Who made the change' }),
+    actor: z
+      .object({ type: z.enum(['user', 'api_key', 'system']), id: z.string() })
+      .meta({ description: 'Who made the change' }),
     occurredAt: instantSchema,
     before: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The fields that changed, before' }),
     after: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The fields that changed, after' }),
@@ -89,7 +108,10 @@ export const rescheduleSchema = z
 
 export const retrySchema = z
   .strictObject({
-    force: z.boolean().optional().meta({ description: 'Retry although the last attempt may have been published (its outcome is unknown): it may post twice' }),
+    force: z.boolean().optional().meta({
+      description:
+        'Retry although the last attempt may have been published (its outcome is unknown): it may post twice',
+    }),
   })
   .meta({ id: 'Retry' });
 
@@ -117,7 +139,9 @@ export const dailySchema = z
   })
   .meta({ id: 'DailyRollups', description: 'Posts per calendar day in the time zone' });
 
-export const brandSchema = z.object({ id: idSchema, name: z.string(), createdAt: instantSchema, updatedAt: instantSchema }).meta({ id: 'Brand' });
+export const brandSchema = z
+  .object({ id: idSchema, name: z.string(), createdAt: instantSchema, updatedAt: instantSchema })
+  .meta({ id: 'Brand' });
 
 export const brandInputSchema = inputOf(brandSchema, {
   name: optional(z.string(), 'Name of the brand (required)'),
@@ -197,7 +221,9 @@ export const socialHealthSchema = z
     status: z.literal('ok'),
     service: z.string(),
     timestamp: instantSchema,
-    checks: z.record(z.string(), z.string()).meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
+    checks: z
+      .record(z.string(), z.string())
+      .meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
   })
   .meta({ id: 'SocialHealth' });
 
@@ -208,14 +234,28 @@ export const mediaPage = pageOf(mediaFileSchema, 'MediaFile');
 
 const brandFilter = idSchema.optional().meta({ description: 'Only this brand' });
 
-export const postQuery = pageQuery.extend({ brandId: brandFilter, status: postStatus.optional().meta({ description: 'Only posts in this status' }) });
+export const postQuery = pageQuery.extend({
+  brandId: brandFilter,
+  status: postStatus.optional().meta({ description: 'Only posts in this status' }),
+});
 export const queueQuery = pageQuery.extend({
   brandId: brandFilter,
-  status: z.string().optional().meta({ description: `Statuses to list, comma-separated (default queued,publishing,failed), of ${POST_STATUSES.join(', ')}` }),
+  status: z
+    .string()
+    .optional()
+    .meta({
+      description: `Statuses to list, comma-separated (default queued,publishing,failed), of ${POST_STATUSES.join(', ')}`,
+    }),
 });
 export const dailyQuery = z.object({
-  from: z.string().optional().meta({ format: 'date', description: 'First day, YYYY-MM-DD, inclusive (default: six days before to)' }),
-  to: z.string().optional().meta({ format: 'date', description: `Last day, YYYY-MM-DD, inclusive (default: today); the range spans at most 366 days` }),
+  from: z
+    .string()
+    .optional()
+    .meta({ format: 'date', description: 'First day, YYYY-MM-DD, inclusive (default: six days before to)' }),
+  to: z.string().optional().meta({
+    format: 'date',
+    description: `Last day, YYYY-MM-DD, inclusive (default: today); the range spans at most 366 days`,
+  }),
   timezone: z.string().optional().meta({ description: 'IANA time zone of the days (default UTC)' }),
   brandId: brandFilter,
 });

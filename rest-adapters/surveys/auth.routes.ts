@@ -3,8 +3,19 @@ import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { SESSION_COOKIE } from '../../lib/session-cookie.js';
-import { magicRequestedSchema, magicRequestSchema, magicVerifySchema, sessionSchema, signInSchema } from './surveys.bodies.js';
-import { EndSurveySessionDocument, RequestMagicLinkDocument, SurveySessionDocument, VerifyMagicLinkDocument } from './operations.generated.js';
+import {
+  magicRequestedSchema,
+  magicRequestSchema,
+  magicVerifySchema,
+  sessionSchema,
+  signInSchema,
+} from './surveys.bodies.js';
+import {
+  EndSurveySessionDocument,
+  RequestMagicLinkDocument,
+  SurveySessionDocument,
+  VerifyMagicLinkDocument,
+} from './operations.generated.js';
 
 /** The cookie's attributes: never readable by script, not sent on cross-site requests, HTTPS-only where served over HTTPS. */
 function cookieOptions(config: Config): CookieOptions {
@@ -24,7 +35,11 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       path: '/api/auth/magic/request',
       summary: 'Request a sign-in link by e-mail ({ email }); the answer is the same for every address',
       // 429 over 5 requests per address or 30 per client address in 15 minutes.
-      doc: { body: magicRequestSchema, answer: { status: 202, description: 'Accepted (whether or not a mail was sent)', json: magicRequestedSchema }, problems: [429] },
+      doc: {
+        body: magicRequestSchema,
+        answer: { status: 202, description: 'Accepted (whether or not a mail was sent)', json: magicRequestedSchema },
+        problems: [429],
+      },
       handler: async (req, res) => {
         const input = jsonBody(req);
         const { requestMagicLink } = await run(RequestMagicLinkDocument, { input }, req);
@@ -41,7 +56,11 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
           status: 200,
           description: 'Signed in',
           json: signInSchema,
-          headers: z.object({ 'Set-Cookie': z.string().meta({ description: `${SESSION_COOKIE}=<token>; HttpOnly; SameSite=Lax (Secure over HTTPS)` }) }),
+          headers: z.object({
+            'Set-Cookie': z
+              .string()
+              .meta({ description: `${SESSION_COOKIE}=<token>; HttpOnly; SameSite=Lax (Secure over HTTPS)` }),
+          }),
         },
         problems: [401],
       },

@@ -15,7 +15,12 @@ import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
 
 const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
-const HEALTH: HealthQuery = { service: 'venue-survey', field: 'surveysHealth', healthOperation: SurveysHealthDocument, readinessOperation: 'SurveysReadiness' };
+const HEALTH: HealthQuery = {
+  service: 'venue-survey',
+  field: 'surveysHealth',
+  healthOperation: SurveysHealthDocument,
+  readinessOperation: 'SurveysReadiness',
+};
 
 /** Routes that sign in (the magic link) take no session; every other /api route needs one. */
 const SIGN_IN = '/api/auth/magic/';
@@ -32,11 +37,17 @@ const SURVEYS_API: ApiDescription = {
     SessionBearer: { type: 'http', scheme: 'bearer', description: 'The session token the magic-link verify answers' },
   },
   securityOf: (route): Record<string, string[]>[] =>
-    route.path.startsWith('/api/') && !route.path.startsWith(SIGN_IN) ? [{ SessionCookie: [] }, { SessionBearer: [] }] : [],
+    route.path.startsWith('/api/') && !route.path.startsWith(SIGN_IN)
+      ? [{ SessionCookie: [] }, { SessionBearer: [] }]
+      : [],
 };
 
 /** Every route of the venue survey REST contract, in matching order. */
-function surveysRestRoutes(client: GraphQLClient, operations: Record<string, string>, options: Parameters<typeof authRoutes>[1]): RestRoute[] {
+function surveysRestRoutes(
+  client: GraphQLClient,
+  operations: Record<string, string>,
+  options: Parameters<typeof authRoutes>[1],
+): RestRoute[] {
   const run = operationRunner(client, OPERATIONS_DIR, operations);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
@@ -54,7 +65,10 @@ export function surveysOpenApi(config: Config, client: GraphQLClient): OpenApiDo
   return openApiDocument(SURVEYS_API, surveysRestRoutes(client, loadOperations(OPERATIONS_DIR), { config }));
 }
 
-export async function startSurveysRest(deps: Pick<Deps, 'config' | 'logger'>, options: { port: number; client: GraphQLClient }): Promise<RunningPart> {
+export async function startSurveysRest(
+  deps: Pick<Deps, 'config' | 'logger'>,
+  options: { port: number; client: GraphQLClient },
+): Promise<RunningPart> {
   const { config } = deps;
   const storage = createStorage(config);
   const operations = loadOperations(OPERATIONS_DIR);

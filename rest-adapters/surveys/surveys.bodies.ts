@@ -56,7 +56,10 @@ export const surveyInputSchema = inputOf(surveySchema, {
   amenities: z.array(z.string()).nullish().meta({ description: 'The list replaces the previous one' }),
   notes: optionalText('Free notes'),
   contactId: idSchema.nullish().meta({ description: 'A contact of the contacts service' }),
-}).meta({ id: 'SurveyInput', description: 'A survey to create (venueName required), or the fields of a draft to change' });
+}).meta({
+  id: 'SurveyInput',
+  description: 'A survey to create (venueName required), or the fields of a draft to change',
+});
 
 export const presignInputSchema = z
   .strictObject({
@@ -84,17 +87,33 @@ export const commitInputSchema = z
   })
   .meta({ id: 'AssetCommitInput' });
 
-export const exportQuery = z.object({ format: z.enum(['html', 'markdown', 'whatsapp']).meta({ description: 'The export format' }) });
+export const exportQuery = z.object({
+  format: z.enum(['html', 'markdown', 'whatsapp']).meta({ description: 'The export format' }),
+});
 
-const userSchema = z.object({ email: z.string(), isAdmin: z.boolean().meta({ description: 'In ADMIN_EMAILS: sees every survey' }) }).meta({ id: 'SurveyUser' });
+const userSchema = z
+  .object({ email: z.string(), isAdmin: z.boolean().meta({ description: 'In ADMIN_EMAILS: sees every survey' }) })
+  .meta({ id: 'SurveyUser' });
 
-export const magicRequestSchema = z.strictObject({ email: z.string().meta({ description: 'Where to send the sign-in link' }) }).meta({ id: 'MagicLinkRequest' });
-export const magicRequestedSchema = z.object({ message: z.string() }).meta({ id: 'MagicLinkRequested', description: 'The same answer for every address' });
-export const magicVerifySchema = z.strictObject({ token: z.string().meta({ description: 'The token of the link' }) }).meta({ id: 'MagicLinkVerify' });
+export const magicRequestSchema = z
+  .strictObject({ email: z.string().meta({ description: 'Where to send the sign-in link' }) })
+  .meta({ id: 'MagicLinkRequest' });
+export const magicRequestedSchema = z
+  .object({ message: z.string() })
+  .meta({ id: 'MagicLinkRequested', description: 'The same answer for every address' });
+export const magicVerifySchema = z
+  .strictObject({ token: z.string().meta({ description: 'The token of the link' }) })
+  .meta({ id: 'MagicLinkVerify' });
 export const signInSchema = z
-  .object({ token: z.string().meta({ description: 'The session token (also set as the session cookie)' }), user: userSchema, expiresAt: instantSchema })
+  .object({
+    token: z.string().meta({ description: 'The session token (also set as the session cookie)' }),
+    user: userSchema,
+    expiresAt: instantSchema,
+  })
   .meta({ id: 'SignIn' });
 export const sessionSchema = z.object({ user: userSchema, expiresAt: instantSchema }).meta({ id: 'Session' });
 
 export const surveyPage = pageOf(surveySchema, 'Survey');
-export const surveyQuery = pageQuery.extend({ status: z.enum(['draft', 'submitted']).optional().meta({ description: 'Only surveys in this status' }) });
+export const surveyQuery = pageQuery.extend({
+  status: z.enum(['draft', 'submitted']).optional().meta({ description: 'Only surveys in this status' }),
+});

@@ -30,7 +30,8 @@ const SURVEY_ID = { id: 'Survey id' };
 
 // An exported page shows user text and links to photos; nothing in it may run script or load
 // anything but images, even if escaping were ever to miss something.
-const EXPORT_CSP = "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+const EXPORT_CSP =
+  "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
 /**
  * The documented survey and asset endpoints. Each runs one operation of `operations/` and maps
@@ -56,7 +57,11 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { surveyPage } = await run(
           SurveyPageDocument,
-          { page: numberParam(req.query.page), limit: numberParam(req.query.limit), status: stringParam(req.query.status) || undefined },
+          {
+            page: numberParam(req.query.page),
+            limit: numberParam(req.query.limit),
+            status: stringParam(req.query.status) || undefined,
+          },
           req,
         );
         res.json(pageBody(surveyPage));
@@ -77,7 +82,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/surveys/:id',
       summary: 'Update a draft survey',
-      doc: { params: SURVEY_ID, body: surveyInputSchema, answer: { status: 200, description: 'The survey as changed', json: surveySchema }, problems: [409] },
+      doc: {
+        params: SURVEY_ID,
+        body: surveyInputSchema,
+        answer: { status: 200, description: 'The survey as changed', json: surveySchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
         const { updateSurvey } = await run(UpdateSurveyDocument, { id: req.params.id, input: jsonBody(req) }, req);
         res.json(updateSurvey);
@@ -87,7 +97,11 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys/:id/submit',
       summary: 'Submit a survey (required fields must be filled; it cannot change afterwards)',
-      doc: { params: SURVEY_ID, answer: { status: 200, description: 'The submitted survey', json: surveySchema }, problems: [400, 409] },
+      doc: {
+        params: SURVEY_ID,
+        answer: { status: 200, description: 'The submitted survey', json: surveySchema },
+        problems: [400, 409],
+      },
       handler: async (req, res) => {
         const { submitSurvey } = await run(SubmitSurveyDocument, { id: req.params.id }, req);
         res.json(submitSurvey);
@@ -97,9 +111,18 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys/:id/assets/presign',
       summary: 'Prepare an asset upload ({ filename, contentType, size }); answers where to PUT the bytes',
-      doc: { params: SURVEY_ID, body: presignInputSchema, answer: { status: 200, description: 'Where to PUT the bytes', json: presignSchema }, problems: [409] },
+      doc: {
+        params: SURVEY_ID,
+        body: presignInputSchema,
+        answer: { status: 200, description: 'Where to PUT the bytes', json: presignSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
-        const { presignSurveyAsset: upload } = await run(PresignSurveyAssetDocument, { surveyId: req.params.id, input: jsonBody(req) }, req);
+        const { presignSurveyAsset: upload } = await run(
+          PresignSurveyAssetDocument,
+          { surveyId: req.params.id, input: jsonBody(req) },
+          req,
+        );
         // 200 like the social media upload URL: this answers where to send bytes; the asset exists once committed.
         res.status(200).json({
           assetId: upload.assetId,
@@ -115,9 +138,18 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys/:id/assets/commit',
       summary: 'Commit an uploaded asset ({ assetId, sha256? }) after checking the bytes',
-      doc: { params: SURVEY_ID, body: commitInputSchema, answer: { status: 200, description: 'The committed asset', json: assetSchema }, problems: [409] },
+      doc: {
+        params: SURVEY_ID,
+        body: commitInputSchema,
+        answer: { status: 200, description: 'The committed asset', json: assetSchema },
+        problems: [409],
+      },
       handler: async (req, res) => {
-        const { commitSurveyAsset } = await run(CommitSurveyAssetDocument, { surveyId: req.params.id, input: jsonBody(req) }, req);
+        const { commitSurveyAsset } = await run(
+          CommitSurveyAssetDocument,
+          { surveyId: req.params.id, input: jsonBody(req) },
+          req,
+        );
         res.json(commitSurveyAsset);
       },
     },
@@ -135,7 +167,11 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
         },
       },
       handler: async (req, res) => {
-        const { surveyExport } = await run(SurveyExportDocument, { id: req.params.id, format: stringParam(req.query.format) ?? null }, req);
+        const { surveyExport } = await run(
+          SurveyExportDocument,
+          { id: req.params.id, format: stringParam(req.query.format) ?? null },
+          req,
+        );
         res.status(200).set({
           'content-type': surveyExport.contentType,
           'content-disposition': contentDisposition(surveyExport.filename, 'inline'),

@@ -14,7 +14,9 @@ export enum AttachmentStatus {
  * A row is pending from the reservation of its upload until its commit (`lib/uploads.ts`).
  */
 @Entity({ tableName: 'attachment' })
-@ObjectType({ description: 'A file attached to a contact (metadata and storage reference; bytes travel outside GraphQL)' })
+@ObjectType({
+  description: 'A file attached to a contact (metadata and storage reference; bytes travel outside GraphQL)',
+})
 export class Attachment {
   @PrimaryKey({ type: 'uuid' })
   @Field(() => ID, { description: 'Id of the attachment' })
@@ -57,7 +59,10 @@ export class AttachmentUploadSlot {
   @Field(() => String, { description: 'Signed; hand it to recordAttachment once the bytes are stored' })
   uploadToken!: string;
 
-  @Field(() => String, { description: 'Where to store the bytes: a staging key, from which recordAttachment moves them into place once checked' })
+  @Field(() => String, {
+    description:
+      'Where to store the bytes: a staging key, from which recordAttachment moves them into place once checked',
+  })
   storageKey!: string;
 
   @Field(() => Int, { description: 'Largest file accepted, in bytes' })

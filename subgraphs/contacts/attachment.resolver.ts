@@ -1,5 +1,14 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import {
+  ConnectionArgs,
+  ConnectionType,
+  PageArgs,
+  PageType,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../lib/pagination.js';
 import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactsContext } from './contacts.context.js';
 
@@ -9,13 +18,21 @@ export const AttachmentPage = PageType(Attachment, 'Attachment');
 @Resolver(() => Attachment)
 export class AttachmentResolver {
   @Query(() => AttachmentConnection, { description: 'Attachments of a live contact, newest first' })
-  async attachments(@Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+  async attachments(
+    @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: ContactsContext,
+  ) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.attachments.list(contactId, window), window);
   }
 
   @Query(() => AttachmentPage, { description: 'The same list as numbered pages' })
-  async attachmentPage(@Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+  async attachmentPage(
+    @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: ContactsContext,
+  ) {
     const window = windowOfPage(args);
     return toPage(await ctx.attachments.list(contactId, window), window);
   }
@@ -25,28 +42,53 @@ export class AttachmentResolver {
     return ctx.attachments.find(id);
   }
 
-  @Mutation(() => AttachmentUploadSlot, { description: 'Step 1 of an upload: checks the contact and reserves a staging key for the bytes' })
+  @Mutation(() => AttachmentUploadSlot, {
+    description: 'Step 1 of an upload: checks the contact and reserves a staging key for the bytes',
+  })
   reserveAttachmentUpload(
     @Arg('contactId', () => ID, { description: 'The live contact to attach the file to' }) contactId: string,
     @Arg('filename', () => String, { description: 'Name of the file' }) filename: string,
-    @Arg('contentType', () => String, { nullable: true, description: 'Media type of the file; default application/octet-stream' }) contentType: string | null,
+    @Arg('contentType', () => String, {
+      nullable: true,
+      description: 'Media type of the file; default application/octet-stream',
+    })
+    contentType: string | null,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.attachments.reserveUpload(contactId, filename, contentType);
   }
 
-  @Mutation(() => Attachment, { description: 'Step 2 of an upload: checks the stored bytes and moves them into place (deletes them, and the reservation, when refused)' })
-  recordAttachment(@Arg('uploadToken', () => String, { description: 'The uploadToken of reserveAttachmentUpload, once the bytes are stored' }) uploadToken: string, @Ctx() ctx: ContactsContext) {
+  @Mutation(() => Attachment, {
+    description:
+      'Step 2 of an upload: checks the stored bytes and moves them into place (deletes them, and the reservation, when refused)',
+  })
+  recordAttachment(
+    @Arg('uploadToken', () => String, {
+      description: 'The uploadToken of reserveAttachmentUpload, once the bytes are stored',
+    })
+    uploadToken: string,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.attachments.record(uploadToken);
   }
 
-  @Mutation(() => Boolean, { description: 'Ends a reserved upload that will not be recorded, deleting what was stored of it; false when there is none' })
-  cancelAttachmentUpload(@Arg('uploadToken', () => String, { description: 'The uploadToken of reserveAttachmentUpload' }) uploadToken: string, @Ctx() ctx: ContactsContext) {
+  @Mutation(() => Boolean, {
+    description:
+      'Ends a reserved upload that will not be recorded, deleting what was stored of it; false when there is none',
+  })
+  cancelAttachmentUpload(
+    @Arg('uploadToken', () => String, { description: 'The uploadToken of reserveAttachmentUpload' })
+    uploadToken: string,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.attachments.cancel(uploadToken);
   }
 
   @Mutation(() => Attachment, { description: 'Removes the attachment and its bytes permanently' })
-  deleteAttachment(@Arg('id', () => ID, { description: 'The attachment to remove' }) id: string, @Ctx() ctx: ContactsContext) {
+  deleteAttachment(
+    @Arg('id', () => ID, { description: 'The attachment to remove' }) id: string,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.attachments.delete(id);
   }
 }

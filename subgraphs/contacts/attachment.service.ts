@@ -5,7 +5,14 @@ import { isUuid } from '../../lib/ids.js';
 import type { Slice, Window } from '../../lib/pagination.js';
 import { signPayload, verifyPayload } from '../../lib/secrets.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { checkDeclaration, commitUpload, dropUploadBytes, stagingKeyOf, sweepReservations, type UploadPolicy } from '../../lib/uploads.js';
+import {
+  checkDeclaration,
+  commitUpload,
+  dropUploadBytes,
+  stagingKeyOf,
+  sweepReservations,
+  type UploadPolicy,
+} from '../../lib/uploads.js';
 import { Attachment, AttachmentStatus, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactService } from './contact.service.js';
 
@@ -61,7 +68,11 @@ export class AttachmentService {
     return attachment;
   }
 
-  async reserveUpload(contactId: string, filename: string, contentType: string | null | undefined): Promise<AttachmentUploadSlot> {
+  async reserveUpload(
+    contactId: string,
+    filename: string,
+    contentType: string | null | undefined,
+  ): Promise<AttachmentUploadSlot> {
     await this.contacts.get(contactId);
     const attachment = new Attachment();
     attachment.contactId = contactId;
@@ -88,11 +99,20 @@ export class AttachmentService {
       await this.contacts.get(attachment.contactId);
       const { size } = await commitUpload(
         this.settings.storage,
-        { key: attachment.storageKey, contentType: attachment.contentType, size: null, expiresAt: attachment.uploadExpiresAt },
+        {
+          key: attachment.storageKey,
+          contentType: attachment.contentType,
+          size: null,
+          expiresAt: attachment.uploadExpiresAt,
+        },
         this.policy,
       );
       // Conditional on the state: of two commits, one records the attachment.
-      const updated = await this.em.nativeUpdate(Attachment, { id: attachment.id, status: AttachmentStatus.pending }, { status: AttachmentStatus.committed, size, uploadExpiresAt: null });
+      const updated = await this.em.nativeUpdate(
+        Attachment,
+        { id: attachment.id, status: AttachmentStatus.pending },
+        { status: AttachmentStatus.committed, size, uploadExpiresAt: null },
+      );
       if (updated !== 1) throw new AppError(ErrorCode.CONFLICT, 'This upload has already been recorded');
       Object.assign(attachment, { status: AttachmentStatus.committed, size, uploadExpiresAt: null });
       return attachment;
@@ -142,7 +162,10 @@ export function sweepAttachmentUploads(em: EntityManager, storage: ObjectStorage
 /** The name as shown to people: no folders, no control characters, bounded length. */
 function safeFilename(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/\p{Cc}/gu, '').trim().slice(0, FILENAME_MAX);
+  const cleaned = base
+    .replace(/\p{Cc}/gu, '')
+    .trim()
+    .slice(0, FILENAME_MAX);
   if (!cleaned || cleaned === '.' || cleaned === '..') throw AppError.badInput('filename', 'must be a file name');
   return cleaned;
 }

@@ -6,7 +6,13 @@ import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { commitUpload, dropUploadBytes, stagingKeyOf, sweepReservations, type UploadPolicy } from '../../lib/uploads.js';
+import {
+  commitUpload,
+  dropUploadBytes,
+  stagingKeyOf,
+  sweepReservations,
+  type UploadPolicy,
+} from '../../lib/uploads.js';
 import { ImportUpload } from './contact-import.entity.js';
 import { ContactImportResult } from './contact-import.result.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
@@ -96,7 +102,12 @@ export class ContactImportService {
     upload.storageKey = `imports/${upload.id}.csv`;
     upload.uploadExpiresAt = new Date(Date.now() + UPLOAD_WINDOW_MS);
     await this.em.persist(upload).flush();
-    return { uploadId: upload.id, storageKey: stagingKeyOf(upload.storageKey), maxBytes: this.limits.maxBytes, expiresAt: upload.uploadExpiresAt };
+    return {
+      uploadId: upload.id,
+      storageKey: stagingKeyOf(upload.storageKey),
+      maxBytes: this.limits.maxBytes,
+      expiresAt: upload.uploadExpiresAt,
+    };
   }
 
   async import(uploadId: string, mappingText: string | null | undefined): Promise<ImportResult> {
@@ -105,14 +116,23 @@ export class ContactImportService {
     let done = true;
     try {
       const mapping = parseMapping(mappingText);
-      await commitUpload(this.storage, { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt }, this.policy).catch((error: unknown) => {
+      await commitUpload(
+        this.storage,
+        { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt },
+        this.policy,
+      ).catch((error: unknown) => {
         // Another import of the same file holds it: that one ends it.
         if (error instanceof AppError && error.code === ErrorCode.CONFLICT) done = false;
-        if (error instanceof AppError && error.fields[0]?.field === 'contentType') throw AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
+        if (error instanceof AppError && error.fields[0]?.field === 'contentType')
+          throw AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
         throw error;
       });
       // Being read now: the sweep leaves it alone however long a large file takes.
-      await this.em.nativeUpdate(ImportUpload, { id: upload.id }, { uploadExpiresAt: new Date(Date.now() + READING_WINDOW_MS) });
+      await this.em.nativeUpdate(
+        ImportUpload,
+        { id: upload.id },
+        { uploadExpiresAt: new Date(Date.now() + READING_WINDOW_MS) },
+      );
       const header = await this.checkCsv(upload.storageKey);
       const columns = mapColumns(header, mapping);
       return await this.writeRows(upload.storageKey, header, columns);
@@ -143,7 +163,11 @@ export class ContactImportService {
       for await (const record of await this.records(fileKey)) {
         if (!header) {
           header = (record as string[]).map((cell) => cell.trim());
-          if (header.length > maxColumns) throw AppError.badInput('file', `has ${header.length} columns; an import may have at most ${maxColumns} (IMPORT_MAX_COLUMNS)`);
+          if (header.length > maxColumns)
+            throw AppError.badInput(
+              'file',
+              `has ${header.length} columns; an import may have at most ${maxColumns} (IMPORT_MAX_COLUMNS)`,
+            );
         }
         records++;
         if (records - 1 > maxRows) throw tooLarge(`has more than ${maxRows} data rows (IMPORT_MAX_ROWS)`);
@@ -191,19 +215,29 @@ export class ContactImportService {
   }
 
   /** The row as contact fields, or null (and its errors noted) when it cannot be written. */
-  private async readRow(row: number, cells: string[], columns: MappedColumn[], result: ContactImportResult): Promise<ReadyRow | null> {
+  private async readRow(
+    row: number,
+    cells: string[],
+    columns: MappedColumn[],
+    result: ContactImportResult,
+  ): Promise<ReadyRow | null> {
     const values = new ContactInput();
     for (const { index, field } of columns) {
       const cell = cells[index].trim();
       if (!cell) continue;
-      if (field === 'tags') values.tags = cell.split(/[;,]/).map((tag) => tag.trim()).filter(Boolean);
+      if (field === 'tags')
+        values.tags = cell
+          .split(/[;,]/)
+          .map((tag) => tag.trim())
+          .filter(Boolean);
       else values[field] = cell;
     }
     const columnOf = (field: string) => columns.find((column) => column.field === field)?.column ?? null;
     const problems = await validate(values, { forbidUnknownValues: false });
     if (problems.length) {
       for (const problem of problems) {
-        for (const message of Object.values(problem.constraints ?? { invalid: 'is not valid' })) result.skip(row, columnOf(problem.property), message, false);
+        for (const message of Object.values(problem.constraints ?? { invalid: 'is not valid' }))
+          result.skip(row, columnOf(problem.property), message, false);
       }
       result.skipped++;
       return null;
@@ -223,7 +257,11 @@ export class ContactImportService {
     let updated = 0;
     try {
       await this.em.fork().transactional(async (tx) => {
-        const emails = [...new Set(batch.map(({ values }) => values.email?.toLowerCase()).filter((email): email is string => Boolean(email)))];
+        const emails = [
+          ...new Set(
+            batch.map(({ values }) => values.email?.toLowerCase()).filter((email): email is string => Boolean(email)),
+          ),
+        ];
         const byEmail = new Map<string, Contact>();
         if (emails.length) {
           const matches = await tx.execute<{ id: string }[]>(
@@ -278,14 +316,24 @@ export class ContactImportService {
       // reported, and the import goes on with the next one.
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
       result.skipped += batch.length;
-      result.skip(firstRow, null, `rows ${firstRow} to ${lastRow} were not written: an e-mail address was taken meanwhile; import them again`, false);
+      result.skip(
+        firstRow,
+        null,
+        `rows ${firstRow} to ${lastRow} were not written: an e-mail address was taken meanwhile; import them again`,
+        false,
+      );
       result.batches.push({ firstRow, lastRow, created: 0, updated: 0, written: false });
     }
   }
 
   private async records(fileKey: string): Promise<AsyncIterable<unknown>> {
     const { stream } = await this.storage.open(fileKey);
-    const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: this.limits.maxRecordBytes });
+    const parser = parse({
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      max_record_size: this.limits.maxRecordBytes,
+    });
     const text = stream.pipe(utf8Guard());
     stream.on('error', (error) => text.destroy(error));
     text.on('error', (error) => parser.destroy(error));
@@ -346,10 +394,16 @@ function parseMapping(text: string | null | undefined): Map<string, ImportField 
   const mapping = new Map<string, ImportField | null>();
   for (const [column, target] of Object.entries(parsed)) {
     if (target === null || target === '') mapping.set(column.trim(), null);
-    else if (typeof target === 'string' && (EDITABLE_FIELDS as readonly string[]).includes(target)) mapping.set(column.trim(), target as ImportField);
-    else problems.push({ field: `mapping.${column}`, message: `${JSON.stringify(target)} is not a contact field; use one of ${EDITABLE_FIELDS.join(', ')}` });
+    else if (typeof target === 'string' && (EDITABLE_FIELDS as readonly string[]).includes(target))
+      mapping.set(column.trim(), target as ImportField);
+    else
+      problems.push({
+        field: `mapping.${column}`,
+        message: `${JSON.stringify(target)} is not a contact field; use one of ${EDITABLE_FIELDS.join(', ')}`,
+      });
   }
-  if (problems.length) throw new AppError(ErrorCode.BAD_USER_INPUT, 'The mapping names unknown contact fields', { fields: problems });
+  if (problems.length)
+    throw new AppError(ErrorCode.BAD_USER_INPUT, 'The mapping names unknown contact fields', { fields: problems });
   return mapping;
 }
 
@@ -370,13 +424,22 @@ function mapColumns(header: string[], mapping: Map<string, ImportField | null> |
   }
   const seen = new Set<string>();
   for (const { field, column } of columns) {
-    if (seen.has(field)) problems.push({ field: mapping ? `mapping.${column}` : 'file', message: `more than one column maps to ${field}` });
+    if (seen.has(field))
+      problems.push({
+        field: mapping ? `mapping.${column}` : 'file',
+        message: `more than one column maps to ${field}`,
+      });
     seen.add(field);
   }
-  if (problems.length) throw new AppError(ErrorCode.BAD_USER_INPUT, 'The columns cannot be mapped to contact fields', { fields: problems });
+  if (problems.length)
+    throw new AppError(ErrorCode.BAD_USER_INPUT, 'The columns cannot be mapped to contact fields', {
+      fields: problems,
+    });
   if (!columns.length) {
-    throw AppError.badInput(mapping ? 'mapping' : 'file', `no column maps to a contact field (${EDITABLE_FIELDS.join(', ')})`);
+    throw AppError.badInput(
+      mapping ? 'mapping' : 'file',
+      `no column maps to a contact field (${EDITABLE_FIELDS.join(', ')})`,
+    );
   }
   return columns;
 }
-

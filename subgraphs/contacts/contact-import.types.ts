@@ -14,22 +14,27 @@ export class ImportRowError {
 
 @ObjectType({ description: 'One batch of an import: written all together, or not at all' })
 export class ImportBatch {
-  @Field(() => Int, { description: 'Row number of the first record of the batch (the header is row 1)' }) firstRow!: number;
+  @Field(() => Int, { description: 'Row number of the first record of the batch (the header is row 1)' })
+  firstRow!: number;
   @Field(() => Int, { description: 'Row number of the last record of the batch' }) lastRow!: number;
   @Field(() => Int, { description: 'Contacts the batch created' }) created!: number;
-  @Field(() => Int, { description: 'Existing contacts the batch updated (matched by e-mail address)' }) updated!: number;
-  @Field(() => Boolean, { description: 'False when the batch was rolled back (its rows are counted as skipped)' }) written!: boolean;
+  @Field(() => Int, { description: 'Existing contacts the batch updated (matched by e-mail address)' })
+  updated!: number;
+  @Field(() => Boolean, { description: 'False when the batch was rolled back (its rows are counted as skipped)' })
+  written!: boolean;
 }
 
 @ObjectType({ description: 'What an import did' })
 export class ImportResult {
   @Field(() => Int, { description: 'Data rows read' }) rows!: number;
   @Field(() => Int, { description: 'Contacts created' }) created!: number;
-  @Field(() => Int, { description: 'Rows whose e-mail address matched a contact, which they updated' }) updated!: number;
+  @Field(() => Int, { description: 'Rows whose e-mail address matched a contact, which they updated' })
+  updated!: number;
   @Field(() => Int, { description: 'Rows left out: invalid, or in a batch that was rolled back' }) skipped!: number;
   @Field(() => [ImportRowError], { description: 'Row errors, the first 1000' }) errors!: ImportRowError[];
   @Field(() => Boolean, { description: 'True when there were more row errors than listed' }) errorsTruncated!: boolean;
-  @Field(() => [ImportBatch], { description: 'The batches the rows were written in, in file order' }) batches!: ImportBatch[];
+  @Field(() => [ImportBatch], { description: 'The batches the rows were written in, in file order' })
+  batches!: ImportBatch[];
 }
 
 @ObjectType({ description: 'Permission to store one CSV file, then import it with importContacts' })

@@ -27,7 +27,10 @@ export class Contact {
   lastName: string | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true, description: 'E-mail address, unique among live contacts; imports match on it' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'E-mail address, unique among live contacts; imports match on it',
+  })
   email: string | null = null;
 
   @Property({ type: 'text', nullable: true })

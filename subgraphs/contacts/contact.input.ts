@@ -7,7 +7,10 @@ const NAME_MAX = 200;
 /** Fields a client may set on a contact; create needs `firstName` or `email` (checked in the service). */
 @InputType({ description: 'Fields of a contact; on update, omitted fields stay as they are and null clears one' })
 export class ContactInput {
-  @Field(() => String, { nullable: true, description: 'Given name; a new contact needs a first name or an e-mail address' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Given name; a new contact needs a first name or an e-mail address',
+  })
   @IsOptional()
   @MaxLength(NAME_MAX)
   firstName?: string | null;
@@ -43,7 +46,10 @@ export class ContactInput {
 
 @ArgsType()
 export class ContactPageArgs extends PageArgs {
-  @Field(() => String, { nullable: true, description: 'Full-text search over names, e-mail addresses, companies and tags' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Full-text search over names, e-mail addresses, companies and tags',
+  })
   @IsOptional()
   @MaxLength(200)
   search?: string;
@@ -51,7 +57,10 @@ export class ContactPageArgs extends PageArgs {
 
 @ArgsType()
 export class ContactConnectionArgs extends ConnectionArgs {
-  @Field(() => String, { nullable: true, description: 'Full-text search over names, e-mail addresses, companies and tags' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Full-text search over names, e-mail addresses, companies and tags',
+  })
   @IsOptional()
   @MaxLength(200)
   search?: string;
@@ -67,7 +76,10 @@ export class ContactScrollArgs {
   @Field(() => String, { nullable: true, description: 'endCursor of the previous page' })
   after?: string;
 
-  @Field(() => String, { nullable: true, description: 'Full-text search over names, e-mail addresses, companies and tags' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Full-text search over names, e-mail addresses, companies and tags',
+  })
   @IsOptional()
   @MaxLength(200)
   search?: string;

@@ -1,7 +1,21 @@
 import { Arg, Args, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { ConnectionType, PageInfo, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import {
+  ConnectionType,
+  PageInfo,
+  PageType,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../lib/pagination.js';
 import { Contact } from './contact.entity.js';
-import { ContactConnectionArgs, ContactInput, ContactPageArgs, ContactScrollArgs, SCROLL_MAX } from './contact.input.js';
+import {
+  ContactConnectionArgs,
+  ContactInput,
+  ContactPageArgs,
+  ContactScrollArgs,
+  SCROLL_MAX,
+} from './contact.input.js';
 import { encodeKeyset } from './contact.service.js';
 import type { ContactsContext } from './contacts.context.js';
 
@@ -10,15 +24,20 @@ export const ContactPage = PageType(Contact, 'Contact');
 
 @ObjectType('ContactScrollEdge', { description: 'One contact of a keyset walk, with its cursor' })
 class ContactScrollEdge {
-  @Field(() => String, { description: 'Position of this contact in the walk: pass it as `after` to continue after it' }) cursor!: string;
+  @Field(() => String, { description: 'Position of this contact in the walk: pass it as `after` to continue after it' })
+  cursor!: string;
   @Field(() => Contact, { description: 'The contact itself' }) node!: Contact;
 }
 
-@ObjectType({ description: 'A page of a keyset walk over every live contact (no total: counting would cost each page a scan)' })
+@ObjectType({
+  description: 'A page of a keyset walk over every live contact (no total: counting would cost each page a scan)',
+})
 export class ContactScrollConnection {
-  @Field(() => [ContactScrollEdge], { description: 'The contacts of this page, each with its cursor' }) edges!: ContactScrollEdge[];
+  @Field(() => [ContactScrollEdge], { description: 'The contacts of this page, each with its cursor' })
+  edges!: ContactScrollEdge[];
   @Field(() => [Contact], { description: 'The contacts of this page, without cursors' }) nodes!: Contact[];
-  @Field(() => PageInfo, { description: 'Whether more contacts follow, and the cursor to continue after' }) pageInfo!: PageInfo;
+  @Field(() => PageInfo, { description: 'Whether more contacts follow, and the cursor to continue after' })
+  pageInfo!: PageInfo;
 }
 
 @Resolver(() => Contact)
@@ -28,7 +47,9 @@ export class ContactResolver {
     return ctx.contacts.read(id);
   }
 
-  @Query(() => ContactConnection, { description: 'Live contacts, newest first, optionally matching a full-text search' })
+  @Query(() => ContactConnection, {
+    description: 'Live contacts, newest first, optionally matching a full-text search',
+  })
   async contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.contacts.list(window, args.search), window);
@@ -37,7 +58,10 @@ export class ContactResolver {
   @Query(() => ContactScrollConnection, {
     description: `Every live contact (or those matching search), newest first, in pages of up to ${SCROLL_MAX} with stable keyset cursors: for exports`,
   })
-  async contactScroll(@Args(() => ContactScrollArgs) args: ContactScrollArgs, @Ctx() ctx: ContactsContext): Promise<ContactScrollConnection> {
+  async contactScroll(
+    @Args(() => ContactScrollArgs) args: ContactScrollArgs,
+    @Ctx() ctx: ContactsContext,
+  ): Promise<ContactScrollConnection> {
     const { items, hasMore } = await ctx.contacts.scroll(args.first, args.after, args.search);
     const head = items[0];
     const last = items.at(-1);
@@ -63,17 +87,28 @@ export class ContactResolver {
   }
 
   @Mutation(() => Contact, { description: 'Creates a contact (a first name or an e-mail address is required)' })
-  createContact(@Arg('input', () => ContactInput, { description: 'Fields of the new contact' }) input: ContactInput, @Ctx() ctx: ContactsContext) {
+  createContact(
+    @Arg('input', () => ContactInput, { description: 'Fields of the new contact' }) input: ContactInput,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.contacts.create(input);
   }
 
   @Mutation(() => Contact, { description: 'Changes fields of a live contact' })
-  updateContact(@Arg('id', () => ID, { description: 'The contact to change' }) id: string, @Arg('input', () => ContactInput, { description: 'Fields to change; omitted ones stay, null clears one' }) input: ContactInput, @Ctx() ctx: ContactsContext) {
+  updateContact(
+    @Arg('id', () => ID, { description: 'The contact to change' }) id: string,
+    @Arg('input', () => ContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
+    input: ContactInput,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.contacts.update(id, input);
   }
 
   @Mutation(() => Contact, { description: 'Soft delete: the record stays with deleted set, and leaves every list' })
-  deleteContact(@Arg('id', () => ID, { description: 'The contact to delete' }) id: string, @Ctx() ctx: ContactsContext) {
+  deleteContact(
+    @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.contacts.softDelete(id);
   }
 }

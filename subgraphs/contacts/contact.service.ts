@@ -79,11 +79,10 @@ export class ContactService {
    */
   private async countMatches(query: string): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
     const known = this.searchEstimates.get(query) ?? null;
-    const [row] = await this.em.execute<{ total: string; exact: boolean; estimate: string | null }[]>(contactQueries(this.em).searchTotal, [
-      query,
-      EXACT_COUNT_LIMIT,
-      known,
-    ]);
+    const [row] = await this.em.execute<{ total: string; exact: boolean; estimate: string | null }[]>(
+      contactQueries(this.em).searchTotal,
+      [query, EXACT_COUNT_LIMIT, known],
+    );
     if (known === null && row?.estimate != null) this.searchEstimates.set(query, Number(row.estimate));
     return { total: Number(row?.total ?? 0), totalExact: row?.exact ?? true };
   }
@@ -108,9 +107,14 @@ export class ContactService {
    * One page of live contacts after a keyset cursor (newest first). Unlike offsets, a keyset stays
    * as fast on the last page of a large export as on the first.
    */
-  async scroll(first: number | null | undefined, after: string | null | undefined, search?: string | null): Promise<{ items: Contact[]; hasMore: boolean }> {
+  async scroll(
+    first: number | null | undefined,
+    after: string | null | undefined,
+    search?: string | null,
+  ): Promise<{ items: Contact[]; hasMore: boolean }> {
     const limit = first ?? SCROLL_MAX;
-    if (!Number.isInteger(limit) || limit < 1 || limit > SCROLL_MAX) throw AppError.badInput('first', `must be an integer from 1 to ${SCROLL_MAX}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > SCROLL_MAX)
+      throw AppError.badInput('first', `must be an integer from 1 to ${SCROLL_MAX}`);
     const qb = this.liveContacts(search);
     if (!qb) return { items: [], hasMore: false };
     if (after) {
@@ -120,7 +124,10 @@ export class ContactService {
     }
     // Plain rows, not managed entities: an export reads a thousand at a time and changes none, so
     // identity map entries and change-tracking snapshots would only be garbage.
-    const rows = await qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).execute<Contact[]>('all', true);
+    const rows = await qb
+      .orderBy({ createdAt: 'desc', id: 'desc' })
+      .limit(limit + 1)
+      .execute<Contact[]>('all', true);
     const items = rows.slice(0, limit).map(toContactRow);
     return { items, hasMore: rows.length > limit };
   }
@@ -138,7 +145,10 @@ export class ContactService {
 
   /** Live contacts as a query over the read columns. */
   private live() {
-    return this.em.createQueryBuilder(Contact, 'c').select([...READ_FIELDS]).where({ deleted: false });
+    return this.em
+      .createQueryBuilder(Contact, 'c')
+      .select([...READ_FIELDS])
+      .where({ deleted: false });
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {

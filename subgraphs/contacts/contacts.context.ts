@@ -34,7 +34,11 @@ interface StageWindow {
 }
 
 /** One request's context on `em`, the request's own fork: the caller (a bearer token, if any), the services, the loaders. */
-export async function createContactsContext(runtime: ContactsRuntime, em: EntityManager, req: SubgraphRequest): Promise<ContactsContext> {
+export async function createContactsContext(
+  runtime: ContactsRuntime,
+  em: EntityManager,
+  req: SubgraphRequest,
+): Promise<ContactsContext> {
   const principal = await optionalBearerPrincipal(runtime.identity, req.headers.authorization);
   const contacts = new ContactService(em, runtime.searchEstimates);
   const pipelines = new PipelineService(em, contacts);
@@ -46,9 +50,18 @@ export async function createContactsContext(runtime: ContactsRuntime, em: Entity
     attachments: new AttachmentService(em, contacts, runtime.attachments),
     pipelines,
     imports: new ContactImportService(em, contacts, runtime.storage, runtime.importLimits),
-    contactById: batchLoader((ids) => contacts.findMany(ids), () => null),
-    stagesOfPipeline: batchLoader((pipelineIds) => pipelines.stagesOf(pipelineIds), () => []),
-    stageContactCount: batchLoader((stageIds) => pipelines.countsOf(stageIds), () => 0),
+    contactById: batchLoader(
+      (ids) => contacts.findMany(ids),
+      () => null,
+    ),
+    stagesOfPipeline: batchLoader(
+      (pipelineIds) => pipelines.stagesOf(pipelineIds),
+      () => [],
+    ),
+    stageContactCount: batchLoader(
+      (stageIds) => pipelines.countsOf(stageIds),
+      () => 0,
+    ),
     // A board asks every stage for the same window, so one query per distinct window serves them all.
     stageContacts: new DataLoader(
       async (keys) => {

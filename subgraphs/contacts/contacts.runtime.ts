@@ -27,7 +27,9 @@ export function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRun
   const sweeper = startUploadSweeper({
     name: 'contacts',
     logger: deps.logger,
-    sweep: async (now) => (await sweepAttachmentUploads(orm.em.fork(), storage, now)) + (await sweepImportUploads(orm.em.fork(), storage, now)),
+    sweep: async (now) =>
+      (await sweepAttachmentUploads(orm.em.fork(), storage, now)) +
+      (await sweepImportUploads(orm.em.fork(), storage, now)),
   });
   return Promise.resolve({
     identity: deps.identity,

@@ -11,7 +11,15 @@ import { PipelineResolver, StageResolver } from './pipeline.resolver.js';
 
 export function contactsSubgraph(config: Config): SubgraphDefinition {
   return {
-    resolvers: [ContactResolver, NoteResolver, AttachmentResolver, PipelineResolver, StageResolver, ContactImportResolver, HealthResolver],
+    resolvers: [
+      ContactResolver,
+      NoteResolver,
+      AttachmentResolver,
+      PipelineResolver,
+      StageResolver,
+      ContactImportResolver,
+      HealthResolver,
+    ],
     references: contactsReferences,
     rules: contactsRules(config),
   };

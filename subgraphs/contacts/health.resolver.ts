@@ -4,7 +4,10 @@ import type { ContactsContext } from './contacts.context.js';
 
 @Resolver()
 export class HealthResolver {
-  @Query(() => ServiceHealth, { description: 'The database of the contact management service (public: names and verdicts only), behind its /health and /readyz' })
+  @Query(() => ServiceHealth, {
+    description:
+      'The database of the contact management service (public: names and verdicts only), behind its /health and /readyz',
+  })
   contactsHealth(@Ctx() ctx: ContactsContext) {
     return runHealthChecks([databaseCheck(ctx.em)]);
   }

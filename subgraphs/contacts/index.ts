@@ -6,7 +6,10 @@ import { createContactsRuntime, type ContactsRuntime } from './contacts.runtime.
 import { contactsSubgraph } from './contacts.subgraph.js';
 import { contactsMigrations } from './migrations/index.js';
 
-export function startContactsSubgraph(deps: Deps, options: SubgraphListenOptions): Promise<RunningSubgraph<ContactsRuntime>> {
+export function startContactsSubgraph(
+  deps: Deps,
+  options: SubgraphListenOptions,
+): Promise<RunningSubgraph<ContactsRuntime>> {
   return startSubgraphService(deps, {
     service: 'contacts',
     entities: contactsEntities,

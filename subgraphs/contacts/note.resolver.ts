@@ -1,5 +1,14 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import {
+  ConnectionArgs,
+  ConnectionType,
+  PageArgs,
+  PageType,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../lib/pagination.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Note } from './note.entity.js';
 import { NoteInput } from './note.input.js';
@@ -10,24 +19,40 @@ export const NotePage = PageType(Note, 'Note');
 @Resolver(() => Note)
 export class NoteResolver {
   @Query(() => NoteConnection, { description: 'Notes of a live contact, newest first' })
-  async notes(@Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+  async notes(
+    @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: ContactsContext,
+  ) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.notes.list(contactId, window), window);
   }
 
   @Query(() => NotePage, { description: 'The same list as numbered pages' })
-  async notePage(@Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+  async notePage(
+    @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: ContactsContext,
+  ) {
     const window = windowOfPage(args);
     return toPage(await ctx.notes.list(contactId, window), window);
   }
 
   @Query(() => Note, { description: 'A note of the given contact; NOT_FOUND under any other contact' })
-  note(@Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string, @Arg('id', () => ID, { description: 'The note' }) id: string, @Ctx() ctx: ContactsContext) {
+  note(
+    @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
+    @Arg('id', () => ID, { description: 'The note' }) id: string,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.notes.get(contactId, id);
   }
 
   @Mutation(() => Note, { description: 'Writes a note on a live contact' })
-  createNote(@Arg('contactId', () => ID, { description: 'The contact the note is about' }) contactId: string, @Arg('input', () => NoteInput, { description: 'Text of the note' }) input: NoteInput, @Ctx() ctx: ContactsContext) {
+  createNote(
+    @Arg('contactId', () => ID, { description: 'The contact the note is about' }) contactId: string,
+    @Arg('input', () => NoteInput, { description: 'Text of the note' }) input: NoteInput,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.notes.create(contactId, input);
   }
 
@@ -42,7 +67,11 @@ export class NoteResolver {
   }
 
   @Mutation(() => Note, { description: 'Removes the note permanently; answers it as it was' })
-  deleteNote(@Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string, @Arg('id', () => ID, { description: 'The note to remove' }) id: string, @Ctx() ctx: ContactsContext) {
+  deleteNote(
+    @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
+    @Arg('id', () => ID, { description: 'The note to remove' }) id: string,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.notes.delete(contactId, id);
   }
 }

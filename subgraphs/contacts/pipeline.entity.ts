@@ -105,6 +105,9 @@ export class StagePlacement {
   @Field(() => Date, { description: 'When the contact entered its current stage' })
   movedAt!: Date;
 
-  @Field(() => StageMove, { nullable: true, description: 'The history entry written; null when the contact already was in that stage' })
+  @Field(() => StageMove, {
+    nullable: true,
+    description: 'The history entry written; null when the contact already was in that stage',
+  })
   move!: StageMove | null;
 }

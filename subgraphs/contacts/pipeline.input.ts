@@ -25,7 +25,8 @@ export class MoveInput {
 
   @Field(() => ID, {
     nullable: true,
-    description: "Names the stage's pipeline to move the contact into another pipeline; without it the stage must be in the contact's pipeline",
+    description:
+      "Names the stage's pipeline to move the contact into another pipeline; without it the stage must be in the contact's pipeline",
   })
   @IsOptional()
   @IsString()

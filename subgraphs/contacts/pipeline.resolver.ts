@@ -1,5 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import {
+  ConnectionArgs,
+  ConnectionType,
+  PageArgs,
+  PageType,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../lib/pagination.js';
 import { ContactConnection } from './contact.resolver.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Pipeline, Stage, StageMove, StagePlacement } from './pipeline.entity.js';
@@ -30,23 +39,40 @@ export class PipelineResolver {
   }
 
   @Mutation(() => Pipeline, { description: 'Creates a sales pipeline with its stages' })
-  createPipeline(@Arg('input', () => PipelineInput, { description: 'Name and stage names of the pipeline' }) input: PipelineInput, @Ctx() ctx: ContactsContext) {
+  createPipeline(
+    @Arg('input', () => PipelineInput, { description: 'Name and stage names of the pipeline' }) input: PipelineInput,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.pipelines.create(input);
   }
 
-  @Mutation(() => StagePlacement, { description: 'Moves a contact to a stage and records the move in its history, in one transaction' })
-  moveContact(@Arg('contactId', () => ID, { description: 'The live contact to move' }) contactId: string, @Arg('input', () => MoveInput, { description: 'The stage to move to (and its pipeline)' }) input: MoveInput, @Ctx() ctx: ContactsContext) {
+  @Mutation(() => StagePlacement, {
+    description: 'Moves a contact to a stage and records the move in its history, in one transaction',
+  })
+  moveContact(
+    @Arg('contactId', () => ID, { description: 'The live contact to move' }) contactId: string,
+    @Arg('input', () => MoveInput, { description: 'The stage to move to (and its pipeline)' }) input: MoveInput,
+    @Ctx() ctx: ContactsContext,
+  ) {
     return ctx.pipelines.move(contactId, input);
   }
 
   @Query(() => StageMoveConnection, { description: 'Stage moves of a live contact, oldest first' })
-  async stageMoves(@Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+  async stageMoves(
+    @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: ContactsContext,
+  ) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.pipelines.history(contactId, window), window);
   }
 
   @Query(() => StageMovePage, { description: 'The same history as numbered pages' })
-  async stageMovePage(@Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+  async stageMovePage(
+    @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: ContactsContext,
+  ) {
     const window = windowOfPage(args);
     return toPage(await ctx.pipelines.history(contactId, window), window);
   }
@@ -64,8 +90,14 @@ export class StageResolver {
     return ctx.stageContactCount.load(stage.id);
   }
 
-  @FieldResolver(() => ContactConnection, { description: 'Live contacts in this stage, most recently moved first (the board)' })
-  async contacts(@Root() stage: Stage, @Args(() => StageContactsArgs) args: StageContactsArgs, @Ctx() ctx: ContactsContext) {
+  @FieldResolver(() => ContactConnection, {
+    description: 'Live contacts in this stage, most recently moved first (the board)',
+  })
+  async contacts(
+    @Root() stage: Stage,
+    @Args(() => StageContactsArgs) args: StageContactsArgs,
+    @Ctx() ctx: ContactsContext,
+  ) {
     const window = windowOfConnection(args);
     const [items, total] = await Promise.all([
       ctx.stageContacts.load({ stageId: stage.id, offset: window.offset, limit: window.limit }),

@@ -64,12 +64,16 @@ export class PipelineService {
       await this.em.transactional(async (tx) => {
         tx.persist(pipeline);
         await tx.flush();
-        stageNames.forEach((stageName, index) => tx.create(Stage, { pipelineId: pipeline.id, name: stageName, position: index + 1 }));
+        stageNames.forEach((stageName, index) =>
+          tx.create(Stage, { pipelineId: pipeline.id, name: stageName, position: index + 1 }),
+        );
         await tx.flush();
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) {
-        throw new AppError(ErrorCode.CONFLICT, 'A pipeline with this name exists', { fields: [{ field: 'name', message: 'is already used' }] });
+        throw new AppError(ErrorCode.CONFLICT, 'A pipeline with this name exists', {
+          fields: [{ field: 'name', message: 'is already used' }],
+        });
       }
       throw error;
     }
@@ -78,7 +82,11 @@ export class PipelineService {
 
   /** Stages of many pipelines in one query, each list in position order. */
   async stagesOf(pipelineIds: readonly string[]): Promise<Map<string, Stage[]>> {
-    const stages = await this.em.find(Stage, { pipelineId: { $in: [...pipelineIds] } }, { orderBy: { position: 'asc' } });
+    const stages = await this.em.find(
+      Stage,
+      { pipelineId: { $in: [...pipelineIds] } },
+      { orderBy: { position: 'asc' } },
+    );
     const byPipeline = new Map<string, Stage[]>(pipelineIds.map((id) => [id, []]));
     for (const stage of stages) byPipeline.get(stage.pipelineId)?.push(stage);
     return byPipeline;
@@ -136,11 +144,16 @@ export class PipelineService {
   async move(contactId: string, input: MoveInput): Promise<StagePlacement> {
     if (!isUuid(contactId)) throw AppError.notFound('Contact');
     if (!isUuid(input.stageId)) throw AppError.notFound('Stage');
-    if (input.pipelineId !== undefined && input.pipelineId !== null && !isUuid(input.pipelineId)) throw AppError.notFound('Pipeline');
+    if (input.pipelineId !== undefined && input.pipelineId !== null && !isUuid(input.pipelineId))
+      throw AppError.notFound('Pipeline');
 
     return this.em.transactional(async (tx) => {
       // Locks the contact so that two moves at once cannot both start from the same stage.
-      const contact = await tx.findOne(Contact, { id: contactId, deleted: false }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const contact = await tx.findOne(
+        Contact,
+        { id: contactId, deleted: false },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       if (!contact) throw AppError.notFound('Contact');
       const stage = await tx.findOne(Stage, { id: input.stageId });
       if (!stage) throw AppError.notFound('Stage');
@@ -154,15 +167,26 @@ export class PipelineService {
         ? { pipelineId: placement.pipelineId, stageId: placement.stageId as string | null, since: placement.movedAt }
         : await this.defaultPlacement(tx, contact);
       if (!input.pipelineId && current.pipelineId && stage.pipelineId !== current.pipelineId) {
-        throw AppError.badInput('stageId', "is a stage of another pipeline than the contact's; send that pipelineId to switch pipelines");
+        throw AppError.badInput(
+          'stageId',
+          "is a stage of another pipeline than the contact's; send that pipelineId to switch pipelines",
+        );
       }
       if (current.stageId === stage.id) {
-        return { contactId, pipelineId: stage.pipelineId, stageId: stage.id, fromStageId: stage.id, movedAt: current.since, move: null };
+        return {
+          contactId,
+          pipelineId: stage.pipelineId,
+          stageId: stage.id,
+          fromStageId: stage.id,
+          movedAt: current.since,
+          move: null,
+        };
       }
 
       // Strictly after the previous move, so the history keeps its order even within one millisecond.
       const movedAt = new Date(Math.max(Date.now(), placement ? placement.movedAt.getTime() + 1 : 0));
-      const target = placement ?? tx.create(ContactStage, { contactId, pipelineId: stage.pipelineId, stageId: stage.id, movedAt });
+      const target =
+        placement ?? tx.create(ContactStage, { contactId, pipelineId: stage.pipelineId, stageId: stage.id, movedAt });
       target.pipelineId = stage.pipelineId;
       target.stageId = stage.id;
       target.movedAt = movedAt;
@@ -174,7 +198,14 @@ export class PipelineService {
         movedAt,
       });
       await tx.flush();
-      return { contactId, pipelineId: stage.pipelineId, stageId: stage.id, fromStageId: current.stageId, movedAt, move };
+      return {
+        contactId,
+        pipelineId: stage.pipelineId,
+        stageId: stage.id,
+        fromStageId: current.stageId,
+        movedAt,
+        move,
+      };
     });
   }
 
@@ -191,7 +222,9 @@ export class PipelineService {
 
   private async defaultPlacement(tx: EntityManager, contact: Contact) {
     const pipeline = await tx.findOne(Pipeline, { isDefault: true });
-    const first = pipeline ? await tx.findOne(Stage, { pipelineId: pipeline.id }, { orderBy: { position: 'asc' } }) : null;
+    const first = pipeline
+      ? await tx.findOne(Stage, { pipelineId: pipeline.id }, { orderBy: { position: 'asc' } })
+      : null;
     return { pipelineId: pipeline?.id ?? null, stageId: first?.id ?? null, since: contact.createdAt };
   }
 }

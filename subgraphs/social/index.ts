@@ -12,7 +12,10 @@ import { createSocialRuntime, publisherToolsOf, type SocialRuntime } from './soc
 import { socialSubgraph } from './social.subgraph.js';
 import { startWebhookWorkers, webhookSettingsOf } from './webhooks/webhook.delivery.js';
 
-export function startSocialSubgraph(deps: Deps, options: SubgraphListenOptions): Promise<RunningSubgraph<SocialRuntime>> {
+export function startSocialSubgraph(
+  deps: Deps,
+  options: SubgraphListenOptions,
+): Promise<RunningSubgraph<SocialRuntime>> {
   return startSubgraphService(deps, {
     service: 'social',
     entities: socialEntities,
@@ -34,7 +37,11 @@ export async function startPublisherWorker(config: Config, logger: Logger): Prom
     // Embedded PGlite belongs to the one process that opened it; a second process cannot share it.
     throw new Error('npm run worker needs DATABASE_URL: with embedded PGlite the publisher runs inside npm start');
   }
-  const orm = await openDatabase(config, logger, { service: 'social', entities: socialEntities, migrations: socialMigrations });
+  const orm = await openDatabase(config, logger, {
+    service: 'social',
+    entities: socialEntities,
+    migrations: socialMigrations,
+  });
   let queue: PublishQueue | undefined;
   let webhooks: { stop(): Promise<void> } | undefined;
   try {

@@ -29,7 +29,15 @@ import type { WebhooksContext } from './webhooks/webhooks.context.js';
  * services bound to both, and the request's DataLoaders. Each feature folder names the part it
  * uses (`<feature>.context.ts`); this is all of them at once.
  */
-export interface SocialContext extends ContentContext, PublishingContext, IntegrationsContext, MediaContext, HealthContext, WebhooksContext, ReviewContext {
+export interface SocialContext
+  extends
+    ContentContext,
+    PublishingContext,
+    IntegrationsContext,
+    MediaContext,
+    HealthContext,
+    WebhooksContext,
+    ReviewContext {
   em: EntityManager;
 }
 
@@ -49,7 +57,11 @@ async function callerOf(runtime: SocialRuntime, em: EntityManager, req: Subgraph
 }
 
 /** One request's context on `em`, the request's own fork: the caller (bearer or API key), the services bound to their reach, the loaders. */
-export async function createSocialContext(runtime: SocialRuntime, em: EntityManager, req: SubgraphRequest): Promise<SocialContext> {
+export async function createSocialContext(
+  runtime: SocialRuntime,
+  em: EntityManager,
+  req: SubgraphRequest,
+): Promise<SocialContext> {
   const principal = await callerOf(runtime, em, req);
   const reach = Reach.of(principal);
   const brands = new BrandService(em, reach);
@@ -74,11 +86,26 @@ export async function createSocialContext(runtime: SocialRuntime, em: EntityMana
     reviewLinks: new ReviewLinkService(em, reach, {
       webUrl: runtime.integrations.webUrl,
       media: runtime.media,
-      postsIn: (within) => new PostService(em, within, new BrandService(em, within), runtime.queue, (tx, ids) => mediaInReach(tx, within, ids)),
+      postsIn: (within) =>
+        new PostService(em, within, new BrandService(em, within), runtime.queue, (tx, ids) =>
+          mediaInReach(tx, within, ids),
+        ),
     }),
-    brandById: batchLoader((ids) => brands.findMany(ids), () => null),
-    eventsByContent: batchLoader((ids) => events.forContents(ids), () => []),
-    attemptsByPost: batchLoader((ids) => attempts.forPosts(ids), () => []),
-    postsByCampaign: batchLoader((ids) => campaigns.postsOf(ids), () => []),
+    brandById: batchLoader(
+      (ids) => brands.findMany(ids),
+      () => null,
+    ),
+    eventsByContent: batchLoader(
+      (ids) => events.forContents(ids),
+      () => [],
+    ),
+    attemptsByPost: batchLoader(
+      (ids) => attempts.forPosts(ids),
+      () => [],
+    ),
+    postsByCampaign: batchLoader(
+      (ids) => campaigns.postsOf(ids),
+      () => [],
+    ),
   };
 }

@@ -11,4 +11,19 @@ import { ReviewLink } from './review/review-link.entity.js';
 import { Webhook, WebhookDelivery, WebhookMessage, WebhookOutbox } from './webhooks/webhook.entity.js';
 
 /** Every MikroORM entity of the social schema (the API, the publisher worker and `npm run apikey` open it). */
-export const socialEntities = [Brand, Post, Campaign, ContentEvent, PublishAttempt, ApiKey, Integration, PendingConnect, MediaFile, Webhook, WebhookMessage, WebhookDelivery, WebhookOutbox, ReviewLink];
+export const socialEntities = [
+  Brand,
+  Post,
+  Campaign,
+  ContentEvent,
+  PublishAttempt,
+  ApiKey,
+  Integration,
+  PendingConnect,
+  MediaFile,
+  Webhook,
+  WebhookMessage,
+  WebhookDelivery,
+  WebhookOutbox,
+  ReviewLink,
+];

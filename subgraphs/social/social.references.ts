@@ -10,7 +10,8 @@ import type { SocialContext } from './social.context.js';
  */
 function requireReferenceScope(ctx: SocialContext, scope: string): void {
   if (!ctx.principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
-  if (!hasScope(ctx.principal, scope)) throw new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`);
+  if (!hasScope(ctx.principal, scope))
+    throw new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`);
 }
 
 export const socialReferences: EntityReferences<SocialContext> = {

@@ -14,13 +14,24 @@ import { webhooksRules } from './webhooks/webhooks.rules.js';
  * those that lead to another resource, which need that resource's scope too (`Post.brand`,
  * `Campaign.posts`); entity references check scope and reach in social.references.ts.
  */
-export function socialRules(parts: RuleTree[] = [accessRules, contentRules, integrationsRules, mediaRules, healthRules, webhooksRules, reviewRules]): RuleTree {
+export function socialRules(
+  parts: RuleTree[] = [
+    accessRules,
+    contentRules,
+    integrationsRules,
+    mediaRules,
+    healthRules,
+    webhooksRules,
+    reviewRules,
+  ],
+): RuleTree {
   const merged: Record<string, Record<string, ShieldRule> | ShieldRule> = {};
   for (const part of parts) {
     for (const [typeName, rules] of Object.entries(part)) {
       const existing = merged[typeName];
       if (isMap(existing) && isMap(rules)) {
-        for (const field of Object.keys(rules)) if (field in existing) throw new Error(`two rules for ${typeName}.${field}`);
+        for (const field of Object.keys(rules))
+          if (field in existing) throw new Error(`two rules for ${typeName}.${field}`);
         merged[typeName] = { ...existing, ...rules };
       } else if (existing !== undefined) {
         throw new Error(`two rules for ${typeName}`);

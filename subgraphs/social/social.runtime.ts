@@ -15,7 +15,12 @@ import { sweepMediaUploads, type MediaSettings } from './media/media.service.js'
 import { PublishQueue } from './publishing/publish-queue.js';
 import type { PublisherTools } from './publishing/publisher.service.js';
 import { startPublisherWorkers } from './publishing/publisher.worker.js';
-import { prepareWebhookQueue, startWebhookWorkers, webhookSettingsOf, type WebhookSettings } from './webhooks/webhook.delivery.js';
+import {
+  prepareWebhookQueue,
+  startWebhookWorkers,
+  webhookSettingsOf,
+  type WebhookSettings,
+} from './webhooks/webhook.delivery.js';
 
 /** What the social subgraph keeps for its whole life; each request's context is built on it. */
 export interface SocialRuntime {
@@ -49,9 +54,17 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
   const queue = await PublishQueue.start(config, orm, logger);
   const webhooks = webhookSettingsOf(config);
   let webhookWorkers: { stop(): Promise<void> } | undefined;
-  const media: MediaSettings = { storage: tools.storage, maxBytes: config.env.MEDIA_MAX_BYTES, publicUrl: config.publicUrls.social };
+  const media: MediaSettings = {
+    storage: tools.storage,
+    maxBytes: config.env.MEDIA_MAX_BYTES,
+    publicUrl: config.publicUrls.social,
+  };
   // Uploads nobody read before their URL expired are committed or dropped, rows and bytes.
-  const sweeper = startUploadSweeper({ name: 'social', logger, sweep: (now) => sweepMediaUploads(orm.em.fork(), media, now) });
+  const sweeper = startUploadSweeper({
+    name: 'social',
+    logger,
+    sweep: (now) => sweepMediaUploads(orm.em.fork(), media, now),
+  });
   const close = async () => {
     await sweeper.stop();
     await webhookWorkers?.stop();
@@ -71,9 +84,18 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
   return {
     identity,
     logger,
-    integrations: { platforms: tools.platforms, cipher: tools.cipher, publicUrl: config.publicUrls.social, webUrl: config.env.WEB_URL.replace(/\/+$/, ''), logger },
+    integrations: {
+      platforms: tools.platforms,
+      cipher: tools.cipher,
+      publicUrl: config.publicUrls.social,
+      webUrl: config.env.WEB_URL.replace(/\/+$/, ''),
+      logger,
+    },
     media,
-    images: { provider: imageProviderOf(config), limiter: limits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60) },
+    images: {
+      provider: imageProviderOf(config),
+      limiter: limits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60),
+    },
     queue,
     webhooks,
     healthChecks: [

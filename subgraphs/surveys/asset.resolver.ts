@@ -11,25 +11,34 @@ export class SurveyAssetResolver {
     return ctx.assets.find(id);
   }
 
-  @Mutation(() => SurveyAssetUpload, { description: 'Step one of an upload: records the asset and answers where to PUT its bytes' })
+  @Mutation(() => SurveyAssetUpload, {
+    description: 'Step one of an upload: records the asset and answers where to PUT its bytes',
+  })
   presignSurveyAsset(
     @Arg('surveyId', () => ID, { description: 'The draft survey the asset is for' }) surveyId: string,
-    @Arg('input', () => SurveyAssetPresignInput, { description: 'Name, type and exact size of the file' }) input: SurveyAssetPresignInput,
+    @Arg('input', () => SurveyAssetPresignInput, { description: 'Name, type and exact size of the file' })
+    input: SurveyAssetPresignInput,
     @Ctx() ctx: SurveysContext,
   ) {
     return ctx.assets.presign(surveyId, input);
   }
 
-  @Mutation(() => SurveyAsset, { description: 'Step two: checks the uploaded bytes (size, type, checksum) and attaches the asset' })
+  @Mutation(() => SurveyAsset, {
+    description: 'Step two: checks the uploaded bytes (size, type, checksum) and attaches the asset',
+  })
   commitSurveyAsset(
     @Arg('surveyId', () => ID, { description: 'The survey the asset was presigned for' }) surveyId: string,
-    @Arg('input', () => SurveyAssetCommitInput, { description: 'The asset to commit, and optionally its SHA-256' }) input: SurveyAssetCommitInput,
+    @Arg('input', () => SurveyAssetCommitInput, { description: 'The asset to commit, and optionally its SHA-256' })
+    input: SurveyAssetCommitInput,
     @Ctx() ctx: SurveysContext,
   ) {
     return ctx.assets.commit(surveyId, input);
   }
 
-  @FieldResolver(() => String, { nullable: true, description: `A link to the bytes, valid for ${DOWNLOAD_URL_SECONDS / 60} minutes; null until committed` })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: `A link to the bytes, valid for ${DOWNLOAD_URL_SECONDS / 60} minutes; null until committed`,
+  })
   downloadUrl(@Root() asset: SurveyAsset, @Ctx() ctx: SurveysContext) {
     return ctx.assets.downloadUrl(asset);
   }

@@ -2,13 +2,28 @@ import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage.js';
-import { checkDeclaration, commitUpload, presignUpload, sweepReservations, type UploadPolicy } from '../../lib/uploads.js';
+import {
+  checkDeclaration,
+  commitUpload,
+  presignUpload,
+  sweepReservations,
+  type UploadPolicy,
+} from '../../lib/uploads.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
 import type { SurveyService } from './survey.service.js';
 
 /** What a survey may carry: photos (as phones take them) and PDF documents. */
-export const ALLOWED_ASSET_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf', 'image/heic', 'image/heif', 'image/avif'];
+export const ALLOWED_ASSET_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'application/pdf',
+  'image/heic',
+  'image/heif',
+  'image/avif',
+];
 const UPLOAD_URL_SECONDS = 15 * 60;
 /** `GET /api/assets/{id}` hands out links that are meant to be used right away. */
 export const DOWNLOAD_URL_SECONDS = 10 * 60;
@@ -67,7 +82,9 @@ export class AssetService {
 
   async commit(surveyId: string, input: SurveyAssetCommitInput): Promise<SurveyAsset> {
     const survey = await this.surveys.changeable(surveyId);
-    const asset = isUuid(input.assetId) ? await this.em.findOne(SurveyAsset, { id: input.assetId, surveyId: survey.id }) : null;
+    const asset = isUuid(input.assetId)
+      ? await this.em.findOne(SurveyAsset, { id: input.assetId, surveyId: survey.id })
+      : null;
     if (!asset) throw new AppError(ErrorCode.NOT_FOUND, 'This survey has no asset with that assetId');
     if (asset.status === AssetStatus.committed) {
       throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', { details: { state: asset.status } });
@@ -82,9 +99,21 @@ export class AssetService {
     await this.em.transactional(async (tx) => {
       // Conditional on the state, so two concurrent commits cannot both attach the asset.
       // The bytes in place are the checked ones either way: a losing commit leaves them to the winner.
-      const updated = await tx.nativeUpdate(SurveyAsset, { id: asset.id, status: AssetStatus.pending }, { status: AssetStatus.committed, sha256, committedAt });
-      if (updated !== 1) throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', { details: { state: AssetStatus.committed } });
-      this.surveys.audit(tx, survey, 'asset_committed', { assetId: asset.id, filename: asset.filename, size: asset.size, sha256 });
+      const updated = await tx.nativeUpdate(
+        SurveyAsset,
+        { id: asset.id, status: AssetStatus.pending },
+        { status: AssetStatus.committed, sha256, committedAt },
+      );
+      if (updated !== 1)
+        throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', {
+          details: { state: AssetStatus.committed },
+        });
+      this.surveys.audit(tx, survey, 'asset_committed', {
+        assetId: asset.id,
+        filename: asset.filename,
+        size: asset.size,
+        sha256,
+      });
     });
     Object.assign(asset, { status: AssetStatus.committed, sha256, committedAt });
     return asset;
@@ -101,7 +130,11 @@ export class AssetService {
   /** Committed assets of each survey, oldest first (the order they were added). */
   async committedOf(surveyIds: readonly string[]): Promise<Map<string, SurveyAsset[]>> {
     const found = surveyIds.length
-      ? await this.em.find(SurveyAsset, { surveyId: { $in: [...surveyIds] }, status: AssetStatus.committed }, { orderBy: { createdAt: 'asc', id: 'asc' } })
+      ? await this.em.find(
+          SurveyAsset,
+          { surveyId: { $in: [...surveyIds] }, status: AssetStatus.committed },
+          { orderBy: { createdAt: 'asc', id: 'asc' } },
+        )
       : [];
     const bySurvey = new Map<string, SurveyAsset[]>(surveyIds.map((id) => [id, []]));
     for (const asset of found) bySurvey.get(asset.surveyId)?.push(asset);

@@ -28,7 +28,10 @@ export class SurveyAssetCommitInput {
   @IsUUID('all', { message: 'assetId must be a UUID' })
   assetId!: string;
 
-  @Field(() => String, { nullable: true, description: 'SHA-256 of the file (hex); when given, the stored bytes must match it' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'SHA-256 of the file (hex); when given, the stored bytes must match it',
+  })
   @IsOptional()
   @Matches(/^[0-9a-fA-F]{64}$/, { message: 'sha256 must be 64 hexadecimal characters' })
   sha256?: string | null;

@@ -1,17 +1,32 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import { MagicLinkRequested, MagicLinkRequestInput, MagicLinkVerifyInput, SurveySession, SurveySignIn } from './auth.types.js';
+import {
+  MagicLinkRequested,
+  MagicLinkRequestInput,
+  MagicLinkVerifyInput,
+  SurveySession,
+  SurveySignIn,
+} from './auth.types.js';
 import type { SurveysContext } from './surveys.context.js';
 
 @Resolver()
 export class SurveyAuthResolver {
-  @Mutation(() => MagicLinkRequested, { description: 'Mails a sign-in link when the address may sign in; the answer never tells' })
-  requestMagicLink(@Arg('input', () => MagicLinkRequestInput, { description: 'The address to send the link to' }) input: MagicLinkRequestInput, @Ctx() ctx: SurveysContext): Promise<MagicLinkRequested> {
+  @Mutation(() => MagicLinkRequested, {
+    description: 'Mails a sign-in link when the address may sign in; the answer never tells',
+  })
+  requestMagicLink(
+    @Arg('input', () => MagicLinkRequestInput, { description: 'The address to send the link to' })
+    input: MagicLinkRequestInput,
+    @Ctx() ctx: SurveysContext,
+  ): Promise<MagicLinkRequested> {
     return ctx.auth.requestLink(input.email);
   }
 
   @Mutation(() => SurveySignIn, { description: 'Spends a sign-in link token and opens a session' })
-  verifyMagicLink(@Arg('input', () => MagicLinkVerifyInput, { description: 'The token of the link' }) input: MagicLinkVerifyInput, @Ctx() ctx: SurveysContext) {
+  verifyMagicLink(
+    @Arg('input', () => MagicLinkVerifyInput, { description: 'The token of the link' }) input: MagicLinkVerifyInput,
+    @Ctx() ctx: SurveysContext,
+  ) {
     return ctx.auth.verifyLink(input.token);
   }
 

@@ -18,7 +18,10 @@ const RETAIN_SPENT_MS = 24 * 60 * 60 * 1000;
 const TOKEN_SHAPE = /^[\w-]{20,100}$/;
 
 /** The one answer to every sign-in request, so it tells nobody which addresses have access. */
-const LINK_REQUESTED: MagicLinkRequested = { accepted: true, message: 'If this address may sign in, a sign-in link is on its way to it.' };
+const LINK_REQUESTED: MagicLinkRequested = {
+  accepted: true,
+  message: 'If this address may sign in, a sign-in link is on its way to it.',
+};
 
 /** Who may sign in, and how the link reaches them; derived once from Config (surveys.runtime.ts). */
 export interface SignInSettings {
@@ -101,7 +104,13 @@ export class AuthService {
       // A new link voids every older one still open for this address; long-dead ones are dropped.
       await tx.nativeUpdate(MagicLink, { email, usedAt: null, voidedAt: null }, { voidedAt: new Date() });
       await tx.nativeDelete(MagicLink, { email, expiresAt: { $lt: new Date(Date.now() - RETAIN_SPENT_MS) } });
-      tx.persist(Object.assign(new MagicLink(), { email, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + LINK_LIFETIME_MS) }));
+      tx.persist(
+        Object.assign(new MagicLink(), {
+          email,
+          tokenHash: sha256Hex(token),
+          expiresAt: new Date(Date.now() + LINK_LIFETIME_MS),
+        }),
+      );
     });
     const url = new URL(this.settings.linkBaseUrl);
     url.searchParams.set('token', token);
@@ -126,7 +135,10 @@ export class AuthService {
 
   /** Spends a link (once) and opens a session; a used, voided, expired or unknown token is UNAUTHENTICATED. */
   async verifyLink(token: string): Promise<SurveySignIn> {
-    const invalid = new AppError(ErrorCode.UNAUTHENTICATED, 'This sign-in link is invalid, used or expired; request a new one');
+    const invalid = new AppError(
+      ErrorCode.UNAUTHENTICATED,
+      'This sign-in link is invalid, used or expired; request a new one',
+    );
     if (!TOKEN_SHAPE.test(token)) throw invalid;
     const sessionToken = randomToken(32);
     const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS);
@@ -134,12 +146,18 @@ export class AuthService {
       const link = await tx.findOne(MagicLink, { tokenHash: sha256Hex(token) });
       if (!link || link.usedAt || link.voidedAt || link.expiresAt <= new Date()) return null;
       // The condition on used_at makes spending atomic: of two concurrent verifies only one updates the row.
-      const spent = await tx.nativeUpdate(MagicLink, { id: link.id, usedAt: null, voidedAt: null }, { usedAt: new Date() });
+      const spent = await tx.nativeUpdate(
+        MagicLink,
+        { id: link.id, usedAt: null, voidedAt: null },
+        { usedAt: new Date() },
+      );
       if (spent !== 1) return null;
       // Access may have been withdrawn since the link was mailed.
       if (!this.maySignIn(link.email)) return null;
       await tx.nativeDelete(UserSession, { email: link.email, expiresAt: { $lte: new Date() } });
-      tx.persist(Object.assign(new UserSession(), { email: link.email, tokenHash: sha256Hex(sessionToken), expiresAt }));
+      tx.persist(
+        Object.assign(new UserSession(), { email: link.email, tokenHash: sha256Hex(sessionToken), expiresAt }),
+      );
       return link.email;
     });
     if (!email) throw invalid;

@@ -23,7 +23,8 @@ export class SurveySignIn {
 
 @ObjectType({ description: 'The same answer whether or not the address may sign in' })
 export class MagicLinkRequested {
-  @Field(() => Boolean, { description: 'Always true: the answer never tells whether the address may sign in' }) accepted!: boolean;
+  @Field(() => Boolean, { description: 'Always true: the answer never tells whether the address may sign in' })
+  accepted!: boolean;
   @Field(() => String, { description: 'What to tell the user (the same for every address)' }) message!: string;
 }
 

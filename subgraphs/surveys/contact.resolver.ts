@@ -6,7 +6,9 @@ import type { SurveysContext } from './surveys.context.js';
 /** `Contact.surveys`: what this subgraph adds to the contacts service's Contact. */
 @Resolver(() => SurveyContact)
 export class ContactSurveysResolver {
-  @FieldResolver(() => [Survey], { description: 'Surveys about this contact that the signed-in surveyor may see (all, for admins)' })
+  @FieldResolver(() => [Survey], {
+    description: 'Surveys about this contact that the signed-in surveyor may see (all, for admins)',
+  })
   surveys(@Root() contact: SurveyContact, @Ctx() ctx: SurveysContext): Promise<Survey[]> {
     return ctx.surveysByContact.load(contact.id);
   }

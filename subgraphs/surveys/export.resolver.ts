@@ -9,8 +9,15 @@ export class SurveyExportResolver {
     return [...EXPORT_FORMATS];
   }
 
-  @Query(() => SurveyExport, { description: 'A survey as a document: html (printable), markdown, or whatsapp (a chat message)' })
-  surveyExport(@Arg('id', () => ID, { description: 'The survey to export' }) id: string, @Arg('format', () => String, { nullable: true, description: 'html (the default), markdown or whatsapp' }) format: string | null, @Ctx() ctx: SurveysContext) {
+  @Query(() => SurveyExport, {
+    description: 'A survey as a document: html (printable), markdown, or whatsapp (a chat message)',
+  })
+  surveyExport(
+    @Arg('id', () => ID, { description: 'The survey to export' }) id: string,
+    @Arg('format', () => String, { nullable: true, description: 'html (the default), markdown or whatsapp' })
+    format: string | null,
+    @Ctx() ctx: SurveysContext,
+  ) {
     return ctx.exports.export(id, format);
   }
 }

@@ -51,7 +51,13 @@ interface Row {
 
 function rowsOf(survey: Survey): Row[] {
   const rows: Row[] = [
-    { label: 'Status', value: survey.status === SurveyStatus.submitted && survey.submittedAt ? `submitted ${survey.submittedAt.toISOString()}` : survey.status },
+    {
+      label: 'Status',
+      value:
+        survey.status === SurveyStatus.submitted && survey.submittedAt
+          ? `submitted ${survey.submittedAt.toISOString()}`
+          : survey.status,
+    },
     { label: 'Address', value: survey.address ?? '' },
     { label: 'Contact', value: survey.contactName ?? '' },
     { label: 'Phone', value: survey.contactPhone ?? '' },
@@ -72,7 +78,12 @@ const slug = (text: string) =>
 // ---------- HTML ----------
 
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Only http(s) links may appear in href/src: a stored `javascript:` URL would otherwise run on click. */
@@ -95,7 +106,9 @@ function renderHtml(survey: Survey, assets: ExportedAsset[]): string {
           const name = escapeHtml(asset.filename);
           if (!url) return `      <figure><figcaption>${name}</figcaption></figure>`;
           const href = escapeHtml(url);
-          const preview = asset.contentType.startsWith('image/') ? `<img src="${href}" alt="${name}">` : `<span class="doc">${name} (PDF)</span>`;
+          const preview = asset.contentType.startsWith('image/')
+            ? `<img src="${href}" alt="${name}">`
+            : `<span class="doc">${name} (PDF)</span>`;
           return `      <figure><a href="${href}">${preview}</a><figcaption><a href="${href}">${name}</a></figcaption></figure>`;
         })
         .join('\n')
@@ -193,12 +206,19 @@ function renderMarkdown(survey: Survey, assets: ExportedAsset[]): string {
 const WHATSAPP_LOOKALIKES: Record<string, string> = { '*': '∗', _: '＿', '~': '∼', '`': 'ˋ' };
 
 function escapeWhatsApp(text: string): string {
-  return text
-    .replace(/[*_~`]/g, (char) => WHATSAPP_LOOKALIKES[char])
-    .split(/\r?\n/)
-    // A leading "> " quotes and "- " or "1. " starts a list; neither belongs to user text.
-    .map((line) => line.replace(/^(\s*)>/, '$1›').replace(/^(\s*)-(\s)/, '$1–$2').replace(/^(\s*\d+)\.(\s)/, '$1․$2'))
-    .join('\n');
+  return (
+    text
+      .replace(/[*_~`]/g, (char) => WHATSAPP_LOOKALIKES[char])
+      .split(/\r?\n/)
+      // A leading "> " quotes and "- " or "1. " starts a list; neither belongs to user text.
+      .map((line) =>
+        line
+          .replace(/^(\s*)>/, '$1›')
+          .replace(/^(\s*)-(\s)/, '$1–$2')
+          .replace(/^(\s*\d+)\.(\s)/, '$1․$2'),
+      )
+      .join('\n')
+  );
 }
 
 function renderWhatsApp(survey: Survey, assets: ExportedAsset[]): string {
@@ -222,10 +242,25 @@ function renderSurvey(survey: Survey, assets: ExportedAsset[], format: ExportFor
   const base = `survey-${slug(survey.venueName)}`;
   switch (format) {
     case 'html':
-      return { format, contentType: 'text/html; charset=utf-8', filename: `${base}.html`, body: renderHtml(survey, assets) };
+      return {
+        format,
+        contentType: 'text/html; charset=utf-8',
+        filename: `${base}.html`,
+        body: renderHtml(survey, assets),
+      };
     case 'markdown':
-      return { format, contentType: 'text/markdown; charset=utf-8', filename: `${base}.md`, body: renderMarkdown(survey, assets) };
+      return {
+        format,
+        contentType: 'text/markdown; charset=utf-8',
+        filename: `${base}.md`,
+        body: renderMarkdown(survey, assets),
+      };
     case 'whatsapp':
-      return { format, contentType: 'text/plain; charset=utf-8', filename: `${base}.txt`, body: renderWhatsApp(survey, assets) };
+      return {
+        format,
+        contentType: 'text/plain; charset=utf-8',
+        filename: `${base}.txt`,
+        body: renderWhatsApp(survey, assets),
+      };
   }
 }

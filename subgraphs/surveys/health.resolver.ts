@@ -4,7 +4,10 @@ import type { SurveysContext } from './surveys.context.js';
 
 @Resolver()
 export class HealthResolver {
-  @Query(() => ServiceHealth, { description: 'The database of the venue survey service (public: names and verdicts only), behind its /health and /readyz' })
+  @Query(() => ServiceHealth, {
+    description:
+      'The database of the venue survey service (public: names and verdicts only), behind its /health and /readyz',
+  })
   surveysHealth(@Ctx() ctx: SurveysContext) {
     return runHealthChecks([databaseCheck(ctx.em)]);
   }

@@ -6,7 +6,10 @@ import { surveysEntities } from './surveys.entities.js';
 import { createSurveysRuntime, type SurveysRuntime } from './surveys.runtime.js';
 import { surveysSubgraph } from './surveys.subgraph.js';
 
-export function startSurveysSubgraph(deps: Deps, options: SubgraphListenOptions): Promise<RunningSubgraph<SurveysRuntime>> {
+export function startSurveysSubgraph(
+  deps: Deps,
+  options: SubgraphListenOptions,
+): Promise<RunningSubgraph<SurveysRuntime>> {
   return startSubgraphService(deps, {
     service: 'surveys',
     entities: surveysEntities,

@@ -12,7 +12,10 @@ export enum AssetStatus {
 registerEnumType(AssetStatus, {
   name: 'SurveyAssetStatus',
   description: "Whether an asset's upload has been checked and attached",
-  valuesConfig: { pending: { description: 'Presigned: the bytes may be on their way, unchecked' }, committed: { description: 'Checked (size, type, checksum) and attached to its survey' } },
+  valuesConfig: {
+    pending: { description: 'Presigned: the bytes may be on their way, unchecked' },
+    committed: { description: 'Checked (size, type, checksum) and attached to its survey' },
+  },
 });
 
 /** A photo or PDF of a survey, uploaded in two steps: presign, then commit. */

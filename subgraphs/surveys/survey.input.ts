@@ -39,7 +39,10 @@ export class SurveyInput {
   @Max(1_000_000)
   capacity?: number | null;
 
-  @Field(() => [String], { nullable: true, description: 'Amenities the venue offers; the list replaces the previous one' })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Amenities the venue offers; the list replaces the previous one',
+  })
   @IsOptional()
   @ArrayMaxSize(100)
   @IsString({ each: true })

@@ -1,5 +1,12 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionType, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../lib/pagination.js';
+import {
+  ConnectionType,
+  PageType,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../lib/pagination.js';
 import { SurveyAsset } from './survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
@@ -11,12 +18,17 @@ export const SurveyPage = PageType(Survey, 'Survey');
 
 @Resolver(() => Survey)
 export class SurveyResolver {
-  @Query(() => Survey, { nullable: true, description: 'A survey the signed-in surveyor may see; null when unknown or not theirs' })
+  @Query(() => Survey, {
+    nullable: true,
+    description: 'A survey the signed-in surveyor may see; null when unknown or not theirs',
+  })
   survey(@Arg('id', () => ID, { description: 'The survey' }) id: string, @Ctx() ctx: SurveysContext) {
     return ctx.surveys.find(id);
   }
 
-  @Query(() => SurveyConnection, { description: 'Surveys the signed-in surveyor may see (all, for admins), newest first' })
+  @Query(() => SurveyConnection, {
+    description: 'Surveys the signed-in surveyor may see (all, for admins), newest first',
+  })
   async surveys(@Args(() => SurveyConnectionArgs) args: SurveyConnectionArgs, @Ctx() ctx: SurveysContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.surveys.list(window, args.status), window);
@@ -28,17 +40,29 @@ export class SurveyResolver {
     return toPage(await ctx.surveys.list(window, args.status), window);
   }
 
-  @Mutation(() => Survey, { description: 'Starts a draft survey owned by the signed-in surveyor; venueName is required' })
-  createSurvey(@Arg('input', () => SurveyInput, { description: 'Fields of the new survey' }) input: SurveyInput, @Ctx() ctx: SurveysContext) {
+  @Mutation(() => Survey, {
+    description: 'Starts a draft survey owned by the signed-in surveyor; venueName is required',
+  })
+  createSurvey(
+    @Arg('input', () => SurveyInput, { description: 'Fields of the new survey' }) input: SurveyInput,
+    @Ctx() ctx: SurveysContext,
+  ) {
     return ctx.surveys.create(input);
   }
 
   @Mutation(() => Survey, { description: 'Changes a draft; a submitted survey is a CONFLICT' })
-  updateSurvey(@Arg('id', () => ID, { description: 'The draft to change' }) id: string, @Arg('input', () => SurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' }) input: SurveyInput, @Ctx() ctx: SurveysContext) {
+  updateSurvey(
+    @Arg('id', () => ID, { description: 'The draft to change' }) id: string,
+    @Arg('input', () => SurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' })
+    input: SurveyInput,
+    @Ctx() ctx: SurveysContext,
+  ) {
     return ctx.surveys.update(id, input);
   }
 
-  @Mutation(() => Survey, { description: 'Submits a draft once its required fields are filled; it cannot change afterwards' })
+  @Mutation(() => Survey, {
+    description: 'Submits a draft once its required fields are filled; it cannot change afterwards',
+  })
   submitSurvey(@Arg('id', () => ID, { description: 'The draft to submit' }) id: string, @Ctx() ctx: SurveysContext) {
     return ctx.surveys.submit(id);
   }
@@ -48,7 +72,10 @@ export class SurveyResolver {
     return ctx.committedAssetsBySurvey.load(survey.id);
   }
 
-  @FieldResolver(() => SurveyContact, { nullable: true, description: 'The contact (contacts service) the survey is about' })
+  @FieldResolver(() => SurveyContact, {
+    nullable: true,
+    description: 'The contact (contacts service) the survey is about',
+  })
   contact(@Root() survey: Survey): SurveyContact | null {
     return survey.contactId ? { id: survey.contactId } : null;
   }

@@ -61,7 +61,9 @@ export class SurveyService {
   async byContacts(contactIds: readonly string[]): Promise<Map<string, Survey[]>> {
     const valid = contactIds.filter(isUuid);
     const found = valid.length
-      ? await this.em.find(Survey, this.visible({ contactId: { $in: valid } }), { orderBy: { createdAt: 'desc', id: 'desc' } })
+      ? await this.em.find(Survey, this.visible({ contactId: { $in: valid } }), {
+          orderBy: { createdAt: 'desc', id: 'desc' },
+        })
       : [];
     const byContact = new Map<string, Survey[]>(contactIds.map((id) => [id, []]));
     for (const survey of found) byContact.get(survey.contactId!)?.push(survey);
@@ -98,9 +100,13 @@ export class SurveyService {
         return value === null || value === undefined || value === '';
       }).map((field) => ({ field, message: 'is required to submit the survey' }));
       if (missing.length) {
-        throw new AppError(ErrorCode.BAD_USER_INPUT, `The survey cannot be submitted yet; missing: ${missing.map((p) => p.field).join(', ')}`, {
-          fields: missing,
-        });
+        throw new AppError(
+          ErrorCode.BAD_USER_INPUT,
+          `The survey cannot be submitted yet; missing: ${missing.map((p) => p.field).join(', ')}`,
+          {
+            fields: missing,
+          },
+        );
       }
       survey.status = SurveyStatus.submitted;
       survey.submittedAt = new Date();
@@ -116,7 +122,9 @@ export class SurveyService {
 
   /** `changeable`, locked for this transaction, so a concurrent submit cannot slip between check and change. */
   private async lockChangeable(tx: EntityManager, id: string): Promise<Survey> {
-    const survey = isUuid(id) ? await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    const survey = isUuid(id)
+      ? await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : null;
     if (!survey) throw AppError.notFound('Survey');
     return this.requireChangeable(survey);
   }

@@ -38,7 +38,11 @@ function sessionTokenOf(req: SubgraphRequest): string | undefined {
 }
 
 /** One request's context on `em`, the request's own fork: the caller (a session, if any), the services, the loaders. */
-export async function createSurveysContext(runtime: SurveysRuntime, em: EntityManager, req: SubgraphRequest): Promise<SurveysContext> {
+export async function createSurveysContext(
+  runtime: SurveysRuntime,
+  em: EntityManager,
+  req: SubgraphRequest,
+): Promise<SurveysContext> {
   const auth = new AuthService(em, runtime.signIn, req.client ?? 'unknown');
   const session = await auth.sessionOf(sessionTokenOf(req));
   // Without a session nobody is shown anything; the empty user never matches an owner.
@@ -52,8 +56,17 @@ export async function createSurveysContext(runtime: SurveysRuntime, em: EntityMa
     surveys,
     assets,
     exports: new ExportService(surveys, assets),
-    surveyById: batchLoader((ids) => surveys.findMany(ids), () => null),
-    surveysByContact: batchLoader((contactIds) => surveys.byContacts(contactIds), () => []),
-    committedAssetsBySurvey: batchLoader((surveyIds) => assets.committedOf(surveyIds), () => []),
+    surveyById: batchLoader(
+      (ids) => surveys.findMany(ids),
+      () => null,
+    ),
+    surveysByContact: batchLoader(
+      (contactIds) => surveys.byContacts(contactIds),
+      () => [],
+    ),
+    committedAssetsBySurvey: batchLoader(
+      (surveyIds) => assets.committedOf(surveyIds),
+      () => [],
+    ),
   };
 }

@@ -6,7 +6,8 @@ import type { SurveysContext } from './surveys.context.js';
 export const surveysReferences: EntityReferences<SurveysContext> = {
   /** Another subgraph (or the gateway) pointing at a survey sees it only when the session may. */
   Survey: {
-    __resolveReference: (reference, ctx): Promise<Survey | null> | null => (ctx.session ? ctx.surveyById.load(reference.id) : null),
+    __resolveReference: (reference, ctx): Promise<Survey | null> | null =>
+      ctx.session ? ctx.surveyById.load(reference.id) : null,
   },
   /** The gateway asks for `Contact.surveys` with only the contact's id in hand. */
   Contact: {

@@ -28,7 +28,11 @@ export function createSurveysRuntime({ config, logger }: Deps, orm: Orm): Promis
   }
   const storage = createStorage(config);
   // Assets presigned and never committed go, rows and bytes, once their URL expired.
-  const sweeper = startUploadSweeper({ name: 'surveys', logger, sweep: (now) => sweepAssetUploads(orm.em.fork(), storage, now) });
+  const sweeper = startUploadSweeper({
+    name: 'surveys',
+    logger,
+    sweep: (now) => sweepAssetUploads(orm.em.fork(), storage, now),
+  });
   return Promise.resolve({
     assets: { storage, publicUrl: config.publicUrls.surveys, maxBytes: config.env.ASSET_MAX_BYTES },
     signIn: {

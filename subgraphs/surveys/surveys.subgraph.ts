@@ -10,7 +10,14 @@ import { surveysRules } from './surveys.rules.js';
 
 export function surveysSubgraph(): SubgraphDefinition {
   return {
-    resolvers: [SurveyResolver, SurveyAssetResolver, SurveyExportResolver, SurveyAuthResolver, ContactSurveysResolver, HealthResolver],
+    resolvers: [
+      SurveyResolver,
+      SurveyAssetResolver,
+      SurveyExportResolver,
+      SurveyAuthResolver,
+      ContactSurveysResolver,
+      HealthResolver,
+    ],
     references: surveysReferences,
     rules: surveysRules(),
   };

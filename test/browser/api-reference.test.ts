@@ -16,7 +16,11 @@ describeInBrowser('API reference at /docs of each REST service, with no internet
   beforeAll(async () => {
     platform = await startTestPlatform();
     browser = await launchBrowser();
-    const ours = new Set([platform.urls.socialRest, platform.urls.surveysRest, platform.urls.contactsRest].map((url) => new URL(url).origin));
+    const ours = new Set(
+      [platform.urls.socialRest, platform.urls.surveysRest, platform.urls.contactsRest].map(
+        (url) => new URL(url).origin,
+      ),
+    );
     await browser.context.route('**/*', (route) => {
       const url = route.request().url();
       if (url.startsWith('data:') || ours.has(new URL(url).origin)) return route.continue();
@@ -35,11 +39,16 @@ describeInBrowser('API reference at /docs of each REST service, with no internet
   });
 
   it('renders every operation of the contacts document and runs one from the page', async () => {
-    await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Grace', email: 'grace@docs.example' });
+    await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
+      firstName: 'Grace',
+      email: 'grace@docs.example',
+    });
     await page.goto(`${platform.urls.contactsRest}/docs`);
     await page.waitForSelector('.opblock', { timeout: 20_000 });
     const document = (await rest('GET', `${platform.urls.contactsRest}/openapi.json`)).body;
-    const operations = Object.values(document.paths as Record<string, object>).flatMap((item) => Object.keys(item)).length;
+    const operations = Object.values(document.paths as Record<string, object>).flatMap((item) =>
+      Object.keys(item),
+    ).length;
     expect(await page.locator('.opblock').count()).toBe(operations);
     expect(await page.textContent('.info')).toContain('Contact management');
 
@@ -48,8 +57,12 @@ describeInBrowser('API reference at /docs of each REST service, with no internet
     await list.locator('.try-out__btn').click();
     await list.locator('.execute').click();
     await list.locator('.live-responses-table tbody .response-col_status').first().waitFor({ timeout: 20_000 });
-    expect((await list.locator('.live-responses-table tbody .response-col_status').first().textContent())?.trim()).toBe('200');
-    expect(await list.locator('.live-responses-table .highlight-code').first().textContent()).toContain('grace@docs.example');
+    expect((await list.locator('.live-responses-table tbody .response-col_status').first().textContent())?.trim()).toBe(
+      '200',
+    );
+    expect(await list.locator('.live-responses-table .highlight-code').first().textContent()).toContain(
+      'grace@docs.example',
+    );
 
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);

@@ -15,13 +15,22 @@ interface PageFetch {
 }
 
 /** `fetch` run by the page itself, so the browser applies CORS exactly as it does for a frontend. */
-function pageFetch(page: Page, url: string, init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: 'include' | 'omit' } = {}): Promise<PageFetch> {
+function pageFetch(
+  page: Page,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: 'include' | 'omit' } = {},
+): Promise<PageFetch> {
   return page.evaluate(
     async ({ url, init }) => {
       try {
         const response = await fetch(url, init);
         const text = await response.text();
-        return { status: response.status, body: text ? JSON.parse(text) : null, location: response.headers.get('location'), requestId: response.headers.get('x-request-id') };
+        return {
+          status: response.status,
+          body: text ? JSON.parse(text) : null,
+          location: response.headers.get('location'),
+          requestId: response.headers.get('x-request-id'),
+        };
       } catch (error) {
         return { refused: String(error) };
       }
@@ -66,7 +75,12 @@ describeInBrowser('a frontend in a real browser (Chromium), across origins', () 
     await mail.stop();
   });
 
-  const graphqlQuery = () => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ contacts(first: 1) { totalCount } }' }), credentials: 'include' as const });
+  const graphqlQuery = () => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ contacts(first: 1) { totalCount } }' }),
+    credentials: 'include' as const,
+  });
 
   it('runs a GraphQL query through the gateway from an allowed origin', async () => {
     const answer = await pageFetch(frontend, platform.urls.gateway, graphqlQuery());
@@ -86,7 +100,9 @@ describeInBrowser('a frontend in a real browser (Chromium), across origins', () 
     expect(created.status).toBe(201);
     expect(created.location).toBe(`/api/posts/${created.body.id}`);
     expect(created.requestId).toBe('from-the-page');
-    const listed = await pageFetch(frontend, `${platform.urls.socialRest}/api/posts`, { headers: { authorization: bearer } });
+    const listed = await pageFetch(frontend, `${platform.urls.socialRest}/api/posts`, {
+      headers: { authorization: bearer },
+    });
     expect(listed.body.data.map((post: { content: string }) => post.content)).toContain('Written in a browser');
   });
 
@@ -94,13 +110,23 @@ describeInBrowser('a frontend in a real browser (Chromium), across origins', () 
     const surveys = platform.urls.surveysRest;
     const email = 'browser@example.com';
     const { body: requestBody, ...requestHeaders } = json({ email });
-    const requested = await pageFetch(frontend, `${surveys}/api/auth/magic/request`, { method: 'POST', headers: requestHeaders, body: requestBody, credentials: 'include' });
+    const requested = await pageFetch(frontend, `${surveys}/api/auth/magic/request`, {
+      method: 'POST',
+      headers: requestHeaders,
+      body: requestBody,
+      credentials: 'include',
+    });
     expect(requested.status).toBe(202);
     const token = linkIn(await mail.waitFor(email), `${allowed.origin}/auth/magic?`)?.searchParams.get('token');
     expect(token).toBeTruthy();
 
     const { body: verifyBody, ...verifyHeaders } = json({ token });
-    const verified = await pageFetch(frontend, `${surveys}/api/auth/magic/verify`, { method: 'POST', headers: verifyHeaders, body: verifyBody, credentials: 'include' });
+    const verified = await pageFetch(frontend, `${surveys}/api/auth/magic/verify`, {
+      method: 'POST',
+      headers: verifyHeaders,
+      body: verifyBody,
+      credentials: 'include',
+    });
     expect(verified.status).toBe(200);
     const cookie = (await browser.context.cookies(surveys)).find((candidate) => candidate.name === 'survey_session');
     // localhost on two ports is one site: the Lax cookie set by the sign-in is sent on the page's later calls.
@@ -115,11 +141,17 @@ describeInBrowser('a frontend in a real browser (Chromium), across origins', () 
   });
 
   it('refuses the same calls from an origin that is not allowed, and the refused writes never reach the platform', async () => {
-    const postsBefore = (await rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, { authorization: bearer })).body.total;
+    const postsBefore = (
+      await rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, { authorization: bearer })
+    ).body.total;
     const { body, ...headers } = json({ content: 'Written by a stranger' });
     const refused = [
       await pageFetch(strangerPage, platform.urls.gateway, graphqlQuery()),
-      await pageFetch(strangerPage, `${platform.urls.socialRest}/api/posts`, { method: 'POST', headers: { authorization: bearer, ...headers }, body }),
+      await pageFetch(strangerPage, `${platform.urls.socialRest}/api/posts`, {
+        method: 'POST',
+        headers: { authorization: bearer, ...headers },
+        body,
+      }),
       await pageFetch(strangerPage, `${platform.urls.socialRest}/api/posts`, { headers: { authorization: bearer } }),
       await pageFetch(strangerPage, `${platform.urls.surveysRest}/api/auth/magic/request`, {
         method: 'POST',
@@ -131,7 +163,9 @@ describeInBrowser('a frontend in a real browser (Chromium), across origins', () 
       await pageFetch(strangerPage, `${platform.urls.surveysRest}/api/auth/session`, { credentials: 'include' }),
     ];
     for (const answer of refused) expect(answer).toEqual({ refused: expect.stringMatching(/Failed to fetch/) });
-    const postsAfter = (await rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, { authorization: bearer })).body.total;
+    const postsAfter = (
+      await rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, { authorization: bearer })
+    ).body.total;
     expect(postsAfter).toBe(postsBefore);
     expect(mail.mails.filter((sent) => sent.to.includes('stranger@example.com'))).toEqual([]);
   });

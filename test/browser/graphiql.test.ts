@@ -30,7 +30,12 @@ describeInBrowser('GraphiQL at /graphiql, with no internet', () => {
 
   it('loads every script and style from the gateway and runs a query with a bearer token', async () => {
     const token = await platform.token('explorer-user');
-    const created = await rest('POST', `${platform.urls.socialRest}/api/posts`, { content: 'Seen in GraphiQL' }, { authorization: `Bearer ${token}` });
+    const created = await rest(
+      'POST',
+      `${platform.urls.socialRest}/api/posts`,
+      { content: 'Seen in GraphiQL' },
+      { authorization: `Bearer ${token}` },
+    );
     expect(created.status).toBe(201);
 
     const errors: string[] = [];

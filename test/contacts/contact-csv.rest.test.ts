@@ -24,7 +24,10 @@ describe('contacts: CSV import and export, list statement counts', () => {
   let statements: string[] = [];
 
   beforeAll(async () => {
-    platform = await startTestPlatform({}, { onQuery: (service, sql) => service === 'contacts' && statements.push(sql) });
+    platform = await startTestPlatform(
+      {},
+      { onQuery: (service, sql) => service === 'contacts' && statements.push(sql) },
+    );
     base = platform.urls.contactsRest;
   });
   afterAll(async () => {
@@ -32,7 +35,8 @@ describe('contacts: CSV import and export, list statement counts', () => {
   });
 
   const total = async (search?: string) =>
-    (await rest('GET', `${base}/api/contacts${search ? `?search=${encodeURIComponent(search)}` : ''}`)).body.total as number;
+    (await rest('GET', `${base}/api/contacts${search ? `?search=${encodeURIComponent(search)}` : ''}`)).body
+      .total as number;
 
   describe('import', () => {
     it('imports a valid file, matching columns by header name', async () => {
@@ -47,14 +51,25 @@ describe('contacts: CSV import and export, list statement counts', () => {
       expect(res.body).toMatchObject({ rows: 3, created: 3, updated: 0, skipped: 0, errors: [] });
       expect(res.body.batches).toEqual([{ firstRow: 2, lastRow: 4, created: 3, updated: 0, written: true }]);
       const ada = (await rest('GET', `${base}/api/contacts?search=ada@import.example`)).body.data[0];
-      expect(ada).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', phone: '+44 1', company: 'Analytical', tags: ['math', 'vip'] });
+      expect(ada).toMatchObject({
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        phone: '+44 1',
+        company: 'Analytical',
+        tags: ['math', 'vip'],
+      });
       const jean = (await rest('GET', `${base}/api/contacts?search=jean@import.example`)).body.data[0];
       expect(jean).toMatchObject({ firstName: 'Jean "JJ"', company: 'Eckert, Mauchly' });
     });
 
     it('uses a mapping, sent before or after the file', async () => {
       const csv = 'Vorname;x,Mail,Firma,Notiz\nKurt,kurt@map.example,Gödel AG,ignored\n';
-      const res = await importCsv(base, csv, { 'Vorname;x': 'firstName', Mail: 'email', Firma: 'company', Notiz: null });
+      const res = await importCsv(base, csv, {
+        'Vorname;x': 'firstName',
+        Mail: 'email',
+        Firma: 'company',
+        Notiz: null,
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ created: 1, skipped: 0 });
       const kurt = (await rest('GET', `${base}/api/contacts?search=kurt@map.example`)).body.data[0];
@@ -92,10 +107,16 @@ describe('contacts: CSV import and export, list statement counts', () => {
     });
 
     it('updates a contact whose e-mail matches instead of creating a duplicate', async () => {
-      const existing = await rest('POST', `${base}/api/contacts`, { firstName: 'Old', lastName: 'Name', email: 'Match@Dup.example', phone: '123' });
+      const existing = await rest('POST', `${base}/api/contacts`, {
+        firstName: 'Old',
+        lastName: 'Name',
+        email: 'Match@Dup.example',
+        phone: '123',
+      });
       expect(existing.status).toBe(201);
       const before = await total();
-      const csv = 'email,firstName,company\nmatch@dup.example,New,Acme\nfresh@dup.example,Fresh,\nFRESH@dup.example,,Fresh Co\n';
+      const csv =
+        'email,firstName,company\nmatch@dup.example,New,Acme\nfresh@dup.example,Fresh,\nFRESH@dup.example,,Fresh Co\n';
       const res = await importCsv(base, csv);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ created: 1, updated: 2, skipped: 0 });
@@ -111,10 +132,25 @@ describe('contacts: CSV import and export, list statement counts', () => {
     it('answers bad input with 400 problems and writes nothing', async () => {
       const before = await total();
       const cases: Array<[string, string | Buffer, unknown, string]> = [
-        ['not CSV (binary)', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), undefined, 'file'],
+        [
+          'not CSV (binary)',
+          Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+          undefined,
+          'file',
+        ],
         ['not CSV (broken quotes)', 'firstName,email\n"Ann,ann@x.example\nBob,"b"ob@x.example\n', undefined, 'file'],
-        ['unknown target field', 'firstName,email\nAnn,ann@bad.example\n', { firstName: 'firstName', email: 'shoeSize' }, 'mapping.email'],
-        ['mapping of a missing column', 'firstName,email\nAnn,ann@bad.example\n', { Name: 'firstName' }, 'mapping.Name'],
+        [
+          'unknown target field',
+          'firstName,email\nAnn,ann@bad.example\n',
+          { firstName: 'firstName', email: 'shoeSize' },
+          'mapping.email',
+        ],
+        [
+          'mapping of a missing column',
+          'firstName,email\nAnn,ann@bad.example\n',
+          { Name: 'firstName' },
+          'mapping.Name',
+        ],
         ['mapping not JSON', 'firstName,email\nAnn,ann@bad.example\n', '{nope', 'mapping'],
         ['empty file', '', undefined, 'file'],
         ['header only', 'firstName,email\r\n', undefined, 'file'],
@@ -124,12 +160,17 @@ describe('contacts: CSV import and export, list statement counts', () => {
         const res = await importCsv(base, csv, mapping);
         expect([label, res.status]).toEqual([label, 400]);
         expect(res.headers.get('content-type')).toContain('application/problem+json');
-        expect([label, res.body.errors.map((error: { field: string }) => error.field)]).toEqual([label, expect.arrayContaining([field])]);
+        expect([label, res.body.errors.map((error: { field: string }) => error.field)]).toEqual([
+          label,
+          expect.arrayContaining([field]),
+        ]);
         expect(JSON.stringify(res.body)).not.toMatch(/imports\/|\.ts:\d+/);
       }
       const noFile = await fetch(`${base}/api/contacts/import`, { method: 'POST', body: new FormData() });
       expect(noFile.status).toBe(400);
-      const notMultipart = await rest('POST', `${base}/api/contacts/import`, 'firstName\nAnn', { 'content-type': 'text/csv' });
+      const notMultipart = await rest('POST', `${base}/api/contacts/import`, 'firstName\nAnn', {
+        'content-type': 'text/csv',
+      });
       expect(notMultipart.status).toBe(400);
       expect(await total()).toBe(before);
     });
@@ -167,7 +208,17 @@ describe('contacts: CSV import and export, list statement counts', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
       expect(res.headers.get('content-disposition')).toContain('attachment; filename="contacts.csv"');
-      expect(res.rows[0]).toEqual(['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt']);
+      expect(res.rows[0]).toEqual([
+        'id',
+        'firstName',
+        'lastName',
+        'email',
+        'phone',
+        'company',
+        'tags',
+        'createdAt',
+        'updatedAt',
+      ]);
       expect(res.text).toContain('\r\n');
       expect(res.rows.length - 1).toBe(await total());
       const ids = res.rows.slice(1).map((row) => row[0]);
@@ -190,7 +241,9 @@ describe('contacts: CSV import and export, list statement counts', () => {
       expect(res.status).toBe(200);
       expect(res.rows.length - 1).toBe(2500);
       const empty = await exportCsv(base, '?search=zzzznothing');
-      expect(empty.rows).toEqual([['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt']]);
+      expect(empty.rows).toEqual([
+        ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'],
+      ]);
     });
 
     it('round-trips: an exported file imports as updates of the same contacts', async () => {

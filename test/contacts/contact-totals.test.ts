@@ -11,7 +11,8 @@ describe('contact list totals', () => {
   let platform: TestPlatform;
   let base: string;
   const sql = (text: string) => platform.subgraphs.contacts.orm.em.fork().execute(text);
-  const liveCount = async () => Number((await sql('select count(*) as n from contacts.contact where not deleted'))[0].n);
+  const liveCount = async () =>
+    Number((await sql('select count(*) as n from contacts.contact where not deleted'))[0].n);
 
   beforeAll(async () => {
     platform = await startTestPlatform();
@@ -41,16 +42,23 @@ describe('contact list totals', () => {
     expect(body.totalExact).toBe(false);
     expect(body.total).toBeGreaterThan(EXACT_COUNT_LIMIT);
 
-    const page = await graphql<any>(platform.urls.gateway, '{ contactPage(search: "numerous") { total totalExact } contacts(search: "numerous", first: 1) { totalCount totalExact } }');
+    const page = await graphql<any>(
+      platform.urls.gateway,
+      '{ contactPage(search: "numerous") { total totalExact } contacts(search: "numerous", first: 1) { totalCount totalExact } }',
+    );
     expect(page.body.data.contactPage).toEqual({ total: expect.any(Number), totalExact: false });
     expect(page.body.data.contacts.totalExact).toBe(false);
-    const exact = await graphql<any>(platform.urls.gateway, '{ contacts(search: "scarce", first: 1) { totalCount totalExact } }');
+    const exact = await graphql<any>(
+      platform.urls.gateway,
+      '{ contacts(search: "scarce", first: 1) { totalCount totalExact } }',
+    );
     expect(exact.body.data.contacts).toEqual({ totalCount: 7, totalExact: true });
   });
 
   it('plans a search once, and a remembered estimate only chooses between counting and estimating', async () => {
     const estimates = createSearchEstimates();
-    const search = (words: string) => new ContactService(platform.subgraphs.contacts.orm.em.fork(), estimates).list({ offset: 0, limit: 5 }, words);
+    const search = (words: string) =>
+      new ContactService(platform.subgraphs.contacts.orm.em.fork(), estimates).list({ offset: 0, limit: 5 }, words);
     const first = await search('numerous');
     expect(first.totalExact).toBe(false);
     expect(first.total).toBeGreaterThan(EXACT_COUNT_LIMIT);
@@ -68,7 +76,8 @@ describe('contact list totals', () => {
   });
 
   it('keeps the plain list total exact through creates, soft deletes and bulk writes', async () => {
-    const total = async () => (await rest('GET', `${base}/api/contacts?limit=1`)).body as { total: number; totalExact?: boolean };
+    const total = async () =>
+      (await rest('GET', `${base}/api/contacts?limit=1`)).body as { total: number; totalExact?: boolean };
     expect(await total()).toMatchObject({ total: await liveCount() });
     expect((await total()).totalExact).toBeUndefined();
 

@@ -19,7 +19,13 @@ function filesUnder(folder: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-async function upload(url: string, content: Blob | string, filename = 'notes.txt', type = 'text/plain', field = 'file') {
+async function upload(
+  url: string,
+  content: Blob | string,
+  filename = 'notes.txt',
+  type = 'text/plain',
+  field = 'file',
+) {
   const form = new FormData();
   form.append(field, typeof content === 'string' ? new Blob([content], { type }) : content, filename);
   const response = await fetch(url, { method: 'POST', body: form });
@@ -102,7 +108,10 @@ describe('contacts: notes, attachments, pipelines', () => {
       const list = await rest('GET', `${base}/api/contacts/${contactId}/notes`);
       expect(list.status).toBe(200);
       expect(list.body).toMatchObject({ page: 1, limit: 20, total: 2 });
-      expect(list.body.data.map((note: { body: string }) => note.body)).toEqual(['Sent the proposal', 'Called, no answer']);
+      expect(list.body.data.map((note: { body: string }) => note.body)).toEqual([
+        'Sent the proposal',
+        'Called, no answer',
+      ]);
       const paged = await rest('GET', `${base}/api/contacts/${contactId}/notes?page=2&limit=1`);
       expect(paged.body.data.map((note: { body: string }) => note.body)).toEqual(['Called, no answer']);
 
@@ -116,7 +125,10 @@ describe('contacts: notes, attachments, pipelines', () => {
       expect(deleted.status).toBe(200);
       expect((await rest('GET', noteUrl)).status).toBe(404);
       expect((await rest('DELETE', noteUrl)).status).toBe(404);
-      const rows = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.note where id = ?', [first.body.id]);
+      const rows = await platform.subgraphs.contacts.orm.em
+        .fork()
+        .getConnection()
+        .execute('select count(*)::int as n from contacts.note where id = ?', [first.body.id]);
       expect(rows[0].n).toBe(0);
     });
 
@@ -125,11 +137,15 @@ describe('contacts: notes, attachments, pipelines', () => {
       const other = await newContact('Oscar');
       const note = await rest('POST', `${base}/api/contacts/${owner}/notes`, { body: 'Private' });
       expect((await rest('GET', `${base}/api/contacts/${other}/notes/${note.body.id}`)).status).toBe(404);
-      expect((await rest('PUT', `${base}/api/contacts/${other}/notes/${note.body.id}`, { body: 'x' })).status).toBe(404);
+      expect((await rest('PUT', `${base}/api/contacts/${other}/notes/${note.body.id}`, { body: 'x' })).status).toBe(
+        404,
+      );
       expect((await rest('DELETE', `${base}/api/contacts/${other}/notes/${note.body.id}`)).status).toBe(404);
       expect((await rest('GET', `${base}/api/contacts/${owner}/notes/not-a-uuid`)).status).toBe(404);
       expect((await rest('GET', `${base}/api/contacts/00000000-0000-4000-8000-000000000000/notes`)).status).toBe(404);
-      expect((await rest('POST', `${base}/api/contacts/00000000-0000-4000-8000-000000000000/notes`, { body: 'x' })).status).toBe(404);
+      expect(
+        (await rest('POST', `${base}/api/contacts/00000000-0000-4000-8000-000000000000/notes`, { body: 'x' })).status,
+      ).toBe(404);
 
       for (const [body, field] of [
         [{}, 'body'],
@@ -154,9 +170,19 @@ describe('contacts: notes, attachments, pipelines', () => {
     it('uploads, lists, downloads with the stored headers, and deletes row and bytes', async () => {
       const contactId = await newContact('Ada');
       const content = 'résumé line 1\nline 2\n';
-      const created = await upload(`${base}/api/contacts/${contactId}/attachments`, content, 'Résumé final;.txt', 'text/plain');
+      const created = await upload(
+        `${base}/api/contacts/${contactId}/attachments`,
+        content,
+        'Résumé final;.txt',
+        'text/plain',
+      );
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ contactId, filename: 'Résumé final;.txt', contentType: 'text/plain', size: Buffer.byteLength(content) });
+      expect(created.body).toMatchObject({
+        contactId,
+        filename: 'Résumé final;.txt',
+        contentType: 'text/plain',
+        size: Buffer.byteLength(content),
+      });
       expect(created.body.storageKey).toBeUndefined();
 
       const list = await rest('GET', `${base}/api/contacts/${contactId}/attachments`);
@@ -169,7 +195,9 @@ describe('contacts: notes, attachments, pipelines', () => {
       expect(download.headers.get('content-type')).toBe('text/plain');
       expect(download.headers.get('content-length')).toBe(String(Buffer.byteLength(content)));
       const disposition = download.headers.get('content-disposition')!;
-      expect(disposition).toMatch(/^attachment; filename="R_sum_ final;.txt"; filename\*=UTF-8''R%C3%A9sum%C3%A9%20final%3B.txt$/);
+      expect(disposition).toMatch(
+        /^attachment; filename="R_sum_ final;.txt"; filename\*=UTF-8''R%C3%A9sum%C3%A9%20final%3B.txt$/,
+      );
       expect(await download.text()).toBe(content);
 
       const storageRoot = path.join(platform.config.dataDir, 'storage');
@@ -183,17 +211,28 @@ describe('contacts: notes, attachments, pipelines', () => {
 
     it('answers 413 over ATTACHMENT_MAX_BYTES and keeps no row and no file', async () => {
       const contactId = await newContact('Big');
-      const res = await upload(`${base}/api/contacts/${contactId}/attachments`, new Blob([Buffer.alloc(MAX_BYTES * 4, 7)], { type: 'application/octet-stream' }), 'big.bin');
+      const res = await upload(
+        `${base}/api/contacts/${contactId}/attachments`,
+        new Blob([Buffer.alloc(MAX_BYTES * 4, 7)], { type: 'application/octet-stream' }),
+        'big.bin',
+      );
       expect(res.status).toBe(413);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.body).toMatchObject({ status: 413, title: 'Payload Too Large' });
       expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(0);
-      const rows = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
+      const rows = await platform.subgraphs.contacts.orm.em
+        .fork()
+        .getConnection()
+        .execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
       expect(rows[0].n).toBe(0);
       expect(filesUnder(path.join(platform.config.dataDir, 'storage', 'contacts', contactId))).toEqual([]);
 
       // Exactly at the limit is accepted.
-      const atLimit = await upload(`${base}/api/contacts/${contactId}/attachments`, new Blob([Buffer.alloc(MAX_BYTES, 1)]), 'exact.bin');
+      const atLimit = await upload(
+        `${base}/api/contacts/${contactId}/attachments`,
+        new Blob([Buffer.alloc(MAX_BYTES, 1)]),
+        'exact.bin',
+      );
       expect(atLimit.status).toBe(201);
       expect(atLimit.body.size).toBe(MAX_BYTES);
     });
@@ -203,7 +242,13 @@ describe('contacts: notes, attachments, pipelines', () => {
       const noFile = await rest('POST', `${base}/api/contacts/${contactId}/attachments`, { file: 'x' });
       expect(noFile.status).toBe(400);
       expect(noFile.body.errors[0].field).toBe('file');
-      const wrongField = await upload(`${base}/api/contacts/${contactId}/attachments`, 'hello', 'a.txt', 'text/plain', 'document');
+      const wrongField = await upload(
+        `${base}/api/contacts/${contactId}/attachments`,
+        'hello',
+        'a.txt',
+        'text/plain',
+        'document',
+      );
       expect(wrongField.status).toBe(400);
       expect(wrongField.body.errors[0].field).toBe('file');
       const empty = await upload(`${base}/api/contacts/${contactId}/attachments`, '', 'empty.txt');
@@ -230,11 +275,17 @@ describe('contacts: notes, attachments, pipelines', () => {
       return answer.body;
     };
     const reserveAttachment = async (contactId: string, contentType = 'text/plain') =>
-      (await gql<{ reserveAttachmentUpload: { uploadToken: string; storageKey: string } }>(
-        'mutation ($c: ID!, $t: String) { reserveAttachmentUpload(contactId: $c, filename: "a.txt", contentType: $t) { uploadToken storageKey } }',
-        { c: contactId, t: contentType },
-      )).data!.reserveAttachmentUpload;
-    const importRows = async (id: string) => platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select id from contacts.import_upload where id = ?', [id]);
+      (
+        await gql<{ reserveAttachmentUpload: { uploadToken: string; storageKey: string } }>(
+          'mutation ($c: ID!, $t: String) { reserveAttachmentUpload(contactId: $c, filename: "a.txt", contentType: $t) { uploadToken storageKey } }',
+          { c: contactId, t: contentType },
+        )
+      ).data!.reserveAttachmentUpload;
+    const importRows = async (id: string) =>
+      platform.subgraphs.contacts.orm.em
+        .fork()
+        .getConnection()
+        .execute('select id from contacts.import_upload where id = ?', [id]);
     const idOfStagingKey = (key: string) => key.split('/').pop()!;
 
     it('keeps a reserved attachment out of every list until its bytes are committed, and refuses bytes that are not what was declared', async () => {
@@ -245,7 +296,10 @@ describe('contacts: notes, attachments, pipelines', () => {
       expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(0);
       await storage.put(slot.storageKey, Readable.from(['hello']), { contentType: 'text/plain', maxBytes: 100 });
       expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(0);
-      const recorded = await gql<{ recordAttachment: { id: string; size: number } }>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id size } }', { t: slot.uploadToken });
+      const recorded = await gql<{ recordAttachment: { id: string; size: number } }>(
+        'mutation ($t: String!) { recordAttachment(uploadToken: $t) { id size } }',
+        { t: slot.uploadToken },
+      );
       expect(recorded.data!.recordAttachment.size).toBe(5);
       expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(1);
       expect(await storage.size(slot.storageKey)).toBeNull();
@@ -253,11 +307,16 @@ describe('contacts: notes, attachments, pipelines', () => {
       // Declared a PNG, stored text: refused, and neither row nor bytes stay.
       const png = await reserveAttachment(contactId, 'image/png');
       await storage.put(png.storageKey, Readable.from(['not a picture']), { contentType: 'image/png', maxBytes: 100 });
-      const refused = await gql<unknown>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id } }', { t: png.uploadToken });
+      const refused = await gql<unknown>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id } }', {
+        t: png.uploadToken,
+      });
       expect(refused.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
       expect(await storage.size(png.storageKey)).toBeNull();
       expect((await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.total).toBe(1);
-      const [{ n }] = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
+      const [{ n }] = await platform.subgraphs.contacts.orm.em
+        .fork()
+        .getConnection()
+        .execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
       expect(n).toBe(1);
     });
 
@@ -271,8 +330,15 @@ describe('contacts: notes, attachments, pipelines', () => {
       await storage.put(stranded.storageKey, Readable.from(['orphan']), { contentType: 'text/plain', maxBytes: 100 });
       const kept = await upload(`${base}/api/contacts/${contactId}/attachments`, 'kept');
       expect(kept.status).toBe(201);
-      const importSlot = (await gql<{ reserveContactImport: { uploadId: string; storageKey: string } }>('mutation { reserveContactImport { uploadId storageKey } }')).data!.reserveContactImport;
-      await storage.put(importSlot.storageKey, Readable.from(['firstName\nAda\n']), { contentType: 'text/csv', maxBytes: 100 });
+      const importSlot = (
+        await gql<{ reserveContactImport: { uploadId: string; storageKey: string } }>(
+          'mutation { reserveContactImport { uploadId storageKey } }',
+        )
+      ).data!.reserveContactImport;
+      await storage.put(importSlot.storageKey, Readable.from(['firstName\nAda\n']), {
+        contentType: 'text/csv',
+        maxBytes: 100,
+      });
       const pendingIds = [never, stranded].map((slot) => idOfStagingKey(slot.storageKey));
 
       expect(await sweepAttachmentUploads(orm.em.fork(), storage, new Date())).toBe(0);
@@ -285,13 +351,22 @@ describe('contacts: notes, attachments, pipelines', () => {
       expect(await importRows(importSlot.uploadId)).toEqual([]);
       expect(await storage.size(importSlot.storageKey)).toBeNull();
       expect(await storage.size(stranded.storageKey)).toBeNull();
-      const [row] = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
+      const [row] = await platform.subgraphs.contacts.orm.em
+        .fork()
+        .getConnection()
+        .execute('select count(*)::int as n from contacts.attachment where contact_id = ?', [contactId]);
       expect(row.n).toBe(1);
-      expect(pendingIds.every((id) => !filesUnder(path.join(platform.config.dataDir, 'storage')).some((file) => file.includes(id)))).toBe(true);
+      expect(
+        pendingIds.every(
+          (id) => !filesUnder(path.join(platform.config.dataDir, 'storage')).some((file) => file.includes(id)),
+        ),
+      ).toBe(true);
       const download = await fetch(`${base}/api/attachments/${kept.body.id}`);
       expect(await download.text()).toBe('kept');
       // A swept reservation cannot be recorded any more.
-      const late = await gql<unknown>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id } }', { t: stranded.uploadToken });
+      const late = await gql<unknown>('mutation ($t: String!) { recordAttachment(uploadToken: $t) { id } }', {
+        t: stranded.uploadToken,
+      });
       expect(late.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
     });
 
@@ -301,9 +376,21 @@ describe('contacts: notes, attachments, pipelines', () => {
         body.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
         return body;
       };
-      expect((await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form('firstName,email\nZed,zed@example.com\n') })).status).toBe(200);
-      expect((await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form('\u0000\u0001binary') })).status).toBe(400);
-      const [{ n }] = await platform.subgraphs.contacts.orm.em.fork().getConnection().execute('select count(*)::int as n from contacts.import_upload');
+      expect(
+        (
+          await fetch(`${base}/api/contacts/import`, {
+            method: 'POST',
+            body: form('firstName,email\nZed,zed@example.com\n'),
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form('\u0000\u0001binary') })).status,
+      ).toBe(400);
+      const [{ n }] = await platform.subgraphs.contacts.orm.em
+        .fork()
+        .getConnection()
+        .execute('select count(*)::int as n from contacts.import_upload');
       expect(n).toBe(0);
       expect(filesUnder(path.join(platform.config.dataDir, 'storage', 'imports'))).toEqual([]);
       expect(filesUnder(path.join(platform.config.dataDir, 'storage', 'staging', 'imports'))).toEqual([]);
@@ -319,7 +406,14 @@ describe('contacts: notes, attachments, pipelines', () => {
       expect(list.body.total).toBe(1);
       sales = list.body.data[0];
       expect(sales).toMatchObject({ name: 'Sales', isDefault: true });
-      expect(sales.stages.map((stage) => stage.name)).toEqual(['Lead', 'Qualified', 'Proposal', 'Negotiation', 'Won', 'Lost']);
+      expect(sales.stages.map((stage) => stage.name)).toEqual([
+        'Lead',
+        'Qualified',
+        'Proposal',
+        'Negotiation',
+        'Won',
+        'Lost',
+      ]);
       expect(sales.stages.map((stage) => stage.position)).toEqual([1, 2, 3, 4, 5, 6]);
 
       const one = await rest('GET', `${base}/api/pipeline/${sales.id}`);
@@ -334,7 +428,14 @@ describe('contacts: notes, attachments, pipelines', () => {
       const [lead, qualified, proposal] = sales.stages;
       const toQualified = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, { stageId: qualified.id });
       expect(toQualified.status).toBe(200);
-      expect(toQualified.body).toMatchObject({ contactId, pipelineId: sales.id, stageId: qualified.id, fromStageId: lead.id, toStageId: qualified.id, moved: true });
+      expect(toQualified.body).toMatchObject({
+        contactId,
+        pipelineId: sales.id,
+        stageId: qualified.id,
+        fromStageId: lead.id,
+        toStageId: qualified.id,
+        moved: true,
+      });
       const toProposal = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, { stageId: proposal.id });
       expect(toProposal.body.fromStageId).toBe(qualified.id);
       const again = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, { stageId: proposal.id });
@@ -344,16 +445,30 @@ describe('contacts: notes, attachments, pipelines', () => {
       const history = await rest('GET', `${base}/api/pipeline/${contactId}/history`);
       expect(history.status).toBe(200);
       expect(history.body.total).toBe(2);
-      expect(history.body.data.map((entry: { fromStageId: string; toStageId: string }) => [entry.fromStageId, entry.toStageId])).toEqual([
+      expect(
+        history.body.data.map((entry: { fromStageId: string; toStageId: string }) => [
+          entry.fromStageId,
+          entry.toStageId,
+        ]),
+      ).toEqual([
         [lead.id, qualified.id],
         [qualified.id, proposal.id],
       ]);
-      expect(new Date(history.body.data[0].movedAt).getTime()).toBeLessThanOrEqual(new Date(history.body.data[1].movedAt).getTime());
+      expect(new Date(history.body.data[0].movedAt).getTime()).toBeLessThanOrEqual(
+        new Date(history.body.data[1].movedAt).getTime(),
+      );
 
       const board = await rest('GET', `${base}/api/pipeline/${sales.id}/board`);
       expect(board.status).toBe(200);
       expect(board.body.pipeline).toMatchObject({ id: sales.id, name: 'Sales' });
-      expect(board.body.stages.map((stage: { name: string }) => stage.name)).toEqual(['Lead', 'Qualified', 'Proposal', 'Negotiation', 'Won', 'Lost']);
+      expect(board.body.stages.map((stage: { name: string }) => stage.name)).toEqual([
+        'Lead',
+        'Qualified',
+        'Proposal',
+        'Negotiation',
+        'Won',
+        'Lost',
+      ]);
       const byName = Object.fromEntries(board.body.stages.map((stage: { name: string }) => [stage.name, stage]));
       expect(byName.Proposal.contacts.map((contact: { id: string }) => contact.id)).toContain(contactId);
       expect(byName.Lead.contacts.map((contact: { id: string }) => contact.id)).not.toContain(contactId);
@@ -381,17 +496,39 @@ describe('contacts: notes, attachments, pipelines', () => {
       const foreign = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, { stageId: partners.stages[0].id });
       expect(foreign.status).toBe(400);
       expect(foreign.body.errors[0].field).toBe('stageId');
-      const mismatch = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, { stageId: partners.stages[0].id, pipelineId: sales.id });
+      const mismatch = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, {
+        stageId: partners.stages[0].id,
+        pipelineId: sales.id,
+      });
       expect(mismatch.status).toBe(400);
-      expect((await rest('PUT', `${base}/api/pipeline/${contactId}/move`, { stageId: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
-      expect((await rest('PUT', `${base}/api/pipeline/00000000-0000-4000-8000-000000000000/move`, { stageId: sales.stages[1].id })).status).toBe(404);
+      expect(
+        (
+          await rest('PUT', `${base}/api/pipeline/${contactId}/move`, {
+            stageId: '00000000-0000-4000-8000-000000000000',
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await rest('PUT', `${base}/api/pipeline/00000000-0000-4000-8000-000000000000/move`, {
+            stageId: sales.stages[1].id,
+          })
+        ).status,
+      ).toBe(404);
       expect((await rest('GET', `${base}/api/pipeline/00000000-0000-4000-8000-000000000000/history`)).status).toBe(404);
       expect((await rest('GET', `${base}/api/pipeline/${contactId}/history`)).body.total).toBe(before);
 
       // Naming the stage's pipeline switches the contact over deliberately.
-      const switched = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, { stageId: partners.stages[1].id, pipelineId: partners.id });
+      const switched = await rest('PUT', `${base}/api/pipeline/${contactId}/move`, {
+        stageId: partners.stages[1].id,
+        pipelineId: partners.id,
+      });
       expect(switched.status).toBe(200);
-      expect(switched.body).toMatchObject({ pipelineId: partners.id, stageId: partners.stages[1].id, fromStageId: sales.stages[0].id });
+      expect(switched.body).toMatchObject({
+        pipelineId: partners.id,
+        stageId: partners.stages[1].id,
+        fromStageId: sales.stages[0].id,
+      });
       const board = await rest('GET', `${base}/api/pipeline/${partners.id}/board`);
       expect(board.body.stages.map((stage: { count: number }) => stage.count)).toEqual([0, 1]);
     });

@@ -36,13 +36,24 @@ describe('contacts with CONTACTS_AUTH=required', () => {
 
   it('asks each route and field for its contacts scope; a token without a scope claim holds them all', async () => {
     const base = platform.urls.contactsRest;
-    const bearer = async (scopes?: string[]) => ({ authorization: `Bearer ${await platform.token('scoped-user', scopes)}` });
+    const bearer = async (scopes?: string[]) => ({
+      authorization: `Bearer ${await platform.token('scoped-user', scopes)}`,
+    });
     const everything = await bearer();
-    const existing = await rest('POST', `${base}/api/contacts`, { firstName: 'Shared', email: 'shared@example.com' }, everything);
+    const existing = await rest(
+      'POST',
+      `${base}/api/contacts`,
+      { firstName: 'Shared', email: 'shared@example.com' },
+      everything,
+    );
     expect(existing.status).toBe(201);
     const importCsv = async (headers: Record<string, string>) => {
       const form = new FormData();
-      form.append('file', new Blob(['firstName,email\nImported,imported@example.com\n'], { type: 'text/csv' }), 'contacts.csv');
+      form.append(
+        'file',
+        new Blob(['firstName,email\nImported,imported@example.com\n'], { type: 'text/csv' }),
+        'contacts.csv',
+      );
       const answer = await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form, headers });
       return answer.status;
     };
@@ -54,13 +65,69 @@ describe('contacts with CONTACTS_AUTH=required', () => {
       note: (await rest('POST', `${base}/api/contacts/${existing.body.id}/notes`, { body: 'hello' }, headers)).status,
       export: (await rest('GET', `${base}/api/contacts/export`, undefined, headers)).status,
       import: await importCsv(headers),
-      graphqlRead: (await graphql(platform.urls.gateway, '{ contacts(first: 1) { totalCount } }', {}, headers)).body.errors?.[0]?.extensions?.code ?? 'OK',
+      graphqlRead:
+        (await graphql(platform.urls.gateway, '{ contacts(first: 1) { totalCount } }', {}, headers)).body.errors?.[0]
+          ?.extensions?.code ?? 'OK',
     });
-    expect(await statusOf(await bearer(['contacts.read']))).toEqual({ list: 200, get: 200, pipelines: 200, create: 403, note: 403, export: 403, import: 403, graphqlRead: 'OK' });
-    expect(await statusOf(await bearer(['contacts.read', 'contacts.write']))).toEqual({ list: 200, get: 200, pipelines: 200, create: 201, note: 201, export: 403, import: 403, graphqlRead: 'OK' });
-    expect(await statusOf(await bearer(['contacts.export']))).toEqual({ list: 403, get: 403, pipelines: 403, create: 403, note: 403, export: 200, import: 403, graphqlRead: 'FORBIDDEN' });
-    expect(await statusOf(await bearer(['contacts.import']))).toEqual({ list: 403, get: 403, pipelines: 403, create: 403, note: 403, export: 403, import: 200, graphqlRead: 'FORBIDDEN' });
-    expect(await statusOf(await bearer(['posts.read', 'media.write']))).toEqual({ list: 403, get: 403, pipelines: 403, create: 403, note: 403, export: 403, import: 403, graphqlRead: 'FORBIDDEN' });
-    expect(await statusOf(everything)).toEqual({ list: 200, get: 200, pipelines: 200, create: 201, note: 201, export: 200, import: 200, graphqlRead: 'OK' });
+    expect(await statusOf(await bearer(['contacts.read']))).toEqual({
+      list: 200,
+      get: 200,
+      pipelines: 200,
+      create: 403,
+      note: 403,
+      export: 403,
+      import: 403,
+      graphqlRead: 'OK',
+    });
+    expect(await statusOf(await bearer(['contacts.read', 'contacts.write']))).toEqual({
+      list: 200,
+      get: 200,
+      pipelines: 200,
+      create: 201,
+      note: 201,
+      export: 403,
+      import: 403,
+      graphqlRead: 'OK',
+    });
+    expect(await statusOf(await bearer(['contacts.export']))).toEqual({
+      list: 403,
+      get: 403,
+      pipelines: 403,
+      create: 403,
+      note: 403,
+      export: 200,
+      import: 403,
+      graphqlRead: 'FORBIDDEN',
+    });
+    expect(await statusOf(await bearer(['contacts.import']))).toEqual({
+      list: 403,
+      get: 403,
+      pipelines: 403,
+      create: 403,
+      note: 403,
+      export: 403,
+      import: 200,
+      graphqlRead: 'FORBIDDEN',
+    });
+    expect(await statusOf(await bearer(['posts.read', 'media.write']))).toEqual({
+      list: 403,
+      get: 403,
+      pipelines: 403,
+      create: 403,
+      note: 403,
+      export: 403,
+      import: 403,
+      graphqlRead: 'FORBIDDEN',
+    });
+    expect(await statusOf(everything)).toEqual({
+      list: 200,
+      get: 200,
+      pipelines: 200,
+      create: 201,
+      note: 201,
+      export: 200,
+      import: 200,
+      graphqlRead: 'OK',
+    });
   });
 });

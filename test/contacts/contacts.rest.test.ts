@@ -28,7 +28,9 @@ describe.each([
     const res = await rest('GET', `${base}/api`);
     expect(res.status).toBe(200);
     const paths = res.body.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
-    expect(paths).toEqual(expect.arrayContaining(['GET /api/contacts', 'POST /api/contacts', 'DELETE /api/contacts/{id}']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['GET /api/contacts', 'POST /api/contacts', 'DELETE /api/contacts/{id}']),
+    );
   });
 
   it('creates, reads, updates and soft deletes a contact', async () => {
@@ -73,8 +75,20 @@ describe.each([
   it('pages and searches names, e-mail addresses, companies and tags', async () => {
     const people = [
       { firstName: 'Grace', lastName: 'Hopper', email: 'grace@navy.example', company: 'US Navy', tags: ['cobol'] },
-      { firstName: 'Alan', lastName: 'Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['crypto'] },
-      { firstName: 'Katherine', lastName: 'Johnson', email: 'kj@nasa.example', company: 'NASA', tags: ['orbits', 'crypto'] },
+      {
+        firstName: 'Alan',
+        lastName: 'Turing',
+        email: 'alan@bletchley.example',
+        company: 'Bletchley Park',
+        tags: ['crypto'],
+      },
+      {
+        firstName: 'Katherine',
+        lastName: 'Johnson',
+        email: 'kj@nasa.example',
+        company: 'NASA',
+        tags: ['orbits', 'crypto'],
+      },
     ];
     for (const person of people) expect((await rest('POST', `${base}/api/contacts`, person)).status).toBe(201);
 
@@ -139,7 +153,8 @@ describe.each([
     const wrongMethod = await rest('PATCH', `${base}/api/contacts`);
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toContain('GET');
-    for (const res of [malformed, large, unknown, wrongMethod]) expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+    for (const res of [malformed, large, unknown, wrongMethod])
+      expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
   });
 
   it('answers a duplicate e-mail address with 409', async () => {

@@ -9,20 +9,24 @@ import { rest, startTestPlatform, type TestPlatform } from '../support/platform.
 /** One request with exactly these bytes as its body; answers the status and the parsed body. */
 function send(url: string, contentType: string, body: Buffer): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', headers: { 'content-type': contentType, 'content-length': String(body.length) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: response.statusCode ?? 0, body: parsed });
-      });
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': contentType, 'content-length': String(body.length) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: keep the text
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -33,7 +37,9 @@ function sendAndHangUp(url: string, contentType: string, body: Buffer): Promise<
   const { hostname, port, pathname } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect(Number(port), hostname, () => {
-      socket.write(`POST ${pathname} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: ${contentType}\r\ncontent-length: ${body.length + 5000}\r\n\r\n`);
+      socket.write(
+        `POST ${pathname} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: ${contentType}\r\ncontent-length: ${body.length + 5000}\r\n\r\n`,
+      );
       socket.write(body, () => setTimeout(() => socket.destroy(), 50));
     });
     socket.on('close', () => resolve());
@@ -41,7 +47,13 @@ function sendAndHangUp(url: string, contentType: string, body: Buffer): Promise<
   });
 }
 
-const part = (boundary: string, name: string, filename: string | undefined, content: string | Buffer, type = 'text/csv') =>
+const part = (
+  boundary: string,
+  name: string,
+  filename: string | undefined,
+  content: string | Buffer,
+  type = 'text/csv',
+) =>
   Buffer.concat([
     Buffer.from(
       `--${boundary}\r\ncontent-disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n${filename ? `content-type: ${type}\r\n` : ''}\r\n`,
@@ -82,7 +94,10 @@ describe('multipart uploads: broken bodies are 400s, keep nothing, and never tak
   beforeAll(async () => {
     platform = await startTestPlatform({ ATTACHMENT_MAX_BYTES: '2048', IMPORT_MAX_BYTES: '4096' });
     const base = platform.urls.contactsRest;
-    const contact = await rest('POST', `${base}/api/contacts`, { firstName: 'Holder', email: 'holder@multipart.example' });
+    const contact = await rest('POST', `${base}/api/contacts`, {
+      firstName: 'Holder',
+      email: 'holder@multipart.example',
+    });
     contactId = contact.body.id;
     routes = [
       { name: 'POST /api/contacts/import', url: `${base}/api/contacts/import` },
@@ -99,7 +114,11 @@ describe('multipart uploads: broken bodies are 400s, keep nothing, and never tak
     {
       name: 'a body that ends before its closing boundary (the issue)',
       contentType: multipart,
-      body: () => Buffer.concat([Buffer.from(`--${B}\r\ncontent-disposition: form-data; name="file"; filename="a.csv"\r\n\r\n`), Buffer.from(CSV)]),
+      body: () =>
+        Buffer.concat([
+          Buffer.from(`--${B}\r\ncontent-disposition: form-data; name="file"; filename="a.csv"\r\n\r\n`),
+          Buffer.from(CSV),
+        ]),
       status: 400,
       detail: /not well formed/,
     },
@@ -138,32 +157,63 @@ describe('multipart uploads: broken bodies are 400s, keep nothing, and never tak
       status: 400,
       detail: /not well formed/,
     },
-    { name: 'an empty body', contentType: multipart, body: () => Buffer.alloc(0), status: 400, detail: /not well formed/ },
-    { name: 'no boundary at all', contentType: 'multipart/form-data', body: () => form(B, part(B, 'file', 'a.csv', CSV)), status: 400, detail: /boundary/ },
-    { name: 'a form without the file', contentType: multipart, body: () => form(B, part(B, 'mapping', undefined, '{}')), status: 400, detail: /required/ },
+    {
+      name: 'an empty body',
+      contentType: multipart,
+      body: () => Buffer.alloc(0),
+      status: 400,
+      detail: /not well formed/,
+    },
+    {
+      name: 'no boundary at all',
+      contentType: 'multipart/form-data',
+      body: () => form(B, part(B, 'file', 'a.csv', CSV)),
+      status: 400,
+      detail: /boundary/,
+    },
+    {
+      name: 'a form without the file',
+      contentType: multipart,
+      body: () => form(B, part(B, 'mapping', undefined, '{}')),
+      status: 400,
+      detail: /required/,
+    },
   ];
 
-  it.each(cases.map((c) => [c.name, c] as const))('%s: every upload route answers with a problem naming it, and keeps nothing', async (_name, c) => {
-    for (const route of routes) {
-      const answer = await send(route.url, c.contentType, c.body());
-      expect({ route: route.name, status: answer.status }).toEqual({ route: route.name, status: c.status });
-      expect(answer.body.detail).toMatch(c.detail);
-      if (c.status === 400) expect(answer.body.errors?.[0]?.field).toBe('file');
-    }
-    expect(filesUnder(path.join(platform.config.dataDir, 'storage'))).toEqual([]);
-  });
+  it.each(cases.map((c) => [c.name, c] as const))(
+    '%s: every upload route answers with a problem naming it, and keeps nothing',
+    async (_name, c) => {
+      for (const route of routes) {
+        const answer = await send(route.url, c.contentType, c.body());
+        expect({ route: route.name, status: answer.status }).toEqual({ route: route.name, status: c.status });
+        expect(answer.body.detail).toMatch(c.detail);
+        if (c.status === 400) expect(answer.body.errors?.[0]?.field).toBe('file');
+      }
+      expect(filesUnder(path.join(platform.config.dataDir, 'storage'))).toEqual([]);
+    },
+  );
 
   it('survives clients that hang up mid-file, and hundreds of randomly cut and corrupted bodies: never a 500, nothing of a refused upload kept', async () => {
     const random = seeded(20261123);
-    const whole = form(B, part(B, 'mapping', undefined, '{"firstName":"firstName","email":"email"}'), part(B, 'file', 'a.csv', CSV));
+    const whole = form(
+      B,
+      part(B, 'mapping', undefined, '{"firstName":"firstName","email":"email"}'),
+      part(B, 'file', 'a.csv', CSV),
+    );
     for (const route of routes) {
-      for (let i = 0; i < 5; i++) await sendAndHangUp(route.url, multipart, whole.subarray(0, Math.floor(random() * whole.length)));
+      for (let i = 0; i < 5; i++)
+        await sendAndHangUp(route.url, multipart, whole.subarray(0, Math.floor(random() * whole.length)));
       for (let i = 0; i < 60; i++) {
         const body = Buffer.from(whole.subarray(0, 1 + Math.floor(random() * (whole.length - 1))));
         // Some cases keep the cut body as it is, others also flip a few bytes.
-        if (i % 2) for (let flips = 0; flips < 3; flips++) body[Math.floor(random() * body.length)] = Math.floor(random() * 256);
+        if (i % 2)
+          for (let flips = 0; flips < 3; flips++) body[Math.floor(random() * body.length)] = Math.floor(random() * 256);
         const answer = await send(route.url, multipart, body);
-        expect({ route: route.name, cut: body.length, status: answer.status }).toEqual({ route: route.name, cut: body.length, status: 400 });
+        expect({ route: route.name, cut: body.length, status: answer.status }).toEqual({
+          route: route.name,
+          cut: body.length,
+          status: 400,
+        });
       }
     }
     expect(filesUnder(path.join(platform.config.dataDir, 'storage'))).toEqual([]);

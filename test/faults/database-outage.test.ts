@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createTestDatabase, graphql, rest, startTestPlatform, type TestDatabase, type TestPlatform } from '../support/platform.js';
+import {
+  createTestDatabase,
+  graphql,
+  rest,
+  startTestPlatform,
+  type TestDatabase,
+  type TestPlatform,
+} from '../support/platform.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +26,10 @@ async function untilStatus(url: string, status: number, withinMs: number): Promi
   const started = Date.now();
   let last = 0;
   while (Date.now() - started < withinMs) {
-    last = await fetch(url).then((response) => response.status, () => 0);
+    last = await fetch(url).then(
+      (response) => response.status,
+      () => 0,
+    );
     if (last === status) return Date.now() - started;
     await sleep(100);
   }
@@ -38,13 +48,20 @@ function startWriters(base: string, clients: number) {
     while (running) {
       const n = sequence++;
       try {
-        const answer = await rest('POST', `${base}/api/contacts`, { firstName: `Writer ${client}`, email: `w${client}-${n}@outage.example` });
+        const answer = await rest('POST', `${base}/api/contacts`, {
+          firstName: `Writer ${client}`,
+          email: `w${client}-${n}@outage.example`,
+        });
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         if (answer.status === 201) acknowledged.push(answer.body.id as string);
         if (answer.status === 500) console.log('DEBUG500', JSON.stringify(answer.body));
         if (answer.status === 503) {
           expect(answer.headers.get('retry-after')).toBe('5');
-          expect(answer.body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/temporarily unavailable/) });
+          expect(answer.body).toMatchObject({
+            status: 503,
+            code: 'SERVICE_UNAVAILABLE',
+            detail: expect.stringMatching(/temporarily unavailable/),
+          });
         }
       } catch (error) {
         const key = `network error: ${(error as Error).message}`;
@@ -88,12 +105,13 @@ onPostgres('PostgreSQL outage behind a TCP proxy of the test', () => {
     const { contacts: contactsSubgraph, social: socialSubgraph, surveys: surveysSubgraph } = platform.subgraphs;
     const writers = startWriters(platform.urls.contactsRest, 8);
     try {
-      for (const started = Date.now(); writers.count(201) < 20 && Date.now() - started < 20_000; ) await sleep(100);
+      for (const started = Date.now(); writers.count(201) < 20 && Date.now() - started < 20_000;) await sleep(100);
       expect(writers.count(201)).toBeGreaterThanOrEqual(20);
 
       await proxy.cut();
       const cutAt = Date.now();
-      for (const subgraph of [contactsSubgraph, socialSubgraph, surveysSubgraph]) await untilStatus(probe(subgraph.url, 'readyz'), 503, 5000);
+      for (const subgraph of [contactsSubgraph, socialSubgraph, surveysSubgraph])
+        await untilStatus(probe(subgraph.url, 'readyz'), 503, 5000);
       for (const base of [platform.urls.socialRest, platform.urls.surveysRest, platform.urls.contactsRest]) {
         await untilStatus(`${base}/readyz`, 503, 5000);
         await untilStatus(`${base}/health`, 503, 5000);
@@ -108,16 +126,21 @@ onPostgres('PostgreSQL outage behind a TCP proxy of the test', () => {
       const viaGateway = await graphql(platform.urls.gateway, '{ contacts(first: 1) { totalCount } }');
       expect(viaGateway.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfter: 5 });
       const token = await platform.token('outage-user');
-      const posts = await rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, { authorization: `Bearer ${token}` });
+      const posts = await rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, {
+        authorization: `Bearer ${token}`,
+      });
       expect(posts.status).toBe(503);
-      const surveysAnswer = await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'someone@outage.example' });
+      const surveysAnswer = await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, {
+        email: 'someone@outage.example',
+      });
       expect([202, 200, 503]).toContain(surveysAnswer.status);
       while (Date.now() - cutAt < 3000) await sleep(100);
       expect(writers.count(503)).toBeGreaterThan(0);
 
       const acknowledgedBeforeRestore = writers.count(201);
       await proxy.restore();
-      for (const subgraph of [contactsSubgraph, socialSubgraph, surveysSubgraph]) await untilStatus(probe(subgraph.url, 'readyz'), 200, 10_000);
+      for (const subgraph of [contactsSubgraph, socialSubgraph, surveysSubgraph])
+        await untilStatus(probe(subgraph.url, 'readyz'), 200, 10_000);
       for (const base of [platform.urls.socialRest, platform.urls.surveysRest, platform.urls.contactsRest]) {
         await untilStatus(`${base}/readyz`, 200, 10_000);
         await untilStatus(`${base}/health`, 200, 10_000);
@@ -133,7 +156,10 @@ onPostgres('PostgreSQL outage behind a TCP proxy of the test', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ n: string }>('select count(*) as n from contacts.contact where id = any($1::uuid[])', [writers.acknowledged]);
+      const { rows } = await client.query<{ n: string }>(
+        'select count(*) as n from contacts.contact where id = any($1::uuid[])',
+        [writers.acknowledged],
+      );
       expect(Number(rows[0].n)).toBe(writers.acknowledged.length);
     } finally {
       await client.end();
@@ -151,7 +177,11 @@ onPostgres('PostgreSQL not answering at start', () => {
     const subgraphPort = await freePort();
     let platform: TestPlatform | undefined;
     try {
-      const starting = startTestPlatform({ DATABASE_URL: proxy.through(database.url!), CONTACTS_SUBGRAPH_PORT: String(subgraphPort), PUBLISH_WORKER: 'off' });
+      const starting = startTestPlatform({
+        DATABASE_URL: proxy.through(database.url!),
+        CONTACTS_SUBGRAPH_PORT: String(subgraphPort),
+        PUBLISH_WORKER: 'off',
+      });
       starting.catch(() => undefined);
       const subgraph = `http://127.0.0.1:${subgraphPort}`;
       await untilStatus(`${subgraph}/healthz`, 200, 20_000);
@@ -165,7 +195,10 @@ onPostgres('PostgreSQL not answering at start', () => {
       await proxy.restore();
       platform = await starting;
       await untilStatus(`${subgraph}/readyz`, 200, 10_000);
-      const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Late', email: 'late@outage.example' });
+      const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
+        firstName: 'Late',
+        email: 'late@outage.example',
+      });
       expect(created.status).toBe(201);
     } finally {
       await platform?.stop();
@@ -178,7 +211,15 @@ onPostgres('PostgreSQL not answering at start', () => {
     const proxy = await startTcpProxy(target, { open: false });
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'connect-timeout-'));
     const ports = Object.fromEntries(
-      ['GATEWAY_PORT', 'SOCIAL_REST_PORT', 'SURVEYS_REST_PORT', 'CONTACTS_REST_PORT', 'SOCIAL_SUBGRAPH_PORT', 'SURVEYS_SUBGRAPH_PORT', 'CONTACTS_SUBGRAPH_PORT'].map((name) => [name, '0']),
+      [
+        'GATEWAY_PORT',
+        'SOCIAL_REST_PORT',
+        'SURVEYS_REST_PORT',
+        'CONTACTS_REST_PORT',
+        'SOCIAL_SUBGRAPH_PORT',
+        'SURVEYS_SUBGRAPH_PORT',
+        'CONTACTS_SUBGRAPH_PORT',
+      ].map((name) => [name, '0']),
     );
     const config = loadConfig({
       NODE_ENV: 'test',

@@ -9,7 +9,10 @@ import { startPlatformProcess } from '../support/process.js';
 
 const startProcess = async (env: Record<string, string>) => (await startPlatformProcess(env)).child;
 
-type Outcome = { kind: 'answered'; status: number; connection: string | undefined; id?: string } | { kind: 'refused'; code: string } | { kind: 'cut'; code: string };
+type Outcome =
+  | { kind: 'answered'; status: number; connection: string | undefined; id?: string }
+  | { kind: 'refused'; code: string }
+  | { kind: 'cut'; code: string };
 
 /**
  * One POST over a kept-alive connection of `agent`; how it ended. Refused: the connection was refused,
@@ -21,20 +24,26 @@ type Outcome = { kind: 'answered'; status: number; connection: string | undefine
  */
 function post(agent: http.Agent, url: string, body: unknown): Promise<Outcome> {
   return new Promise((resolve) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => {
-        let id: string | undefined;
-        try {
-          id = (JSON.parse(text) as { id?: string }).id;
-        } catch {
-          // not JSON
-        }
-        resolve({ kind: 'answered', status: response.statusCode ?? 0, connection: response.headers.connection, id });
-      });
-      response.on('error', (error: NodeJS.ErrnoException) => resolve({ kind: 'cut', code: error.code ?? error.message }));
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => {
+          let id: string | undefined;
+          try {
+            id = (JSON.parse(text) as { id?: string }).id;
+          } catch {
+            // not JSON
+          }
+          resolve({ kind: 'answered', status: response.statusCode ?? 0, connection: response.headers.connection, id });
+        });
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ kind: 'cut', code: error.code ?? error.message }),
+        );
+      },
+    );
     request.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message;
       const refused = code === 'ECONNREFUSED' || (code === 'ECONNRESET' && !request.reusedSocket);
@@ -48,8 +57,20 @@ describe('shutdown on SIGTERM under write load', () => {
   it('refuses new connections, answers every accepted request (Connection: close), loses no acknowledged write, and exits within the drain time', async () => {
     const database = await createTestDatabase();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'shutdown-test-'));
-    const names = ['GATEWAY_PORT', 'SOCIAL_REST_PORT', 'SURVEYS_REST_PORT', 'CONTACTS_REST_PORT', 'SOCIAL_SUBGRAPH_PORT', 'SURVEYS_SUBGRAPH_PORT', 'CONTACTS_SUBGRAPH_PORT'];
-    const env: Record<string, string> = { DATA_DIR: dataDir, HOST: '127.0.0.1', ...(database.url ? { DATABASE_URL: database.url } : {}) };
+    const names = [
+      'GATEWAY_PORT',
+      'SOCIAL_REST_PORT',
+      'SURVEYS_REST_PORT',
+      'CONTACTS_REST_PORT',
+      'SOCIAL_SUBGRAPH_PORT',
+      'SURVEYS_SUBGRAPH_PORT',
+      'CONTACTS_SUBGRAPH_PORT',
+    ];
+    const env: Record<string, string> = {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
+    };
     for (const name of names) env[name] = String(await freePort());
     const contacts = `http://127.0.0.1:${env.CONTACTS_REST_PORT}`;
     try {
@@ -61,7 +82,10 @@ describe('shutdown on SIGTERM under write load', () => {
       const writers = Array.from({ length: 8 }, async (_unused, client) => {
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
         for (let n = 0; ; n++) {
-          const outcome = await post(agent, `${contacts}/api/contacts`, { firstName: `Writer ${client}`, email: `s${client}-${n}@shutdown.example` });
+          const outcome = await post(agent, `${contacts}/api/contacts`, {
+            firstName: `Writer ${client}`,
+            email: `s${client}-${n}@shutdown.example`,
+          });
           outcomes.push(outcome);
           if (outcome.kind !== 'answered') break;
           lastAnswers[client] = outcome;
@@ -79,11 +103,15 @@ describe('shutdown on SIGTERM under write load', () => {
       expect(exitMs).toBeLessThan(10_000);
       // Every request was answered in full, or refused at connect: none cut.
       expect(outcomes.filter((outcome) => outcome.kind === 'cut')).toEqual([]);
-      const answered = outcomes.filter((outcome): outcome is Extract<Outcome, { kind: 'answered' }> => outcome.kind === 'answered');
+      const answered = outcomes.filter(
+        (outcome): outcome is Extract<Outcome, { kind: 'answered' }> => outcome.kind === 'answered',
+      );
       expect(new Set(answered.map((outcome) => outcome.status))).toEqual(new Set([201]));
       expect(answered.length).toBeGreaterThan(8);
       // Each client's last answer, during the drain, told it to go elsewhere next time.
-      expect(lastAnswers.map((outcome) => (outcome.kind === 'answered' ? outcome.connection : outcome.kind))).toEqual(Array(8).fill('close'));
+      expect(lastAnswers.map((outcome) => (outcome.kind === 'answered' ? outcome.connection : outcome.kind))).toEqual(
+        Array(8).fill('close'),
+      );
 
       const second = await startProcess(env);
       try {
@@ -92,7 +120,9 @@ describe('shutdown on SIGTERM under write load', () => {
           expect(read.status).toBe(200);
         }
         // And a request that was refused changed nothing: the writers' contacts are exactly the answered ones.
-        const written = (await (await fetch(`${contacts}/api/contacts?search=shutdown&limit=1`)).json()) as { total: number };
+        const written = (await (await fetch(`${contacts}/api/contacts?search=shutdown&limit=1`)).json()) as {
+          total: number;
+        };
         expect(written.total).toBe(answered.length);
       } finally {
         const stopped = new Promise<number | null>((resolve) => second.once('exit', (exitCode) => resolve(exitCode)));

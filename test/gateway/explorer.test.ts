@@ -9,7 +9,13 @@ import { createLogger } from '../../lib/logger.js';
 async function gatewayIn(nodeEnv: 'development' | 'production'): Promise<RunningGateway> {
   // Production starts only with its decisions made (lib/production.ts).
   const decisions = { DEV_IDENTITY: 'allow', SMTP_URL: 'smtp://127.0.0.1:2525', CONTACTS_AUTH: 'open' };
-  const config = loadConfig({ NODE_ENV: nodeEnv, LOG_LEVEL: 'silent', HOST: '127.0.0.1', GATEWAY_PORT: '0', ...decisions });
+  const config = loadConfig({
+    NODE_ENV: nodeEnv,
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    GATEWAY_PORT: '0',
+    ...decisions,
+  });
   return startGateway({ config, logger: createLogger(config) }, { port: 0, subgraphUrls: {} });
 }
 
@@ -30,11 +36,15 @@ describe('explorers of the gateway', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toMatch(/embeddable-sandbox/);
-    expect(html).toMatch(/you might be offline\.<\/p>\s*<p>GraphiQL needs no internet: it is served by this gateway at <a href="\/graphiql">/);
+    expect(html).toMatch(
+      /you might be offline\.<\/p>\s*<p>GraphiQL needs no internet: it is served by this gateway at <a href="\/graphiql">/,
+    );
   });
 
   it('links to GraphiQL at the top of the page should Apollo reword its offline notice', () => {
-    expect(withGraphiQLLink('<html><body><div>Sandbox</div></body></html>')).toMatch(/<body>\n<p>GraphiQL needs no internet.*<a href="\/graphiql">/);
+    expect(withGraphiQLLink('<html><body><div>Sandbox</div></body></html>')).toMatch(
+      /<body>\n<p>GraphiQL needs no internet.*<a href="\/graphiql">/,
+    );
   });
 
   it('serves GraphiQL with every script and style from the gateway itself', async () => {
@@ -61,7 +71,9 @@ describe('explorers of the gateway', () => {
       expect({ asset, status: answer.status }).toEqual({ asset, status: 200 });
       expect(answer.headers.get('content-type')).toMatch(asset.endsWith('.css') ? /text\/css/ : /javascript/);
       // Versioned names: a browser keeps them for good; the page and its own script are revalidated.
-      expect(answer.headers.get('cache-control')).toBe(/\d\.\w+$/.test(asset) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      expect(answer.headers.get('cache-control')).toBe(
+        /\d\.\w+$/.test(asset) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
       expect(await answer.text()).not.toMatch(/<script[^>]+src="https?:/);
     }
   });

@@ -33,15 +33,24 @@ describe('gateway', () => {
 
   it('serves contacts as a cursor connection', async () => {
     for (const firstName of ['Ann', 'Bob', 'Cid']) {
-      await graphql(gateway, 'mutation ($input: ContactInput!) { createContact(input: $input) { id } }', { input: { firstName } });
+      await graphql(gateway, 'mutation ($input: ContactInput!) { createContact(input: $input) { id } }', {
+        input: { firstName },
+      });
     }
-    const first = await graphql<any>(gateway, '{ contacts(first: 2) { totalCount edges { cursor node { firstName } } pageInfo { hasNextPage endCursor } } }');
+    const first = await graphql<any>(
+      gateway,
+      '{ contacts(first: 2) { totalCount edges { cursor node { firstName } } pageInfo { hasNextPage endCursor } } }',
+    );
     const page = first.body.data!.contacts;
     expect(page.edges).toHaveLength(2);
     expect(page.pageInfo.hasNextPage).toBe(true);
-    const next = await graphql<any>(gateway, 'query ($after: String) { contacts(first: 2, after: $after) { nodes { firstName } pageInfo { hasNextPage } } }', {
-      after: page.pageInfo.endCursor,
-    });
+    const next = await graphql<any>(
+      gateway,
+      'query ($after: String) { contacts(first: 2, after: $after) { nodes { firstName } pageInfo { hasNextPage } } }',
+      {
+        after: page.pageInfo.endCursor,
+      },
+    );
     expect(next.body.data!.contacts.nodes.length).toBe(page.totalCount - 2);
   });
 
@@ -49,13 +58,25 @@ describe('gateway', () => {
     const anonymous = await graphql(gateway, '{ viewer { userId } }');
     expect(anonymous.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
     const token = await platform.token('user-42', ['posts.read'], 'u42@example.com');
-    const signedIn = await graphql<any>(gateway, '{ viewer { userId email scopes via } }', {}, { authorization: `Bearer ${token}` });
-    expect(signedIn.body.data!.viewer).toEqual({ userId: 'user-42', email: 'u42@example.com', scopes: ['posts.read'], via: 'bearer' });
+    const signedIn = await graphql<any>(
+      gateway,
+      '{ viewer { userId email scopes via } }',
+      {},
+      { authorization: `Bearer ${token}` },
+    );
+    expect(signedIn.body.data!.viewer).toEqual({
+      userId: 'user-42',
+      email: 'u42@example.com',
+      scopes: ['posts.read'],
+      via: 'bearer',
+    });
   });
 
   it('carries one request id from the REST adapter through the gateway to the subgraph', async () => {
     const requestId = `trace-${Date.now()}`;
-    const res = await rest('GET', `${platform.urls.contactsRest}/api/contacts`, undefined, { 'x-request-id': requestId });
+    const res = await rest('GET', `${platform.urls.contactsRest}/api/contacts`, undefined, {
+      'x-request-id': requestId,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe(requestId);
     const components = logs.lines.filter((line) => line.req?.id === requestId).map((line) => line.component);
@@ -78,7 +99,11 @@ describe('gateway', () => {
   });
 
   it('answers malformed JSON and oversized bodies without a stack trace', async () => {
-    const malformed = await fetch(gateway, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    const malformed = await fetch(gateway, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": ',
+    });
     expect(malformed.status).toBe(400);
     const big = await fetch(gateway, {
       method: 'POST',
@@ -86,10 +111,15 @@ describe('gateway', () => {
       body: JSON.stringify({ query: `{ contacts { totalCount } } # ${'x'.repeat(2 * 1024 * 1024)}` }),
     });
     expect(big.status).toBe(413);
-    const subgraph = await fetch(platform.subgraphs.contacts.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    const subgraph = await fetch(platform.subgraphs.contacts.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": ',
+    });
     expect(subgraph.status).toBe(400);
     expect(subgraph.headers.get('content-type')).toContain('application/json');
-    for (const text of [await malformed.text(), await big.text(), await subgraph.text()]) expect(text).not.toMatch(/at .*\.(js|ts):\d+/);
+    for (const text of [await malformed.text(), await big.text(), await subgraph.text()])
+      expect(text).not.toMatch(/at .*\.(js|ts):\d+/);
   });
 
   it('serves Apollo Sandbox on GET in development and probes', async () => {
@@ -113,10 +143,15 @@ describe('ForwardingDataSource', () => {
   it('passes a subgraph 4xx error on with its code instead of a bare status line', async () => {
     const { ForwardingDataSource } = await import('../../gateway/gateway.js');
     const source = new ForwardingDataSource({ url: 'http://127.0.0.1:1/graphql' });
-    const badInput = new Response(JSON.stringify({ errors: [{ message: 'Variable "$at" got invalid value "soon"', extensions: { code: 'BAD_USER_INPUT' } }] }), {
-      status: 400,
-      headers: { 'content-type': 'application/json' },
-    });
+    const badInput = new Response(
+      JSON.stringify({
+        errors: [{ message: 'Variable "$at" got invalid value "soon"', extensions: { code: 'BAD_USER_INPUT' } }],
+      }),
+      {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+      },
+    );
     const error = await source.errorFromResponse(badInput);
     expect(error.message).toContain('$at');
     expect(error.extensions.code).toBe('BAD_USER_INPUT');

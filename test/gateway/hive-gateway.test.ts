@@ -25,18 +25,22 @@ interface HiveGateway {
  */
 async function startHiveGateway(platform: TestPlatform, settings: Record<string, string> = {}): Promise<HiveGateway> {
   const port = await freePort();
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [HIVE_CLI, 'supergraph', 'schema/supergraph.graphql'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      GATEWAY_PORT: String(port),
-      SOCIAL_SUBGRAPH_URL: platform.subgraphs.social.url,
-      SURVEYS_SUBGRAPH_URL: platform.subgraphs.surveys.url,
-      CONTACTS_SUBGRAPH_URL: platform.subgraphs.contacts.url,
-      ...settings,
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    [HIVE_CLI, 'supergraph', 'schema/supergraph.graphql'],
+    {
+      cwd: PROJECT_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        GATEWAY_PORT: String(port),
+        SOCIAL_SUBGRAPH_URL: platform.subgraphs.social.url,
+        SURVEYS_SUBGRAPH_URL: platform.subgraphs.surveys.url,
+        CONTACTS_SUBGRAPH_URL: platform.subgraphs.contacts.url,
+        ...settings,
+      },
     },
-  });
+  );
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -55,7 +59,10 @@ async function startHiveGateway(platform: TestPlatform, settings: Record<string,
       child.kill('SIGKILL');
       throw new Error(`Hive Gateway not ready after 600 tries:\n${output}`);
     }
-    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${base}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -83,32 +90,60 @@ describe('Hive Gateway on the same supergraph', () => {
   beforeAll(async () => {
     await mail.start();
     platform = await startTestPlatform(
-      { LOG_LEVEL: 'info', CONTACTS_AUTH: 'required', SMTP_URL: `smtp://127.0.0.1:${mail.port}`, MAGIC_LINK_BASE_URL: MAGIC_LINK_BASE },
+      {
+        LOG_LEVEL: 'info',
+        CONTACTS_AUTH: 'required',
+        SMTP_URL: `smtp://127.0.0.1:${mail.port}`,
+        MAGIC_LINK_BASE_URL: MAGIC_LINK_BASE,
+      },
       { logStream: logs },
     );
     // Behind a proxy on this machine, as the Node gateway's limit test is (test/security/limits.test.ts).
     hive = await startHiveGateway(platform, { TRUST_PROXY: 'loopback' });
 
     const bearer = { authorization: `Bearer ${await platform.token('hive-user', undefined, 'hive@venues.example')}` };
-    const contact = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Hana', lastName: 'Hive', email: 'hana@venues.example' }, bearer);
+    const contact = await rest(
+      'POST',
+      `${platform.urls.contactsRest}/api/contacts`,
+      { firstName: 'Hana', lastName: 'Hive', email: 'hana@venues.example' },
+      bearer,
+    );
     expect(contact.status).toBe(201);
     contactId = contact.body.id;
 
-    expect((await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'hive@venues.example' })).status).toBe(202);
+    expect(
+      (await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'hive@venues.example' }))
+        .status,
+    ).toBe(202);
     const token = linkIn(await mail.waitFor('hive@venues.example'), `${MAGIC_LINK_BASE}?`)!.searchParams.get('token');
     const session = await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/verify`, { token });
     expect(session.status).toBe(200);
     const cookie = session.headers.get('set-cookie')!.split(';')[0];
-    const survey = await rest('POST', `${platform.urls.surveysRest}/api/surveys`, { venueName: 'Hive Hall', contactId }, { cookie });
+    const survey = await rest(
+      'POST',
+      `${platform.urls.surveysRest}/api/surveys`,
+      { venueName: 'Hive Hall', contactId },
+      { cookie },
+    );
     expect(survey.status).toBe(201);
     surveyId = survey.body.id;
     signedIn = { ...bearer, cookie };
 
     const node = platform.urls.gateway;
     await graphql(node, 'mutation { createBrand(input: { name: "Hive brand" }) { id } }', {}, bearer);
-    const made = await graphql<any>(node, 'mutation { createApiKey(input: { name: "hive", scopes: ["posts.read", "posts.write"] }) { key } }', {}, bearer);
+    const made = await graphql<any>(
+      node,
+      'mutation { createApiKey(input: { name: "hive", scopes: ["posts.read", "posts.write"] }) { key } }',
+      {},
+      bearer,
+    );
     apiKey = { 'x-api-key': made.body.data.createApiKey.key };
-    const post = await graphql<any>(node, 'mutation { createPost(input: { content: "through either gateway" }) { id } }', {}, apiKey);
+    const post = await graphql<any>(
+      node,
+      'mutation { createPost(input: { content: "through either gateway" }) { id } }',
+      {},
+      apiKey,
+    );
     postId = post.body.data.createPost.id;
   });
   afterAll(async () => {
@@ -119,7 +154,10 @@ describe('Hive Gateway on the same supergraph', () => {
 
   /** Runs one operation through both gateways and answers both bodies. */
   const throughBoth = async (query: string, variables: Record<string, unknown>, headers: Record<string, string>) => {
-    const [node, other] = await Promise.all([graphql(platform.urls.gateway, query, variables, headers), graphql(hive.url, query, variables, headers)]);
+    const [node, other] = await Promise.all([
+      graphql(platform.urls.gateway, query, variables, headers),
+      graphql(hive.url, query, variables, headers),
+    ]);
     return { node: node.body, hive: other.body, status: other.status };
   };
 
@@ -134,7 +172,12 @@ describe('Hive Gateway on the same supergraph', () => {
     expect(answers.hive).toEqual(answers.node);
     expect(answers.hive.errors).toBeUndefined();
     expect(answers.hive.data).toEqual({
-      contact: { id: contactId, firstName: 'Hana', lastName: 'Hive', surveys: [{ id: surveyId, venueName: 'Hive Hall', status: expect.any(String) }] },
+      contact: {
+        id: contactId,
+        firstName: 'Hana',
+        lastName: 'Hive',
+        surveys: [{ id: surveyId, venueName: 'Hive Hall', status: expect.any(String) }],
+      },
     });
   });
 
@@ -142,24 +185,46 @@ describe('Hive Gateway on the same supergraph', () => {
     const query = 'query ($id: ID!) { survey(id: $id) { id venueName contact { id firstName email } } }';
     const answers = await throughBoth(query, { id: surveyId }, signedIn);
     expect(answers.hive).toEqual(answers.node);
-    expect(answers.hive.data).toEqual({ survey: { id: surveyId, venueName: 'Hive Hall', contact: { id: contactId, firstName: 'Hana', email: 'hana@venues.example' } } });
+    expect(answers.hive.data).toEqual({
+      survey: {
+        id: surveyId,
+        venueName: 'Hive Hall',
+        contact: { id: contactId, firstName: 'Hana', email: 'hana@venues.example' },
+      },
+    });
   });
 
   it('answers one query of each service as the Node gateway does, each with the credential it reads', async () => {
-    const social = await throughBoth('{ posts(first: 5) { totalCount nodes { id content status } } viewer { userId via } }', {}, apiKey);
+    const social = await throughBoth(
+      '{ posts(first: 5) { totalCount nodes { id content status } } viewer { userId via } }',
+      {},
+      apiKey,
+    );
     expect(social.hive).toEqual(social.node);
     expect(social.hive.data).toEqual({
       posts: { totalCount: 1, nodes: [{ id: postId, content: 'through either gateway', status: 'draft' }] },
       viewer: { userId: 'hive-user', via: 'api-key' },
     });
 
-    const surveys = await throughBoth('{ surveys(first: 5) { totalCount nodes { id venueName } } }', {}, { cookie: signedIn.cookie });
+    const surveys = await throughBoth(
+      '{ surveys(first: 5) { totalCount nodes { id venueName } } }',
+      {},
+      { cookie: signedIn.cookie },
+    );
     expect(surveys.hive).toEqual(surveys.node);
-    expect(surveys.hive.data).toEqual({ surveys: { totalCount: 1, nodes: [{ id: surveyId, venueName: 'Hive Hall' }] } });
+    expect(surveys.hive.data).toEqual({
+      surveys: { totalCount: 1, nodes: [{ id: surveyId, venueName: 'Hive Hall' }] },
+    });
 
-    const contacts = await throughBoth('{ contacts(first: 5) { totalCount nodes { id email } } }', {}, { authorization: signedIn.authorization });
+    const contacts = await throughBoth(
+      '{ contacts(first: 5) { totalCount nodes { id email } } }',
+      {},
+      { authorization: signedIn.authorization },
+    );
     expect(contacts.hive).toEqual(contacts.node);
-    expect(contacts.hive.data).toEqual({ contacts: { totalCount: 1, nodes: [{ id: contactId, email: 'hana@venues.example' }] } });
+    expect(contacts.hive.data).toEqual({
+      contacts: { totalCount: 1, nodes: [{ id: contactId, email: 'hana@venues.example' }] },
+    });
   });
 
   it('forwards no credential the caller did not send: anonymous is refused as by the Node gateway', async () => {

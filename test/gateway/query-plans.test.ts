@@ -41,8 +41,10 @@ describe('gateway query-plan cache', () => {
   });
 
   it('answers a kept operation by the variables of each request', async () => {
-    const query = 'query Shape($full: Boolean!) { contactPage(limit: 1) { total items { id firstName @include(if: $full) } } }';
-    const ask = async (full: boolean) => (await graphql<any>(platform.urls.gateway, query, { full })).body.data.contactPage.items[0];
+    const query =
+      'query Shape($full: Boolean!) { contactPage(limit: 1) { total items { id firstName @include(if: $full) } } }';
+    const ask = async (full: boolean) =>
+      (await graphql<any>(platform.urls.gateway, query, { full })).body.data.contactPage.items[0];
     for (let round = 0; round < 2; round++) {
       expect(Object.keys(await ask(true)).sort()).toEqual(['firstName', 'id']);
       expect(Object.keys(await ask(false))).toEqual(['id']);

@@ -24,11 +24,25 @@ describe('loadConfig', () => {
   });
 
   it('derives the public URLs and the Secure rule of the session cookie once', () => {
-    const behindProxy = loadConfig({ SOCIAL_PUBLIC_URL: 'https://social.example.com/', SURVEYS_PUBLIC_URL: 'https://surveys.example.com//', SURVEYS_REST_PORT: '8002' });
-    expect(behindProxy.publicUrls).toEqual({ social: 'https://social.example.com', surveys: 'https://surveys.example.com' });
+    const behindProxy = loadConfig({
+      SOCIAL_PUBLIC_URL: 'https://social.example.com/',
+      SURVEYS_PUBLIC_URL: 'https://surveys.example.com//',
+      SURVEYS_REST_PORT: '8002',
+    });
+    expect(behindProxy.publicUrls).toEqual({
+      social: 'https://social.example.com',
+      surveys: 'https://surveys.example.com',
+    });
     expect(behindProxy.surveysCookieSecure).toBe(true);
     expect(loadConfig({ SURVEYS_REST_PORT: '8002' }).publicUrls.surveys).toBe('http://localhost:8002');
-    expect(loadConfig({ NODE_ENV: 'production', DEV_IDENTITY: 'allow', SMTP_URL: 'smtp://mail.example.com', CONTACTS_AUTH: 'open' }).surveysCookieSecure).toBe(true);
+    expect(
+      loadConfig({
+        NODE_ENV: 'production',
+        DEV_IDENTITY: 'allow',
+        SMTP_URL: 'smtp://mail.example.com',
+        CONTACTS_AUTH: 'open',
+      }).surveysCookieSecure,
+    ).toBe(true);
   });
 
   it('reads overrides, comma lists and platform credentials', () => {
@@ -41,7 +55,11 @@ describe('loadConfig', () => {
     });
     expect(config.ports.gateway).toBe(5000);
     expect(config.env.ADMIN_EMAILS).toEqual(['boss@example.com', 'ops@example.com']);
-    expect(config.platforms.mastodon).toEqual({ clientId: 'abc', clientSecret: undefined, baseUrl: 'http://127.0.0.1:9999' });
+    expect(config.platforms.mastodon).toEqual({
+      clientId: 'abc',
+      clientSecret: undefined,
+      baseUrl: 'http://127.0.0.1:9999',
+    });
     expect(config.env.DATABASE_URL).toBe('postgres://u@h:5432/db');
   });
 
@@ -65,7 +83,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ENCRYPTION_KEY: 'short' })).toThrow(/ENCRYPTION_KEY/);
   });
 
-  it('allows WEB_URL\'s origin by default and named origins from CORS_ORIGINS, never a wildcard', () => {
+  it("allows WEB_URL's origin by default and named origins from CORS_ORIGINS, never a wildcard", () => {
     expect(loadConfig({}).corsOrigins).toEqual(['http://localhost:5173']);
     expect(loadConfig({ WEB_URL: 'https://app.example.com/welcome' }).corsOrigins).toEqual(['https://app.example.com']);
     expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com/, http://localhost:5173' }).corsOrigins).toEqual([

@@ -1,10 +1,26 @@
 import { describe, expect, it } from '@jest/globals';
 import { GraphQLError } from 'graphql';
-import { AppError, ErrorCode, fieldProblemsFromMessage, formatGraphQLError, HTTP_STATUS, httpStatusOf, problemFor } from '../../lib/errors.js';
+import {
+  AppError,
+  ErrorCode,
+  fieldProblemsFromMessage,
+  formatGraphQLError,
+  HTTP_STATUS,
+  httpStatusOf,
+  problemFor,
+} from '../../lib/errors.js';
 
 describe('error model', () => {
   it('maps every code to its HTTP status', () => {
-    expect(HTTP_STATUS).toMatchObject({ UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, PAYLOAD_TOO_LARGE: 413, RATE_LIMITED: 429 });
+    expect(HTTP_STATUS).toMatchObject({
+      UNAUTHENTICATED: 401,
+      FORBIDDEN: 403,
+      NOT_FOUND: 404,
+      BAD_USER_INPUT: 400,
+      CONFLICT: 409,
+      PAYLOAD_TOO_LARGE: 413,
+      RATE_LIMITED: 429,
+    });
     for (const code of Object.values(ErrorCode)) expect(httpStatusOf(code)).toBe(HTTP_STATUS[code]);
     expect(httpStatusOf('GRAPHQL_VALIDATION_FAILED')).toBe(400);
     expect(httpStatusOf('SOMETHING_ELSE')).toBe(500);
@@ -21,23 +37,40 @@ describe('error model', () => {
   });
 
   it('names the field of graphql-js variable errors', () => {
-    expect(fieldProblemsFromMessage('Variable "$input" got invalid value { a: 1 }; Field "shoeSize" is not defined by type "ContactInput".')).toEqual([
-      { field: 'shoeSize', message: 'is not a known field' },
-    ]);
-    expect(fieldProblemsFromMessage('Variable "$input" got invalid value 5 at "input.firstName"; String cannot represent a non string value: 5')).toEqual([
-      { field: 'firstName', message: 'String cannot represent a non string value: 5' },
-    ]);
-    expect(fieldProblemsFromMessage('Variable "$page" got invalid value "x"; Int cannot represent non-integer value: "x"')[0].field).toBe('page');
+    expect(
+      fieldProblemsFromMessage(
+        'Variable "$input" got invalid value { a: 1 }; Field "shoeSize" is not defined by type "ContactInput".',
+      ),
+    ).toEqual([{ field: 'shoeSize', message: 'is not a known field' }]);
+    expect(
+      fieldProblemsFromMessage(
+        'Variable "$input" got invalid value 5 at "input.firstName"; String cannot represent a non string value: 5',
+      ),
+    ).toEqual([{ field: 'firstName', message: 'String cannot represent a non string value: 5' }]);
+    expect(
+      fieldProblemsFromMessage('Variable "$page" got invalid value "x"; Int cannot represent non-integer value: "x"')[0]
+        .field,
+    ).toBe('page');
   });
 
   it('passes AppErrors through and masks everything else', () => {
     const logged: unknown[] = [];
     const known = new AppError(ErrorCode.CONFLICT, 'already approved', { details: { currentState: 'queued' } });
-    const formattedKnown = formatGraphQLError({ message: known.message, extensions: { ...known.extensions } }, known, (e) => logged.push(e));
+    const formattedKnown = formatGraphQLError(
+      { message: known.message, extensions: { ...known.extensions } },
+      known,
+      (e) => logged.push(e),
+    );
     expect(formattedKnown.extensions).toMatchObject({ code: 'CONFLICT', currentState: 'queued' });
 
-    const internal = new GraphQLError('relation "contact" does not exist', { originalError: new Error('select * from contact') });
-    const formatted = formatGraphQLError({ message: internal.message, extensions: { code: 'INTERNAL_SERVER_ERROR', stacktrace: ['at x'] } }, internal, (e) => logged.push(e));
+    const internal = new GraphQLError('relation "contact" does not exist', {
+      originalError: new Error('select * from contact'),
+    });
+    const formatted = formatGraphQLError(
+      { message: internal.message, extensions: { code: 'INTERNAL_SERVER_ERROR', stacktrace: ['at x'] } },
+      internal,
+      (e) => logged.push(e),
+    );
     expect(formatted.extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
     expect(formatted.message).not.toMatch(/contact|select/);
     expect(logged).toEqual([internal]);

@@ -18,9 +18,15 @@ describe('what every HTTP answer carries', () => {
   const logs = new LogCollector();
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ LOG_LEVEL: 'info', CORS_ORIGINS: `${WEB},${SECOND_WEB}` }, { logStream: logs });
+    platform = await startTestPlatform(
+      { LOG_LEVEL: 'info', CORS_ORIGINS: `${WEB},${SECOND_WEB}` },
+      { logStream: logs },
+    );
     bearer = `Bearer ${await platform.token('user-http')}`;
-    const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Ada', email: 'ada@example.com' });
+    const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
+      firstName: 'Ada',
+      email: 'ada@example.com',
+    });
     contactId = created.body.id;
   });
   afterAll(async () => {
@@ -28,7 +34,10 @@ describe('what every HTTP answer carries', () => {
   });
 
   const preflight = (url: string, origin: string, method: string, headers = 'authorization,content-type') =>
-    rawRequest(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } });
+    rawRequest(url, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+    });
 
   describe('CORS', () => {
     it('answers a preflight from an allowed origin with the methods of that route, the contract headers and credentials', async () => {
@@ -50,7 +59,9 @@ describe('what every HTTP answer carries', () => {
             'access-control-allow-methods': methods,
             'access-control-max-age': '600',
           });
-          expect(answer.headers['access-control-allow-headers']).toEqual(expect.stringContaining('Authorization,Content-Type,X-API-Key,X-Request-Id'));
+          expect(answer.headers['access-control-allow-headers']).toEqual(
+            expect.stringContaining('Authorization,Content-Type,X-API-Key,X-Request-Id'),
+          );
           expect(answer.headers.vary).toMatch(/Origin/);
         }
       }
@@ -61,7 +72,9 @@ describe('what every HTTP answer carries', () => {
     it('lets an allowed page read answers and problems, with Retry-After, Location and X-Request-Id exposed', async () => {
       const reads = [
         rawRequest(`${platform.urls.contactsRest}/api/contacts`, { headers: { origin: WEB } }),
-        rawRequest(`${platform.urls.contactsRest}/api/contacts/00000000-0000-4000-8000-000000000000`, { headers: { origin: WEB } }),
+        rawRequest(`${platform.urls.contactsRest}/api/contacts/00000000-0000-4000-8000-000000000000`, {
+          headers: { origin: WEB },
+        }),
         rawRequest(`${platform.urls.contactsRest}/api/contacts`, { method: 'PATCH', headers: { origin: WEB } }),
         rawRequest(`${platform.urls.socialRest}/api/posts`, { headers: { origin: WEB, authorization: bearer } }),
         rawRequest(`${platform.urls.surveysRest}/api/auth/session`, { headers: { origin: WEB } }),
@@ -114,22 +127,38 @@ describe('what every HTTP answer carries', () => {
         [`${platform.urls.contactsRest}/api`, {}],
         [`${platform.urls.contactsRest}/no/such/path`, {}],
         [`${platform.urls.contactsRest}/api/contacts`, { method: 'PATCH' }],
-        [`${platform.urls.contactsRest}/api/contacts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"firstName": ' }],
-        [`${platform.urls.contactsRest}/api/contacts`, { method: 'OPTIONS', headers: { origin: WEB, 'access-control-request-method': 'POST' } }],
+        [
+          `${platform.urls.contactsRest}/api/contacts`,
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"firstName": ' },
+        ],
+        [
+          `${platform.urls.contactsRest}/api/contacts`,
+          { method: 'OPTIONS', headers: { origin: WEB, 'access-control-request-method': 'POST' } },
+        ],
         [`${platform.urls.socialRest}/health`, {}],
         [`${platform.urls.socialRest}/api/posts`, {}],
         [`${platform.urls.surveysRest}/api/surveys`, {}],
-        [platform.urls.gateway, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": "{ __typename }"}' }],
+        [
+          platform.urls.gateway,
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": "{ __typename }"}' },
+        ],
         [platform.urls.gateway, { headers: { accept: 'text/html' } }],
         [platform.urls.gateway.replace('/graphql', '/graphiql'), {}],
         [platform.urls.gateway.replace('/graphql', '/healthz'), {}],
-        [platform.subgraphs.contacts.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": "{ __typename }"}' }],
+        [
+          platform.subgraphs.contacts.url,
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": "{ __typename }"}' },
+        ],
         [platform.subgraphs.contacts.url.replace('/graphql', '/readyz'), {}],
       ];
       for (const [index, [url, options]] of requests.entries()) {
         const id = `given-${index}-${Date.now()}`;
         const answer = await rawRequest(url, { ...options, headers: { ...options?.headers, 'x-request-id': id } });
-        expect({ url, method: options?.method ?? 'GET', id: answer.headers['x-request-id'] }).toEqual({ url, method: options?.method ?? 'GET', id });
+        expect({ url, method: options?.method ?? 'GET', id: answer.headers['x-request-id'] }).toEqual({
+          url,
+          method: options?.method ?? 'GET',
+          id,
+        });
       }
     });
 
@@ -137,10 +166,14 @@ describe('what every HTTP answer carries', () => {
       const answer = await rawRequest(`${platform.urls.contactsRest}/api/contacts`);
       const made = String(answer.headers['x-request-id']);
       expect(made).toMatch(SAFE_ID);
-      const components = logs.lines.filter((line) => line.req?.id === made || line.requestId === made).map((line) => line.component);
+      const components = logs.lines
+        .filter((line) => line.req?.id === made || line.requestId === made)
+        .map((line) => line.component);
       expect(components).toEqual(expect.arrayContaining(['contacts-rest', 'gateway']));
 
-      const unsafe = await rawRequest(`${platform.urls.contactsRest}/api/contacts`, { headers: { 'x-request-id': 'no spaces <allowed>' } });
+      const unsafe = await rawRequest(`${platform.urls.contactsRest}/api/contacts`, {
+        headers: { 'x-request-id': 'no spaces <allowed>' },
+      });
       expect(unsafe.headers['x-request-id']).toMatch(SAFE_ID);
       expect(unsafe.headers['x-request-id']).not.toBe('no spaces <allowed>');
 
@@ -160,7 +193,11 @@ describe('what every HTTP answer carries', () => {
       ];
       for (const [url, headers] of personal) {
         const first = await rawRequest(url, { headers });
-        expect({ url, status: first.status, cacheControl: first.headers['cache-control'] }).toEqual({ url, status: 200, cacheControl: 'private, no-store' });
+        expect({ url, status: first.status, cacheControl: first.headers['cache-control'] }).toEqual({
+          url,
+          status: 200,
+          cacheControl: 'private, no-store',
+        });
         const etag = String(first.headers.etag);
         expect(etag).toMatch(/^W\/"/);
         const again = await rawRequest(url, { headers: { ...headers, 'if-none-match': etag } });
@@ -206,7 +243,9 @@ describe('what every HTTP answer carries', () => {
       expect(br.headers['content-encoding']).toBe('br');
       expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
 
-      const small = await rawRequest(`${platform.urls.socialRest}/healthz`, { headers: { 'accept-encoding': 'gzip, br' } });
+      const small = await rawRequest(`${platform.urls.socialRest}/healthz`, {
+        headers: { 'accept-encoding': 'gzip, br' },
+      });
       expect(small.body.length).toBeLessThan(COMPRESSION_THRESHOLD_BYTES);
       expect(small.headers['content-encoding']).toBeUndefined();
     });

@@ -14,7 +14,9 @@ describe('identity', () => {
 
   it('signs with the development issuer and keeps its key across restarts', async () => {
     const config = loadConfig({ DATA_DIR: dataDir });
-    const token = await (await Identity.create(config)).sign({ sub: 'u1', scopes: ['posts.read', 'media.read'], email: 'u1@example.com' });
+    const token = await (
+      await Identity.create(config)
+    ).sign({ sub: 'u1', scopes: ['posts.read', 'media.read'], email: 'u1@example.com' });
     const principal = await (await Identity.create(config)).verify(token);
     expect(principal).toMatchObject({ userId: 'u1', email: 'u1@example.com', via: 'bearer' });
     expect(hasScope(principal, 'posts.read')).toBe(true);
@@ -33,7 +35,13 @@ describe('identity', () => {
     const expired = await identity.sign({ sub: 'u3' }, '-1m');
     await expect(identity.verify(expired)).rejects.toBeInstanceOf(AppError);
     const { privateKey } = await generateKeyPair('ES256');
-    const foreign = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setSubject('u4').setIssuer('urn:platform:dev-issuer').setAudience('platform').setExpirationTime('1h').sign(privateKey);
+    const foreign = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setSubject('u4')
+      .setIssuer('urn:platform:dev-issuer')
+      .setAudience('platform')
+      .setExpirationTime('1h')
+      .sign(privateKey);
     await expect(identity.verify(foreign)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(identity.verify('not.a.jwt')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await optionalBearerPrincipal(identity, 'Bearer opaque-session-token')).toBeNull();
@@ -45,15 +53,38 @@ describe('identity', () => {
     const { privateKey } = jwks;
     try {
       const identity = await Identity.create(
-        loadConfig({ DATA_DIR: dataDir, IDENTITY_JWKS_URL: jwks.url, IDENTITY_ISSUER: 'https://id.example', IDENTITY_AUDIENCE: 'platform-api' }),
+        loadConfig({
+          DATA_DIR: dataDir,
+          IDENTITY_JWKS_URL: jwks.url,
+          IDENTITY_ISSUER: 'https://id.example',
+          IDENTITY_AUDIENCE: 'platform-api',
+        }),
       );
       expect(identity.canSign).toBe(false);
-      const token = await new SignJWT({ scope: 'posts.read' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-1').setIssuer('https://id.example').setAudience('platform-api').setExpirationTime('5m').sign(privateKey);
+      const token = await new SignJWT({ scope: 'posts.read' })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setSubject('ext-1')
+        .setIssuer('https://id.example')
+        .setAudience('platform-api')
+        .setExpirationTime('5m')
+        .sign(privateKey);
       expect(await identity.verify(token)).toMatchObject({ userId: 'ext-1' });
       // A scope claim that is neither text nor a list grants nothing (not the scope "[object Object]").
-      const oddScope = await new SignJWT({ scope: { admin: true } }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-2').setIssuer('https://id.example').setAudience('platform-api').setExpirationTime('5m').sign(privateKey);
+      const oddScope = await new SignJWT({ scope: { admin: true } })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setSubject('ext-2')
+        .setIssuer('https://id.example')
+        .setAudience('platform-api')
+        .setExpirationTime('5m')
+        .sign(privateKey);
       expect([...((await identity.verify(oddScope)).scopes ?? ['every scope'])]).toEqual([]);
-      const wrongAudience = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('ext-1').setIssuer('https://id.example').setAudience('other').setExpirationTime('5m').sign(privateKey);
+      const wrongAudience = await new SignJWT({})
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setSubject('ext-1')
+        .setIssuer('https://id.example')
+        .setAudience('other')
+        .setExpirationTime('5m')
+        .sign(privateKey);
       await expect(identity.verify(wrongAudience)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     } finally {
       jwks.close();

@@ -24,7 +24,11 @@ class Gadget {
   @Field(() => Int) size!: number;
 }
 
-const Part = createUnionType({ name: 'Part', types: () => [Widget, Gadget] as const, resolveType: (value) => ('size' in value ? Gadget : Widget) });
+const Part = createUnionType({
+  name: 'Part',
+  types: () => [Widget, Gadget] as const,
+  resolveType: (value) => ('size' in value ? Gadget : Widget),
+});
 
 const widgets: Widget[] = [
   { id: 'w1', name: 'first', madeAt: new Date('2026-01-02T03:04:05.678Z'), note: null },
@@ -66,26 +70,74 @@ describe('local subgraph', () => {
     buildFederatedSchema({
       resolvers: withUnion ? [WidgetResolver, PartResolver] : [WidgetResolver],
       orphanedTypes: [Gadget],
-      references: { Widget: { __resolveReference: (reference: { id: string }) => widgets.find((widget) => widget.id === reference.id) } },
-      rules: { Query: { widgets: allow, secret: requireScope('secret.read'), ...(withUnion ? { parts: allow } : {}) }, Widget: allow, Gadget: allow },
+      references: {
+        Widget: {
+          __resolveReference: (reference: { id: string }) => widgets.find((widget) => widget.id === reference.id),
+        },
+      },
+      rules: {
+        Query: { widgets: allow, secret: requireScope('secret.read'), ...(withUnion ? { parts: allow } : {}) },
+        Widget: allow,
+        Gadget: allow,
+      },
     });
   const faults = subgraphFaults(pino({ level: 'silent' }), new OutageWatch(), async () => true);
-  const subgraphOf = (schema: GraphQLSchema, scopes: string[] = []) => localSubgraph(schema, async () => ({ principal: principal(scopes) }), { faults, log: pino({ level: 'silent' }), part: 'test' });
+  const subgraphOf = (schema: GraphQLSchema, scopes: string[] = []) =>
+    localSubgraph(schema, async () => ({ principal: principal(scopes) }), {
+      faults,
+      log: pino({ level: 'silent' }),
+      part: 'test',
+    });
 
   it('compiles operations unless a type resolver must be awaited (type-graphql unions and interfaces)', async () => {
     expect(executionOf((await build(false)).guarded)).toBe('compiled');
     expect(executionOf((await build(true)).guarded)).toBe('interpreted');
   });
 
-  const cases: { name: string; query: string; variables?: Record<string, unknown>; scopes?: string[]; withUnion?: boolean }[] = [
-    { name: 'a list, a date, a null', query: 'query Widgets($first: Int!) { widgets(first: $first) { id name madeAt note } }', variables: { first: 1 } },
-    { name: 'a missing non-null value', query: 'query Widgets($first: Int!) { widgets(first: $first) { id name } }', variables: { first: 2 } },
-    { name: 'a rule of the service', query: 'query Widgets($first: Int!) { widgets(first: $first) { id } }', variables: { first: 0 } },
-    { name: 'variables that do not fit', query: 'query Widgets($first: Int!) { widgets(first: $first) { id } }', variables: { first: 'many' } },
-    { name: 'entities', query: 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Widget { name madeAt } } }', variables: { r: [{ __typename: 'Widget', id: 'w1' }, { __typename: 'Widget', id: 'nope' }] } },
+  const cases: {
+    name: string;
+    query: string;
+    variables?: Record<string, unknown>;
+    scopes?: string[];
+    withUnion?: boolean;
+  }[] = [
+    {
+      name: 'a list, a date, a null',
+      query: 'query Widgets($first: Int!) { widgets(first: $first) { id name madeAt note } }',
+      variables: { first: 1 },
+    },
+    {
+      name: 'a missing non-null value',
+      query: 'query Widgets($first: Int!) { widgets(first: $first) { id name } }',
+      variables: { first: 2 },
+    },
+    {
+      name: 'a rule of the service',
+      query: 'query Widgets($first: Int!) { widgets(first: $first) { id } }',
+      variables: { first: 0 },
+    },
+    {
+      name: 'variables that do not fit',
+      query: 'query Widgets($first: Int!) { widgets(first: $first) { id } }',
+      variables: { first: 'many' },
+    },
+    {
+      name: 'entities',
+      query: 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Widget { name madeAt } } }',
+      variables: {
+        r: [
+          { __typename: 'Widget', id: 'w1' },
+          { __typename: 'Widget', id: 'nope' },
+        ],
+      },
+    },
     { name: 'the shield refusing', query: '{ secret }', scopes: [] },
     { name: 'the shield allowing', query: '{ secret }', scopes: ['secret.read'] },
-    { name: 'a union (interpreted)', query: '{ parts { __typename ... on Widget { id } ... on Gadget { size } } }', withUnion: true },
+    {
+      name: 'a union (interpreted)',
+      query: '{ parts { __typename ... on Widget { id } ... on Gadget { size } } }',
+      withUnion: true,
+    },
   ];
 
   it.each(cases)('answers as graphql-js does: $name', async ({ query, variables, scopes, withUnion }) => {
@@ -93,10 +145,16 @@ describe('local subgraph', () => {
 
     const answer = await subgraphOf(guarded, scopes).execute({ query, variables }, { headers: {} });
 
-    const reference = await graphql({ schema: guarded, source: query, variableValues: variables, contextValue: { principal: principal(scopes ?? []) } });
+    const reference = await graphql({
+      schema: guarded,
+      source: query,
+      variableValues: variables,
+      contextValue: { principal: principal(scopes ?? []) },
+    });
     const plain = (data: unknown) => (data === undefined ? undefined : JSON.parse(JSON.stringify(data)));
     expect(plain(answer.data)).toEqual(plain(reference.data));
-    const essentials = (errors: readonly GraphQLFormattedError[] | undefined) => (errors ?? []).map(({ path, extensions }) => ({ path, code: extensions?.code }));
+    const essentials = (errors: readonly GraphQLFormattedError[] | undefined) =>
+      (errors ?? []).map(({ path, extensions }) => ({ path, code: extensions?.code }));
     if (reference.data === undefined) {
       // Variables that do not fit: no data, BAD_USER_INPUT (as Apollo Server answers over HTTP), the message naming the variable.
       expect(answer.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
@@ -104,20 +162,29 @@ describe('local subgraph', () => {
     } else {
       const formatted = (reference.errors ?? []).map((error) => faults.formatError(error.toJSON(), error));
       expect(essentials(answer.errors)).toEqual(essentials(formatted));
-      expect(answer.errors?.map((error) => error.message)).toEqual(formatted.length ? formatted.map((error) => error.message) : undefined);
+      expect(answer.errors?.map((error) => error.message)).toEqual(
+        formatted.length ? formatted.map((error) => error.message) : undefined,
+      );
     }
   });
 
   it('runs a kept operation again with new variables', async () => {
     const subgraph = subgraphOf((await build(false)).guarded);
     const query = 'query Widgets($first: Int!) { widgets(first: $first) { id } }';
-    expect((await subgraph.execute({ query, variables: { first: 1 } }, { headers: {} })).data).toEqual({ widgets: [{ id: 'w1' }] });
-    expect((await subgraph.execute({ query, variables: { first: 2 } }, { headers: {} })).data).toEqual({ widgets: [{ id: 'w1' }, { id: 'w2' }] });
+    expect((await subgraph.execute({ query, variables: { first: 1 } }, { headers: {} })).data).toEqual({
+      widgets: [{ id: 'w1' }],
+    });
+    expect((await subgraph.execute({ query, variables: { first: 2 } }, { headers: {} })).data).toEqual({
+      widgets: [{ id: 'w1' }, { id: 'w2' }],
+    });
   });
 
   it('refuses a text of several operations (the gateway sends one per fetch)', async () => {
     const subgraph = subgraphOf((await build(false)).guarded);
-    const answer = await subgraph.execute({ query: 'query A { secret } query B { widgets(first: 1) { id } }', operationName: 'B' }, { headers: {} });
+    const answer = await subgraph.execute(
+      { query: 'query A { secret } query B { widgets(first: 1) { id } }', operationName: 'B' },
+      { headers: {} },
+    );
     expect(answer.data).toBeUndefined();
     expect(answer.errors?.map((error) => error.extensions?.code)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
   });

@@ -7,17 +7,38 @@ describe('pagination', () => {
     expect(windowOfPage({})).toEqual({ offset: 0, limit: 20 });
     const window = windowOfPage({ page: 3, limit: 10 });
     expect(window).toEqual({ offset: 20, limit: 10 });
-    expect(toPage({ items: ['a'], total: 21 }, window)).toEqual({ items: ['a'], page: 3, limit: 10, total: 21, totalExact: true });
+    expect(toPage({ items: ['a'], total: 21 }, window)).toEqual({
+      items: ['a'],
+      page: 3,
+      limit: 10,
+      total: 21,
+      totalExact: true,
+    });
   });
 
   it('flags an estimated total in the REST page body, and only then', () => {
     const window = windowOfPage({ page: 1, limit: 1 });
-    expect(pageBody(toPage({ items: ['a'], total: 21 }, window))).toEqual({ data: ['a'], page: 1, limit: 1, total: 21 });
-    expect(pageBody(toPage({ items: ['a'], total: 25_000, totalExact: false }, window))).toEqual({ data: ['a'], page: 1, limit: 1, total: 25_000, totalExact: false });
+    expect(pageBody(toPage({ items: ['a'], total: 21 }, window))).toEqual({
+      data: ['a'],
+      page: 1,
+      limit: 1,
+      total: 21,
+    });
+    expect(pageBody(toPage({ items: ['a'], total: 25_000, totalExact: false }, window))).toEqual({
+      data: ['a'],
+      page: 1,
+      limit: 1,
+      total: 25_000,
+      totalExact: false,
+    });
   });
 
   it('rejects out-of-range pages and sizes naming the argument', () => {
-    for (const [args, field] of [[{ page: 0 }, 'page'], [{ limit: 101 }, 'limit'], [{ limit: 0 }, 'limit']] as const) {
+    for (const [args, field] of [
+      [{ page: 0 }, 'page'],
+      [{ limit: 101 }, 'limit'],
+      [{ limit: 0 }, 'limit'],
+    ] as const) {
       try {
         windowOfPage(args);
         throw new Error('accepted');

@@ -19,15 +19,14 @@ describe('bind parameters instead of values in the SQL text', () => {
 
   it('turns MikroORM placeholders into $n and keeps identifiers, escapes, lists and raw fragments in place', () => {
     const at = new Date('2026-01-02T03:04:05.678Z');
-    const bound = bindParameters(platform, 'select ?? from t where a = ? and b in (?) and c \\? ? and d > ? and e = ?', [
-      'col',
-      "O'Brien",
-      ['x', 'y'],
-      raw('lower(?)', ['Z']),
-      at,
-      { k: 1 },
-    ]);
-    expect(bound.text).toBe('select "col" from t where a = $1 and b in ($2, $3) and c ? lower($4) and d > $5 and e = $6');
+    const bound = bindParameters(
+      platform,
+      'select ?? from t where a = ? and b in (?) and c \\? ? and d > ? and e = ?',
+      ['col', "O'Brien", ['x', 'y'], raw('lower(?)', ['Z']), at, { k: 1 }],
+    );
+    expect(bound.text).toBe(
+      'select "col" from t where a = $1 and b in ($2, $3) and c ? lower($4) and d > $5 and e = $6',
+    );
     expect(bound.values).toEqual(["O'Brien", 'x', 'y', 'Z', platform.formatDate(at), '{"k":1}']);
   });
 
@@ -47,8 +46,17 @@ const server = process.env.TEST_DATABASE_URL;
     database = await createTestDatabase();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'bind-test-'));
     // One connection, so the prepared statements read below are those of the ORM's own queries.
-    const config = loadConfig({ DATABASE_URL: database.url, DATABASE_POOL_MAX: '1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    orm = await openDatabase(config, createLogger(config), { service: 'contacts', entities: contactsEntities, migrations: contactsMigrations });
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      DATABASE_POOL_MAX: '1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+    });
+    orm = await openDatabase(config, createLogger(config), {
+      service: 'contacts',
+      entities: contactsEntities,
+      migrations: contactsMigrations,
+    });
   });
   afterAll(async () => {
     await orm?.close();
@@ -63,9 +71,13 @@ const server = process.env.TEST_DATABASE_URL;
     expect(found?.firstName).toBe("Ada O'Brien");
     expect(found?.tags).toEqual(['vip']);
 
-    const prepared = await orm.em.fork().execute<{ statement: string }[]>('select statement from pg_prepared_statements');
+    const prepared = await orm.em
+      .fork()
+      .execute<{ statement: string }[]>('select statement from pg_prepared_statements');
     const texts = prepared.map((row) => row.statement);
-    expect(texts.some((text) => /^select .* from "contacts"\."contact" as "c0" where "c0"\."id" = \$1/.test(text))).toBe(true);
+    expect(
+      texts.some((text) => /^select .* from "contacts"\."contact" as "c0" where "c0"\."id" = \$1/.test(text)),
+    ).toBe(true);
     expect(texts.some((text) => /^insert into "contacts"\."contact"/.test(text))).toBe(true);
     expect(texts.join('\n')).not.toContain(contact.id);
     expect(texts.join('\n')).not.toContain('Brien');

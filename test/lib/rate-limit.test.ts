@@ -20,7 +20,10 @@ describe('rate limits', () => {
     const limiter = open({}).limiter(`test-${randomUUID()}`, 2, 60);
     await limiter.consume('user-1');
     await limiter.consume('user-1');
-    await expect(limiter.consume('user-1')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    await expect(limiter.consume('user-1')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfter: expect.any(Number),
+    });
     await limiter.consume('user-2');
   });
 

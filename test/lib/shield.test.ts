@@ -21,11 +21,19 @@ class ThingResolver {
 }
 
 describe('shield', () => {
-  const principal = (scopes: string[] | null): Principal => ({ userId: 'u', scopes: scopes && new Set(scopes), via: 'bearer' });
+  const principal = (scopes: string[] | null): Principal => ({
+    userId: 'u',
+    scopes: scopes && new Set(scopes),
+    via: 'bearer',
+  });
 
   it('denies by default, checks scopes, and lets federation through', async () => {
-    const { guarded } = await buildFederatedSchema({ resolvers: [ThingResolver], rules: { Query: { things: requireScope('things.read') } } });
-    const query = (source: string, who: Principal | null) => run({ schema: guarded, source, contextValue: { principal: who } });
+    const { guarded } = await buildFederatedSchema({
+      resolvers: [ThingResolver],
+      rules: { Query: { things: requireScope('things.read') } },
+    });
+    const query = (source: string, who: Principal | null) =>
+      run({ schema: guarded, source, contextValue: { principal: who } });
 
     expect((await query('{ forgotten }', principal(null))).errors?.[0].extensions?.code).toBe('FORBIDDEN');
     expect((await query('{ things { name } }', null)).errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');

@@ -12,7 +12,10 @@ import { createRestApp } from '../../lib/rest.js';
 import { contentDisposition, createStorage, storageRouter, type ObjectStorage } from '../../lib/storage.js';
 import { commitUpload, presignUpload, stagingKeyOf, type UploadPolicy } from '../../lib/uploads.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 const IMAGES: UploadPolicy = { maxBytes: 1000, allowedTypes: ['image/png'] };
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'storage-test-'));
@@ -30,10 +33,18 @@ async function fileBackend(): Promise<Backend> {
   const dataDir = path.join(root, 'file');
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const storage = createStorage(config);
-  const app = createRestApp({ name: 'storage-test', config, logger: createLogger(config), routes: [], routers: [storageRouter(storage, config)] });
+  const app = createRestApp({
+    name: 'storage-test',
+    config,
+    logger: createLogger(config),
+    routes: [],
+    routers: [storageRouter(storage, config)],
+  });
   const server: RunningServer = await listen(app, 0, '127.0.0.1');
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [entry.name]));
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? walk(path.join(dir, entry.name)) : [entry.name],
+    );
   return {
     storage,
     baseUrl: server.url,
@@ -44,7 +55,13 @@ async function fileBackend(): Promise<Backend> {
 
 async function s3Backend(): Promise<Backend> {
   const directory = path.join(root, 's3');
-  const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: 'platform' }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory,
+    silent: true,
+    configureBuckets: [{ name: 'platform' }],
+  });
   const { port } = await server.run();
   const config = loadConfig({
     DATA_DIR: path.join(root, 's3-data'),
@@ -55,7 +72,9 @@ async function s3Backend(): Promise<Backend> {
   });
   const storage = createStorage(config);
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [entry.name]));
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? walk(path.join(dir, entry.name)) : [entry.name],
+    );
   return {
     storage,
     baseUrl: 'unused',
@@ -78,7 +97,10 @@ describe.each([
 
   it('streams bytes in and out with size and SHA-256', async () => {
     const { storage } = backend;
-    const written = await storage.put('notes/a.txt', Readable.from([Buffer.from('hello '), Buffer.from('world')]), { contentType: 'text/plain', maxBytes: 100 });
+    const written = await storage.put('notes/a.txt', Readable.from([Buffer.from('hello '), Buffer.from('world')]), {
+      contentType: 'text/plain',
+      maxBytes: 100,
+    });
     expect(written).toEqual({ size: 11, sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' });
     expect(await storage.size('notes/a.txt')).toBe(11);
     expect(await storage.sha256('notes/a.txt')).toBe(written.sha256);
@@ -94,10 +116,14 @@ describe.each([
 
   it('stops at the byte limit and keeps nothing', async () => {
     const before = backend.leftovers().length;
-    const big = Readable.from((function* () {
-      for (let i = 0; i < 20; i++) yield Buffer.alloc(64 * 1024, i);
-    })());
-    await expect(backend.storage.put('big/file.bin', big, { contentType: 'application/octet-stream', maxBytes: 256 * 1024 })).rejects.toMatchObject({
+    const big = Readable.from(
+      (function* () {
+        for (let i = 0; i < 20; i++) yield Buffer.alloc(64 * 1024, i);
+      })(),
+    );
+    await expect(
+      backend.storage.put('big/file.bin', big, { contentType: 'application/octet-stream', maxBytes: 256 * 1024 }),
+    ).rejects.toMatchObject({
       code: 'PAYLOAD_TOO_LARGE',
     });
     expect(await backend.storage.size('big/file.bin')).toBeNull();
@@ -105,17 +131,32 @@ describe.each([
   });
 
   it('refuses keys that could leave the store', async () => {
-    await expect(backend.storage.put('../escape', Readable.from(['x']), { contentType: 'text/plain', maxBytes: 10 })).rejects.toThrow(/unsafe/);
+    await expect(
+      backend.storage.put('../escape', Readable.from(['x']), { contentType: 'text/plain', maxBytes: 10 }),
+    ).rejects.toThrow(/unsafe/);
   });
 
   it('hands out an upload URL that accepts the declared bytes', async () => {
-    const upload = await backend.storage.presignPut('uploads/photo.png', { contentType: 'image/png', size: 4, expiresInSeconds: 60, baseUrl: backend.baseUrl });
+    const upload = await backend.storage.presignPut('uploads/photo.png', {
+      contentType: 'image/png',
+      size: 4,
+      expiresInSeconds: 60,
+      baseUrl: backend.baseUrl,
+    });
     expect(upload.method).toBe('PUT');
     expect(upload.expiresAt.getTime()).toBeGreaterThan(Date.now());
-    const response = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: Buffer.from([1, 2, 3, 4]) });
+    const response = await fetch(upload.url, {
+      method: 'PUT',
+      headers: upload.headers,
+      body: Buffer.from([1, 2, 3, 4]),
+    });
     expect(response.status).toBe(200);
     expect(await backend.storage.size('uploads/photo.png')).toBe(4);
-    const download = await backend.storage.presignGet('uploads/photo.png', { expiresInSeconds: 60, baseUrl: backend.baseUrl, contentType: 'image/png' });
+    const download = await backend.storage.presignGet('uploads/photo.png', {
+      expiresInSeconds: 60,
+      baseUrl: backend.baseUrl,
+      contentType: 'image/png',
+    });
     const bytes = Buffer.from(await (await fetch(download)).arrayBuffer());
     expect([...bytes]).toEqual([1, 2, 3, 4]);
   });
@@ -154,12 +195,20 @@ describe.each([
     const { storage, baseUrl } = backend;
     const declared = { key: 'protocol/photo', contentType: 'image/png', size: PNG.length };
     const upload = await presignUpload(storage, declared, { expiresInSeconds: 60, baseUrl });
-    await expect(commitUpload(storage, declared, IMAGES)).rejects.toMatchObject({ code: 'CONFLICT', extensions: { state: 'awaiting-upload' } });
-    expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(PNG) })).status).toBe(200);
+    await expect(commitUpload(storage, declared, IMAGES)).rejects.toMatchObject({
+      code: 'CONFLICT',
+      extensions: { state: 'awaiting-upload' },
+    });
+    expect(
+      (await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(PNG) })).status,
+    ).toBe(200);
     // The bytes wait in the staging key until the commit has checked them.
     expect(await storage.size(declared.key)).toBeNull();
     expect(await storage.size(stagingKeyOf(declared.key))).toBe(PNG.length);
-    expect(await commitUpload(storage, declared, IMAGES, { hash: true })).toEqual({ size: PNG.length, sha256: createHash('sha256').update(PNG).digest('hex') });
+    expect(await commitUpload(storage, declared, IMAGES, { hash: true })).toEqual({
+      size: PNG.length,
+      sha256: createHash('sha256').update(PNG).digest('hex'),
+    });
     expect(await storage.size(stagingKeyOf(declared.key))).toBeNull();
 
     const other = Buffer.from(PNG);
@@ -175,10 +224,16 @@ describe.each([
     const declared = { key: 'protocol/fake', contentType: 'image/png', size: 8 };
     const upload = await presignUpload(storage, declared, { expiresInSeconds: 60, baseUrl });
     expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: '%PDF-1.4' })).status).toBe(200);
-    await expect(commitUpload(storage, declared, IMAGES)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'contentType' }] });
+    await expect(commitUpload(storage, declared, IMAGES)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: [{ field: 'contentType' }],
+    });
     expect(await storage.size(stagingKeyOf(declared.key))).toBeNull();
     expect(await storage.size(declared.key)).toBeNull();
-    expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(PNG.subarray(0, 8)) })).status).toBe(200);
+    expect(
+      (await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: new Uint8Array(PNG.subarray(0, 8)) }))
+        .status,
+    ).toBe(200);
     expect((await commitUpload(storage, declared, IMAGES)).size).toBe(8);
   });
 });
@@ -194,10 +249,20 @@ describe('signed local URLs', () => {
 
   it('reject a forged, expired, replayed, mistyped or wrongly sized upload', async () => {
     const { storage, baseUrl } = backend;
-    const grant = await storage.presignPut('checked/a.pdf', { contentType: 'application/pdf', size: 3, expiresInSeconds: 60, baseUrl });
+    const grant = await storage.presignPut('checked/a.pdf', {
+      contentType: 'application/pdf',
+      size: 3,
+      expiresInSeconds: 60,
+      baseUrl,
+    });
     const forged = grant.url.replace(/\/storage\/([^.]+)\./, (_m, body: string) => `/storage/${body.slice(0, -2)}AA.`);
     expect((await fetch(forged, { method: 'PUT', headers: grant.headers, body: 'abc' })).status).toBe(403);
-    const expired = await storage.presignPut('checked/b.pdf', { contentType: 'application/pdf', size: 3, expiresInSeconds: -1, baseUrl });
+    const expired = await storage.presignPut('checked/b.pdf', {
+      contentType: 'application/pdf',
+      size: 3,
+      expiresInSeconds: -1,
+      baseUrl,
+    });
     expect((await fetch(expired.url, { method: 'PUT', headers: expired.headers, body: 'abc' })).status).toBe(403);
     const wrongType = await fetch(grant.url, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: 'abc' });
     expect(wrongType.status).toBe(400);
@@ -206,11 +271,15 @@ describe('signed local URLs', () => {
     expect(await storage.size('checked/a.pdf')).toBeNull();
     expect((await fetch(grant.url, { method: 'PUT', headers: grant.headers, body: 'abc' })).status).toBe(200);
     expect((await fetch(grant.url, { method: 'PUT', headers: grant.headers, body: 'xyz' })).status).toBe(409);
-    expect(await storage.sha256('checked/a.pdf')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(await storage.sha256('checked/a.pdf')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
   });
 
   it('writes a Content-Disposition that is safe for any file name', () => {
-    expect(contentDisposition('report "final".pdf')).toBe(`attachment; filename="report _final_.pdf"; filename*=UTF-8''report%20%22final%22.pdf`);
+    expect(contentDisposition('report "final".pdf')).toBe(
+      `attachment; filename="report _final_.pdf"; filename*=UTF-8''report%20%22final%22.pdf`,
+    );
     expect(contentDisposition('naïve\r\nX-Evil: 1.txt')).not.toMatch(/[\r\n]/);
   });
 });

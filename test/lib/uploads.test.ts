@@ -11,12 +11,22 @@ describe('upload declarations', () => {
 
   it('answer the normalized type, and refuse another type or a size out of range, naming the field', () => {
     expect(checkDeclaration(photos, { contentType: 'image/JPG; q=1', size: 100 })).toBe('image/jpeg');
-    expect(() => checkDeclaration(photos, { contentType: 'image/gif', size: 1 })).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', fields: [expect.objectContaining({ field: 'contentType' })] }));
-    expect(() => checkDeclaration(photos, { contentType: 'image/png', size: 101 })).toThrow(expect.objectContaining({ code: 'PAYLOAD_TOO_LARGE', fields: [expect.objectContaining({ field: 'size' })] }));
-    expect(() => checkDeclaration(photos, { contentType: 'image/png', size: 0 })).toThrow(expect.objectContaining({ fields: [expect.objectContaining({ field: 'size' })] }));
+    expect(() => checkDeclaration(photos, { contentType: 'image/gif', size: 1 })).toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT', fields: [expect.objectContaining({ field: 'contentType' })] }),
+    );
+    expect(() => checkDeclaration(photos, { contentType: 'image/png', size: 101 })).toThrow(
+      expect.objectContaining({ code: 'PAYLOAD_TOO_LARGE', fields: [expect.objectContaining({ field: 'size' })] }),
+    );
+    expect(() => checkDeclaration(photos, { contentType: 'image/png', size: 0 })).toThrow(
+      expect.objectContaining({ fields: [expect.objectContaining({ field: 'size' })] }),
+    );
     // A policy open to any type still wants a media type; the size may be unknown (a multipart part).
-    expect(checkDeclaration({ maxBytes: 10, allowedTypes: null }, { contentType: null })).toBe('application/octet-stream');
-    expect(() => checkDeclaration({ maxBytes: 10, allowedTypes: null }, { contentType: 'not a type' })).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+    expect(checkDeclaration({ maxBytes: 10, allowedTypes: null }, { contentType: null })).toBe(
+      'application/octet-stream',
+    );
+    expect(() => checkDeclaration({ maxBytes: 10, allowedTypes: null }, { contentType: 'not a type' })).toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+    );
   });
 
   it('know films and text by their first bytes', () => {
@@ -33,7 +43,12 @@ describe('upload declarations', () => {
 describe('the upload sweeper', () => {
   it('sweeps every period, not at start, and stops gracefully', async () => {
     const rounds: Date[] = [];
-    const sweeper = startUploadSweeper({ name: 'test', logger, everyMs: 20, sweep: (now) => Promise.resolve(rounds.push(now)) });
+    const sweeper = startUploadSweeper({
+      name: 'test',
+      logger,
+      everyMs: 20,
+      sweep: (now) => Promise.resolve(rounds.push(now)),
+    });
     expect(rounds).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 110));
     await sweeper.stop();
@@ -45,7 +60,12 @@ describe('the upload sweeper', () => {
 
   it('keeps sweeping after a failed round', async () => {
     let calls = 0;
-    const sweeper = startUploadSweeper({ name: 'test', logger, everyMs: 10, sweep: () => (++calls === 1 ? Promise.reject(new Error('storage down')) : Promise.resolve(0)) });
+    const sweeper = startUploadSweeper({
+      name: 'test',
+      logger,
+      everyMs: 10,
+      sweep: () => (++calls === 1 ? Promise.reject(new Error('storage down')) : Promise.resolve(0)),
+    });
     await new Promise((resolve) => setTimeout(resolve, 80));
     await sweeper.stop();
     expect(calls).toBeGreaterThanOrEqual(2);

@@ -45,7 +45,10 @@ describe('metrics under node:cluster', () => {
     const script = path.join(dir, 'cluster.mjs');
     writeFileSync(script, SCRIPT(path.join(PROJECT_ROOT, 'dist')));
     const port = await freePort();
-    const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', METRICS_PORT: String(port) }, detached: true });
+    const child = spawn(process.execPath, [script], {
+      env: { PATH: process.env.PATH ?? '', METRICS_PORT: String(port) },
+      detached: true,
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

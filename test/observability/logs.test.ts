@@ -22,23 +22,39 @@ describe('logs that follow one request', () => {
     expect(answer.status).toBe(200);
     const made = answer.headers.get('x-request-id');
     expect(made).toMatch(/^[0-9a-f-]{36}$/);
-    const seen = logs.lines.filter((line) => line.req?.id === made || line.requestId === made).map((line) => line.component);
+    const seen = logs.lines
+      .filter((line) => line.req?.id === made || line.requestId === made)
+      .map((line) => line.component);
     // At info, two lines: the REST request and the gateway's operation; the in-process subgraph's own
     // line is at debug (test/gateway/local-subgraphs.test.ts reads it).
     expect(seen.sort()).toEqual(['contacts-rest', 'gateway']);
   });
 
   it('writes one line per operation for the in-process gateway: name, duration, outcome, request id', async () => {
-    const answer = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { lastName: 'Nobody' }, { 'x-request-id': 'log-op-1' });
+    const answer = await rest(
+      'POST',
+      `${platform.urls.contactsRest}/api/contacts`,
+      { lastName: 'Nobody' },
+      { 'x-request-id': 'log-op-1' },
+    );
     expect(answer.status).toBe(400);
     const lines = logs.lines.filter((line) => line.component === 'gateway' && line.requestId === 'log-op-1');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ msg: 'graphql operation', operation: 'CreateContact', outcome: 'BAD_USER_INPUT', level: 40 });
+    expect(lines[0]).toMatchObject({
+      msg: 'graphql operation',
+      operation: 'CreateContact',
+      outcome: 'BAD_USER_INPUT',
+      level: 40,
+    });
     expect(typeof lines[0]?.durationMs).toBe('number');
   });
 
   it('keeps every message on one line (Apollo Gateway writes some with newlines and tabs)', () => {
-    expect(logs.lines.some((line) => typeof line.msg === 'string' && line.msg.startsWith('Gateway successfully loaded schema'))).toBe(true);
+    expect(
+      logs.lines.some(
+        (line) => typeof line.msg === 'string' && line.msg.startsWith('Gateway successfully loaded schema'),
+      ),
+    ).toBe(true);
     for (const line of logs.lines) if (typeof line.msg === 'string') expect(line.msg).not.toMatch(/[\n\t]/);
   });
 });

@@ -27,7 +27,9 @@ function parseExposition(text: string): Sample[] {
 }
 
 function find(samples: Sample[], name: string, labels: Record<string, string>): Sample[] {
-  return samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  return samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
 }
 
 describe('GET /metrics after real requests', () => {
@@ -43,16 +45,24 @@ describe('GET /metrics after real requests', () => {
     metrics = (await serveMetrics(platform.config, createLogger(platform.config))) as RunningServer;
 
     const contacts = platform.urls.contactsRest;
-    expect((await rest('POST', `${contacts}/api/contacts`, { firstName: 'Ada', email: 'ada@example.com' })).status).toBe(201);
+    expect(
+      (await rest('POST', `${contacts}/api/contacts`, { firstName: 'Ada', email: 'ada@example.com' })).status,
+    ).toBe(201);
     expect((await rest('POST', `${contacts}/api/contacts`, { lastName: 'Nobody' })).status).toBe(400);
     expect((await rest('GET', `${contacts}/api/contacts?page=1`)).status).toBe(200);
     expect((await rest('GET', `${contacts}/api/contacts/${missingId}`)).status).toBe(404);
     expect((await rest('GET', `${contacts}/no/such/path/${missingId}`)).status).toBe(404);
     // Five sign-in mails per address and window; the sixth request is refused by the rate limit.
-    for (let i = 0; i < 6; i++) await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'erin@example.com' });
+    for (let i = 0; i < 6; i++)
+      await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'erin@example.com' });
     // A client inventing an operation name over the gateway's HTTP endpoint.
     const token = await platform.token('user-1');
-    await graphql(platform.urls.gateway, 'query MyDashboard { posts(first: 1) { nodes { id } } }', {}, { authorization: `Bearer ${token}` });
+    await graphql(
+      platform.urls.gateway,
+      'query MyDashboard { posts(first: 1) { nodes { id } } }',
+      {},
+      { authorization: `Bearer ${token}` },
+    );
     // Sign-in mails are sent after the answer.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -75,35 +85,97 @@ describe('GET /metrics after real requests', () => {
   });
 
   it('counts and times HTTP answers per part, route pattern, method and status, never by raw path', () => {
-    expect(find(samples, 'http_requests_total', { part: 'contacts-rest', route: '/api/contacts', method: 'POST', status: '201' })[0]?.value).toBe(1);
-    expect(find(samples, 'http_requests_total', { part: 'contacts-rest', route: '/api/contacts/:id', method: 'GET', status: '404' })[0]?.value).toBe(1);
-    expect(find(samples, 'http_requests_total', { part: 'contacts-rest', route: 'unmatched', method: 'GET', status: '404' })[0]?.value).toBe(1);
-    expect(find(samples, 'http_request_duration_seconds_bucket', { part: 'contacts-rest', route: '/api/contacts', method: 'GET', status: '200', le: '+Inf' })[0]?.value).toBe(1);
+    expect(
+      find(samples, 'http_requests_total', {
+        part: 'contacts-rest',
+        route: '/api/contacts',
+        method: 'POST',
+        status: '201',
+      })[0]?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'http_requests_total', {
+        part: 'contacts-rest',
+        route: '/api/contacts/:id',
+        method: 'GET',
+        status: '404',
+      })[0]?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'http_requests_total', {
+        part: 'contacts-rest',
+        route: 'unmatched',
+        method: 'GET',
+        status: '404',
+      })[0]?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'http_request_duration_seconds_bucket', {
+        part: 'contacts-rest',
+        route: '/api/contacts',
+        method: 'GET',
+        status: '200',
+        le: '+Inf',
+      })[0]?.value,
+    ).toBe(1);
     // The gateway runs the subgraphs of its process directly: no HTTP request reaches their endpoints
     // (their operations are counted below all the same).
     expect(find(samples, 'http_requests_total', { part: 'contacts-subgraph', route: '/graphql' })).toHaveLength(0);
-    expect(find(samples, 'http_requests_total', { part: 'gateway', route: '/graphql', method: 'POST' })[0]?.value).toBe(1);
+    expect(find(samples, 'http_requests_total', { part: 'gateway', route: '/graphql', method: 'POST' })[0]?.value).toBe(
+      1,
+    );
     expect(text).not.toContain(missingId);
     expect(text).not.toContain('/no/such/path');
   });
 
   it('counts GraphQL operations per operation name and outcome, at the gateway and in each subgraph', () => {
-    expect(find(samples, 'graphql_operations_total', { part: 'gateway', operation: 'CreateContact', outcome: 'ok' })[0]?.value).toBe(1);
-    expect(find(samples, 'graphql_operations_total', { part: 'gateway', operation: 'CreateContact', outcome: 'BAD_USER_INPUT' })[0]?.value).toBe(1);
-    expect(find(samples, 'graphql_operations_total', { part: 'gateway', operation: 'Contact', outcome: 'ok' })[0]?.value).toBe(1);
-    expect(find(samples, 'graphql_operations_total', { part: 'gateway', operation: 'MyDashboard', outcome: 'ok' })[0]?.value).toBe(1);
-    expect(find(samples, 'graphql_operations_total', { part: 'contacts-subgraph', outcome: 'ok' }).length).toBeGreaterThan(0);
-    expect(find(samples, 'graphql_operations_total', { part: 'social-subgraph', outcome: 'ok' }).length).toBeGreaterThan(0);
-    expect(find(samples, 'graphql_operation_duration_seconds_count', { part: 'gateway', operation: 'ContactPage' })[0]?.value).toBe(1);
+    expect(
+      find(samples, 'graphql_operations_total', { part: 'gateway', operation: 'CreateContact', outcome: 'ok' })[0]
+        ?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'graphql_operations_total', {
+        part: 'gateway',
+        operation: 'CreateContact',
+        outcome: 'BAD_USER_INPUT',
+      })[0]?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'graphql_operations_total', { part: 'gateway', operation: 'Contact', outcome: 'ok' })[0]?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'graphql_operations_total', { part: 'gateway', operation: 'MyDashboard', outcome: 'ok' })[0]?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'graphql_operations_total', { part: 'contacts-subgraph', outcome: 'ok' }).length,
+    ).toBeGreaterThan(0);
+    expect(
+      find(samples, 'graphql_operations_total', { part: 'social-subgraph', outcome: 'ok' }).length,
+    ).toBeGreaterThan(0);
+    expect(
+      find(samples, 'graphql_operation_duration_seconds_count', { part: 'gateway', operation: 'ContactPage' })[0]
+        ?.value,
+    ).toBe(1);
   });
 
   it('times SQL statements per service and reads the PostgreSQL pool', () => {
-    expect(find(samples, 'db_query_duration_seconds_count', { service: 'contacts', statement: 'insert', outcome: 'ok' })[0]?.value).toBeGreaterThan(0);
-    expect(find(samples, 'db_query_duration_seconds_count', { service: 'contacts', statement: 'select', outcome: 'ok' })[0]?.value).toBeGreaterThan(0);
-    expect(find(samples, 'db_query_duration_seconds_count', { service: 'surveys', statement: 'insert', outcome: 'ok' })[0]?.value).toBeGreaterThan(0);
+    expect(
+      find(samples, 'db_query_duration_seconds_count', { service: 'contacts', statement: 'insert', outcome: 'ok' })[0]
+        ?.value,
+    ).toBeGreaterThan(0);
+    expect(
+      find(samples, 'db_query_duration_seconds_count', { service: 'contacts', statement: 'select', outcome: 'ok' })[0]
+        ?.value,
+    ).toBeGreaterThan(0);
+    expect(
+      find(samples, 'db_query_duration_seconds_count', { service: 'surveys', statement: 'insert', outcome: 'ok' })[0]
+        ?.value,
+    ).toBeGreaterThan(0);
     if (platform.config.env.DATABASE_URL) {
       expect(find(samples, 'db_pool_connections', { service: 'contacts', state: 'max' })[0]?.value).toBe(10);
-      expect(find(samples, 'db_pool_connections', { service: 'contacts', state: 'total' })[0]?.value).toBeGreaterThanOrEqual(1);
+      expect(
+        find(samples, 'db_pool_connections', { service: 'contacts', state: 'total' })[0]?.value,
+      ).toBeGreaterThanOrEqual(1);
       expect(find(samples, 'db_pool_connections', { service: 'social', state: 'waiting' })).toHaveLength(1);
     }
   });
@@ -119,7 +191,10 @@ describe('GET /metrics after real requests', () => {
 
   it('starts without metrics, saying so, when METRICS_PORT is taken', async () => {
     const logs = new LogCollector();
-    const again = await serveMetrics(platform.config, createLogger({ env: { ...platform.config.env, LOG_LEVEL: 'info' } }, logs));
+    const again = await serveMetrics(
+      platform.config,
+      createLogger({ env: { ...platform.config.env, LOG_LEVEL: 'info' } }, logs),
+    );
     expect(again).toBeUndefined();
     expect(logs.lines).toContainEqual(expect.objectContaining({ level: 50, component: 'metrics', port: metrics.port }));
   });

@@ -26,7 +26,13 @@ interface ExportedSpan {
  * A local OTLP/HTTP receiver: the collector's `/v1/traces` endpoint, decoding the JSON encoding of
  * ExportTraceServiceRequest (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) and answering as a collector does.
  */
-async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; paths: string[]; serviceNames: Set<string>; close(): Promise<void> }> {
+async function startReceiver(): Promise<{
+  url: string;
+  spans: ExportedSpan[];
+  paths: string[];
+  serviceNames: Set<string>;
+  close(): Promise<void>;
+}> {
   const spans: ExportedSpan[] = [];
   const paths: string[] = [];
   const serviceNames = new Set<string>();
@@ -37,10 +43,14 @@ async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; pa
       paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
       if (req.url === '/v1/traces') {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans: Array<{ resource: { attributes: ExportedSpan['attributes'] }; scopeSpans: Array<{ spans: ExportedSpan[] }> }>;
+          resourceSpans: Array<{
+            resource: { attributes: ExportedSpan['attributes'] };
+            scopeSpans: Array<{ spans: ExportedSpan[] }>;
+          }>;
         };
         for (const resourceSpans of body.resourceSpans) {
-          const name = resourceSpans.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue;
+          const name = resourceSpans.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value
+            .stringValue;
           if (name) serviceNames.add(name);
           for (const scope of resourceSpans.scopeSpans) spans.push(...scope.spans);
         }
@@ -73,7 +83,11 @@ describe('tracing', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let tracing: Tracing;
   const saved: Record<string, string | undefined> = {};
-  const otel = () => ({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'platform-under-test', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  const otel = () => ({
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: 'platform-under-test',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  });
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -107,7 +121,13 @@ describe('tracing', () => {
     beforeAll(async () => {
       const gatewayPort = await freePort();
       platform = await startTestPlatform(
-        { ...otel(), LOG_LEVEL: 'debug', ...(overHttp ? { GATEWAY_PORT: String(gatewayPort), GATEWAY_URL: `http://127.0.0.1:${gatewayPort}/graphql` } : {}) },
+        {
+          ...otel(),
+          LOG_LEVEL: 'debug',
+          ...(overHttp
+            ? { GATEWAY_PORT: String(gatewayPort), GATEWAY_URL: `http://127.0.0.1:${gatewayPort}/graphql` }
+            : {}),
+        },
         { logStream: logs },
       );
     }, 120_000);
@@ -120,13 +140,21 @@ describe('tracing', () => {
     let trace: ExportedSpan[] = [];
 
     it('chains the REST span, the gateway plan and fetch, the subgraph operation and resolver, and each SQL statement', async () => {
-      const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Grace', email: `grace-${requestId}@example.com` });
+      const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
+        firstName: 'Grace',
+        email: `grace-${requestId}@example.com`,
+      });
       expect(created.status).toBe(201);
-      const read = await rest('GET', `${platform.urls.contactsRest}/api/contacts/${created.body.id}`, undefined, { 'x-request-id': requestId });
+      const read = await rest('GET', `${platform.urls.contactsRest}/api/contacts/${created.body.id}`, undefined, {
+        'x-request-id': requestId,
+      });
       expect(read.status).toBe(200);
       await tracing.flush();
 
-      restSpan = receiver.spans.find((span) => span.name === 'GET /api/contacts/:id' && attribute(span, 'platform.request_id')?.stringValue === requestId);
+      restSpan = receiver.spans.find(
+        (span) =>
+          span.name === 'GET /api/contacts/:id' && attribute(span, 'platform.request_id')?.stringValue === requestId,
+      );
       expect(restSpan).toBeDefined();
       expect(restSpan?.parentSpanId ?? '').toBe('');
       expect(attribute(restSpan!, 'http.route')?.stringValue).toBe('/api/contacts/:id');
@@ -140,17 +168,34 @@ describe('tracing', () => {
         expect(cursor).toBe(restSpan);
       }
 
-      const sql = trace.find((span) => span.name === 'SELECT contacts' && attribute(span, 'db.query.text')?.stringValue?.includes('"contacts"'));
+      const sql = trace.find(
+        (span) =>
+          span.name === 'SELECT contacts' && attribute(span, 'db.query.text')?.stringValue?.includes('"contacts"'),
+      );
       expect(sql).toBeDefined();
       // SQL with placeholders only: no value of the request in the span.
       expect(attribute(sql!, 'db.query.text')?.stringValue).not.toContain(created.body.id as string);
       const chain: string[] = [];
-      for (let cursor: ExportedSpan | undefined = sql; cursor; cursor = cursor.parentSpanId ? byId.get(cursor.parentSpanId) : undefined) chain.unshift(cursor.name);
+      for (
+        let cursor: ExportedSpan | undefined = sql;
+        cursor;
+        cursor = cursor.parentSpanId ? byId.get(cursor.parentSpanId) : undefined
+      )
+        chain.unshift(cursor.name);
       expect(chain[0]).toBe('GET /api/contacts/:id');
       expect(chain.at(-1)).toBe('SELECT contacts');
       const gatewayServer = overHttp ? ['POST /graphql'] : [];
       // The gateway runs its subgraphs in process: the subgraph's operation hangs from the fetch, no HTTP between.
-      const order = ['GET /api/contacts/:id', ...gatewayServer, 'gateway.request', 'gateway.execute', 'gateway.fetch', 'query Contact__contacts__0', 'Query.contact', 'SELECT contacts'];
+      const order = [
+        'GET /api/contacts/:id',
+        ...gatewayServer,
+        'gateway.request',
+        'gateway.execute',
+        'gateway.fetch',
+        'query Contact__contacts__0',
+        'Query.contact',
+        'SELECT contacts',
+      ];
       expect({ chain, inOrder: inOrder(chain, order) }).toEqual({ chain, inOrder: true });
       expect(chain.filter((name) => name === 'POST /graphql')).toHaveLength(overHttp ? 1 : 0);
       // The plan is a sibling under the gateway's request span.
@@ -217,14 +262,20 @@ describe('tracing unset', () => {
       console.log(JSON.stringify({ started: tracing !== undefined, sdkModules: loaded.length }));
       await tracing?.close();
     `;
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
     if (result.status !== 0) throw new Error(result.stderr);
     return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { started: boolean; sdkModules: number };
   };
 
   it('loads no SDK module, and does when an endpoint is set', () => {
     expect(loadedSdk({})).toEqual({ started: false, sdkModules: 0 });
-    expect(loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toMatchObject({ started: true, sdkModules: expect.any(Number) });
+    expect(loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toMatchObject({
+      started: true,
+      sdkModules: expect.any(Number),
+    });
     expect(loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }).sdkModules).toBeGreaterThan(0);
   });
 });

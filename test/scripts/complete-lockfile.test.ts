@@ -22,7 +22,11 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 /** The same object with every key order reversed, as another writer might leave it. */
 function reordered(value: unknown): unknown {
   if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([key, inner]) => [key, reordered(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, inner]) => [key, reordered(inner)]),
+  );
 }
 
 describe('scripts/complete-lockfile.mjs', () => {
@@ -31,8 +35,12 @@ describe('scripts/complete-lockfile.mjs', () => {
   });
 
   it("adds a missing platform package back, and writes every key in npm's order whatever order it read", () => {
-    const lock = JSON.parse(committed) as { packages: Record<string, { optional?: boolean; os?: string[]; cpu?: string[] }> };
-    const platformEntry = Object.keys(lock.packages).find((key) => lock.packages[key].optional && lock.packages[key].os && lock.packages[key].cpu);
+    const lock = JSON.parse(committed) as {
+      packages: Record<string, { optional?: boolean; os?: string[]; cpu?: string[] }>;
+    };
+    const platformEntry = Object.keys(lock.packages).find(
+      (key) => lock.packages[key].optional && lock.packages[key].os && lock.packages[key].cpu,
+    );
     expect(platformEntry).toBeDefined();
     delete lock.packages[platformEntry!];
     const completed = complete(JSON.stringify(reordered(lock), null, 2));

@@ -1,15 +1,31 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 
 const COMPILING = 'Sources changed since the last build: compiling (tsc)';
-const packageJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+};
 
 function run(cwd: string, args: string[]) {
-  const result = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const result = spawnSync(process.execPath, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -28,7 +44,18 @@ describe('scripts/launch.mjs (what every npm script runs through)', () => {
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ type: 'module', engines: { node: '>=24' } }));
     writeFileSync(
       path.join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: ['node'] }, include: ['scripts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          outDir: 'dist',
+          rootDir: '.',
+          types: ['node'],
+        },
+        include: ['scripts'],
+      }),
     );
     writeFileSync(path.join(project, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json' }));
     writeFileSync(source(), 'console.log(JSON.stringify(process.argv.slice(2)));\n');
@@ -93,7 +120,11 @@ describe('every npm script', () => {
     const entries = [...launched.map(([, entry]) => entry), 'scripts/part'];
     for (const entry of entries) {
       const help = run(PROJECT_ROOT, [path.join('dist', `${entry}.js`), '--help']);
-      expect({ entry, status: help.status, usage: help.stdout.startsWith('usage:') }).toEqual({ entry, status: 0, usage: true });
+      expect({ entry, status: help.status, usage: help.stdout.startsWith('usage:') }).toEqual({
+        entry,
+        status: 0,
+        usage: true,
+      });
     }
   });
 

@@ -49,7 +49,8 @@ onPostgres('migrations when several processes start together', () => {
 
   /** Advisory locks in this suite's database only (suites run side by side on one server). */
   const ADVISORY_HERE = `locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`;
-  const scalar = async (sql: string, values: unknown[] = []) => (await admin.query(sql, values)).rows[0].value as string | number;
+  const scalar = async (sql: string, values: unknown[] = []) =>
+    (await admin.query(sql, values)).rows[0].value as string | number;
 
   it('wait on the advisory lock, then one migrates and the other finds nothing to do', async () => {
     // Hold the social lock so both processes are certainly running at once when they reach it.
@@ -59,7 +60,9 @@ onPostgres('migrations when several processes start together', () => {
     const both = Promise.all([runMigrate(database.url!), runMigrate(database.url!)]);
     try {
       await waitUntil(
-        async () => Number(await scalar(`select count(*)::int as value from pg_locks where ${ADVISORY_HERE} and not granted`)) === 2,
+        async () =>
+          Number(await scalar(`select count(*)::int as value from pg_locks where ${ADVISORY_HERE} and not granted`)) ===
+          2,
         'both processes waiting on the migration lock',
       );
       // Nothing was touched while the lock was held by someone else.
@@ -71,7 +74,9 @@ onPostgres('migrations when several processes start together', () => {
     expect(results.map((result) => result.code)).toEqual([0, 0]);
 
     for (const service of ['social', 'surveys', 'contacts']) {
-      const applied = await admin.query(`select name, count(*)::int as times from ${service}.mikro_orm_migrations group by name`);
+      const applied = await admin.query(
+        `select name, count(*)::int as times from ${service}.mikro_orm_migrations group by name`,
+      );
       expect(applied.rows.length).toBeGreaterThan(0);
       expect(applied.rows.every((row) => row.times === 1)).toBe(true);
     }

@@ -26,7 +26,15 @@ import { freePort } from '../../lib/ports.js';
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    for (const name of ['GATEWAY_PORT', 'SOCIAL_REST_PORT', 'SURVEYS_REST_PORT', 'CONTACTS_REST_PORT', 'SOCIAL_SUBGRAPH_PORT', 'SURVEYS_SUBGRAPH_PORT', 'CONTACTS_SUBGRAPH_PORT']) {
+    for (const name of [
+      'GATEWAY_PORT',
+      'SOCIAL_REST_PORT',
+      'SURVEYS_REST_PORT',
+      'CONTACTS_REST_PORT',
+      'SOCIAL_SUBGRAPH_PORT',
+      'SURVEYS_SUBGRAPH_PORT',
+      'CONTACTS_SUBGRAPH_PORT',
+    ]) {
       ports[name] = await freePort();
     }
     child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
@@ -46,7 +54,11 @@ import { freePort } from '../../lib/ports.js';
       const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
       const check = () => {
         // Worker 1 prints the URLs; both are serving once both have logged that their databases are ready.
-        const ready = new Set(lines().filter((line) => line.component === 'contacts-db' && line.msg === 'database ready').map((line) => line.pid));
+        const ready = new Set(
+          lines()
+            .filter((line) => line.component === 'contacts-db' && line.msg === 'database ready')
+            .map((line) => line.pid),
+        );
         if (output.includes('Platform running') && ready.size === 2) {
           clearTimeout(timer);
           child.stdout.off('data', check);
@@ -76,11 +88,19 @@ import { freePort } from '../../lib/ports.js';
     // Both databases are ready, but on a loaded machine the second worker may still be opening its
     // ports: until it listens, the primary hands every connection to the first. So ask until both
     // have answered (their log lines name them), for at most 20 s.
-    const answeredBy = () => new Set(lines().filter((line) => String(line.req?.id ?? '').startsWith('spread-') && line.component === 'contacts-rest').map((line) => line.pid));
+    const answeredBy = () =>
+      new Set(
+        lines()
+          .filter((line) => String(line.req?.id ?? '').startsWith('spread-') && line.component === 'contacts-rest')
+          .map((line) => line.pid),
+      );
     const deadline = Date.now() + 20_000;
     for (let i = 0; answeredBy().size < 2 && Date.now() < deadline; i++) {
       // A new connection each time: the primary hands connections to the workers in turn.
-      const res = await rest('GET', `http://127.0.0.1:${ports.CONTACTS_REST_PORT}/api/contacts`, undefined, { connection: 'close', 'x-request-id': `spread-${i}` });
+      const res = await rest('GET', `http://127.0.0.1:${ports.CONTACTS_REST_PORT}/api/contacts`, undefined, {
+        connection: 'close',
+        'x-request-id': `spread-${i}`,
+      });
       expect(res.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -89,7 +109,12 @@ import { freePort } from '../../lib/ports.js';
 
   it('counts one rate limit across both workers', async () => {
     const request = () =>
-      rest('POST', `http://127.0.0.1:${ports.SURVEYS_REST_PORT}/api/auth/magic/request`, { email: 'limited@example.com' }, { connection: 'close' });
+      rest(
+        'POST',
+        `http://127.0.0.1:${ports.SURVEYS_REST_PORT}/api/auth/magic/request`,
+        { email: 'limited@example.com' },
+        { connection: 'close' },
+      );
     // Five sign-in links per address per 15 minutes: in memory per worker, six would pass (three on each).
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await request()).status);
@@ -98,7 +123,9 @@ import { freePort } from '../../lib/ports.js';
 
   it('runs the publisher in one worker only, and stops cleanly on SIGTERM', async () => {
     expect(lines().some((line) => line.msg === 'workers started' && line.workers === 2)).toBe(true);
-    const publishers = lines().filter((line) => line.component === 'publisher' && line.msg === 'publisher working on the queue');
+    const publishers = lines().filter(
+      (line) => line.component === 'publisher' && line.msg === 'publisher working on the queue',
+    );
     expect(publishers).toHaveLength(1);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -4,7 +4,10 @@ import { FakeImageApi, TINY_PNG } from '../social-reach/fake-image-api.js';
 import { freePort } from '../../lib/ports.js';
 
 type Headers = Record<string, string>;
-type Answer = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+type Answer = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+};
 
 /**
  * An owner with brands A and B, holding posts, suggestions, queued posts, audit events, campaigns
@@ -27,13 +30,16 @@ describe('an API key limited to brand A, everywhere in the social service', () =
     if (answer.errors) throw new Error(`${query}: ${JSON.stringify(answer.errors)}`);
     return answer.data!;
   };
-  const sql = (text: string, params: unknown[] = []) => platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+  const sql = (text: string, params: unknown[] = []) =>
+    platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
   /** Every row of brand B, as stored: a refused write leaves it exactly so. */
   const brandBRows = async () =>
     JSON.stringify(
       await Promise.all(
         ['post', 'campaign', 'media_file', 'content_event', 'brand'].map((table) =>
-          sql(`select * from social.${table} where ${table === 'brand' ? 'id' : 'brand_id'} = ? order by 1`, [ids.brandB]),
+          sql(`select * from social.${table} where ${table === 'brand' ? 'id' : 'brand_id'} = ? order by 1`, [
+            ids.brandB,
+          ]),
         ),
       ),
     );
@@ -44,19 +50,37 @@ describe('an API key limited to brand A, everywhere in the social service', () =
    */
   const withoutMoveEvent = (value: unknown): unknown =>
     JSON.parse(JSON.stringify(value), (_key, item: unknown) =>
-      Array.isArray(item) ? item.filter((entry: any) => !(entry?.contentId === ids.moved && entry?.type === 'updated')) : item,
+      Array.isArray(item)
+        ? item.filter((entry: any) => !(entry?.contentId === ids.moved && entry?.type === 'updated'))
+        : item,
     );
 
   beforeAll(async () => {
     await images.start();
     // Signed upload URLs name the public address of the social REST service.
     const port = await freePort();
-    platform = await startTestPlatform({ SOCIAL_REST_PORT: String(port), SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}`, AI_IMAGE_API_URL: `${images.url}/v1`, AI_IMAGE_API_KEY: 'sk-test', AI_IMAGE_MODEL: 'gpt-image-1' });
+    platform = await startTestPlatform({
+      SOCIAL_REST_PORT: String(port),
+      SOCIAL_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      AI_IMAGE_API_URL: `${images.url}/v1`,
+      AI_IMAGE_API_KEY: 'sk-test',
+      AI_IMAGE_MODEL: 'gpt-image-1',
+    });
     owner = { authorization: `Bearer ${await platform.token('olive')}` };
-    const brand = async (name: string) => (await data('mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, owner)).createBrand.id as string;
-    const post = async (input: Record<string, unknown>) => (await data('mutation ($input: PostInput!) { createPost(input: $input) { id } }', { input }, owner)).createPost.id as string;
+    const brand = async (name: string) =>
+      (await data('mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, owner))
+        .createBrand.id as string;
+    const post = async (input: Record<string, unknown>) =>
+      (await data('mutation ($input: PostInput!) { createPost(input: $input) { id } }', { input }, owner)).createPost
+        .id as string;
     const campaign = async (brandId: string) =>
-      (await data('mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }', { input: { brandId, name: 'Launch' } }, owner)).createCampaign.id as string;
+      (
+        await data(
+          'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }',
+          { input: { brandId, name: 'Launch' } },
+          owner,
+        )
+      ).createCampaign.id as string;
     const media = async (brandId: string) => {
       const grant = (
         await data(
@@ -65,7 +89,15 @@ describe('an API key limited to brand A, everywhere in the social service', () =
           owner,
         )
       ).requestMediaUpload;
-      expect((await fetch(grant.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(TINY_PNG) })).status).toBe(200);
+      expect(
+        (
+          await fetch(grant.uploadUrl, {
+            method: 'PUT',
+            headers: { 'content-type': 'image/png' },
+            body: new Uint8Array(TINY_PNG),
+          })
+        ).status,
+      ).toBe(200);
       return grant.id as string;
     };
     const brandA = await brand('A');
@@ -84,15 +116,44 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       mediaA: await media(brandA),
       mediaB: await media(brandB),
     };
-    await data('mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }', { id: ids.moved, input: { brandId: brandA } }, owner);
-    await data('mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }', { p: ids.postB, c: ids.campaignB }, owner);
-    await data('mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }', { p: ids.postA, c: ids.campaignA }, owner);
+    await data(
+      'mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }',
+      { id: ids.moved, input: { brandId: brandA } },
+      owner,
+    );
+    await data(
+      'mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }',
+      { p: ids.postB, c: ids.campaignB },
+      owner,
+    );
+    await data(
+      'mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }',
+      { p: ids.postA, c: ids.campaignA },
+      owner,
+    );
     brandBIds = [ids.brandB, ids.postB, ids.suggestionB, ids.queuedB, ids.campaignB, ids.mediaB];
     const scopes = [
-      'brands.read', 'posts.read', 'posts.write', 'campaigns.read', 'campaigns.write', 'analytics.read', 'media.read', 'media.write',
-      'suggestions.read', 'suggestions.write', 'settings.read', 'settings.write', 'integrations.read', 'integrations.write', `brand:${brandA}`,
+      'brands.read',
+      'posts.read',
+      'posts.write',
+      'campaigns.read',
+      'campaigns.write',
+      'analytics.read',
+      'media.read',
+      'media.write',
+      'suggestions.read',
+      'suggestions.write',
+      'settings.read',
+      'settings.write',
+      'integrations.read',
+      'integrations.write',
+      `brand:${brandA}`,
     ];
-    const key = await data('mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }', { input: { name: 'brand A', scopes } }, owner);
+    const key = await data(
+      'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }',
+      { input: { name: 'brand A', scopes } },
+      owner,
+    );
     keyA = { 'x-api-key': key.createApiKey.key as string };
   });
 
@@ -103,22 +164,58 @@ describe('an API key limited to brand A, everywhere in the social service', () =
 
   const READS: Array<[string, string, (ids: Record<string, string>) => Record<string, unknown>]> = [
     ['posts', '{ posts(first: 100) { nodes { id brandId content } } }', () => ({})],
-    ['posts of brand B', 'query ($b: ID) { posts(first: 100, brandId: $b) { nodes { id } totalCount } }', (i) => ({ b: i.brandB })],
+    [
+      'posts of brand B',
+      'query ($b: ID) { posts(first: 100, brandId: $b) { nodes { id } totalCount } }',
+      (i) => ({ b: i.brandB }),
+    ],
     ['postPage', '{ postPage(limit: 100) { items { id } } }', () => ({})],
     ['post in B', 'query ($id: ID!) { post(id: $id) { id content } }', (i) => ({ id: i.postB })],
     ['contentQueue', '{ contentQueue(first: 100) { nodes { id } } }', () => ({})],
-    ['contentQueue of brand B', 'query ($b: ID) { contentQueue(first: 100, brandId: $b) { nodes { id } } }', (i) => ({ b: i.brandB })],
+    [
+      'contentQueue of brand B',
+      'query ($b: ID) { contentQueue(first: 100, brandId: $b) { nodes { id } } }',
+      (i) => ({ b: i.brandB }),
+    ],
     ['suggestions', '{ suggestions(first: 100) { nodes { id } } }', () => ({})],
-    ['suggestions of brand B', 'query ($b: ID) { suggestions(first: 100, brandId: $b) { nodes { id } } }', (i) => ({ b: i.brandB })],
-    ['contentItem in B', 'query ($id: ID!) { contentItem(id: $id) { id events { id } } }', (i) => ({ id: i.suggestionB })],
+    [
+      'suggestions of brand B',
+      'query ($b: ID) { suggestions(first: 100, brandId: $b) { nodes { id } } }',
+      (i) => ({ b: i.brandB }),
+    ],
+    [
+      'contentItem in B',
+      'query ($id: ID!) { contentItem(id: $id) { id events { id } } }',
+      (i) => ({ id: i.suggestionB }),
+    ],
     ['contentEvents', '{ contentEvents(first: 100) { nodes { id contentId brandId } } }', () => ({})],
-    ['contentEvents of a post in B', 'query ($id: ID) { contentEvents(first: 100, contentId: $id) { nodes { id } totalCount } }', (i) => ({ id: i.postB })],
-    ['events of the post moved from B to A', 'query ($id: ID!) { post(id: $id) { events { type brandId } } }', (i) => ({ id: i.moved })],
-    ['contentDaily of brand B', 'query ($b: ID) { contentDaily(brandId: $b) { days { total } } }', (i) => ({ b: i.brandB })],
+    [
+      'contentEvents of a post in B',
+      'query ($id: ID) { contentEvents(first: 100, contentId: $id) { nodes { id } totalCount } }',
+      (i) => ({ id: i.postB }),
+    ],
+    [
+      'events of the post moved from B to A',
+      'query ($id: ID!) { post(id: $id) { events { type brandId } } }',
+      (i) => ({ id: i.moved }),
+    ],
+    [
+      'contentDaily of brand B',
+      'query ($b: ID) { contentDaily(brandId: $b) { days { total } } }',
+      (i) => ({ b: i.brandB }),
+    ],
     ['campaigns', '{ campaigns(first: 100) { nodes { id posts { id } } } }', () => ({})],
-    ['campaigns of brand B', 'query ($b: ID) { campaigns(first: 100, brandId: $b) { nodes { id } } }', (i) => ({ b: i.brandB })],
+    [
+      'campaigns of brand B',
+      'query ($b: ID) { campaigns(first: 100, brandId: $b) { nodes { id } } }',
+      (i) => ({ b: i.brandB }),
+    ],
     ['campaign in B', 'query ($id: ID!) { campaign(id: $id) { id posts { id } } }', (i) => ({ id: i.campaignB })],
-    ['posts of campaign A', 'query ($id: ID!) { campaign(id: $id) { posts { id brand { id } } brand { id } } }', (i) => ({ id: i.campaignA })],
+    [
+      'posts of campaign A',
+      'query ($id: ID!) { campaign(id: $id) { posts { id brand { id } } brand { id } } }',
+      (i) => ({ id: i.campaignA }),
+    ],
     ['brands', '{ brands(first: 100) { nodes { id name } } }', () => ({})],
     ['brandSettings of B', 'query ($b: ID!) { brandSettings(brandId: $b) { timezone } }', (i) => ({ b: i.brandB })],
     ['media', '{ media(first: 100) { nodes { id url } } }', () => ({})],
@@ -132,16 +229,21 @@ describe('an API key limited to brand A, everywhere in the social service', () =
     for (const id of brandBIds) expect(text).not.toContain(id);
     for (const error of answer.errors ?? []) expect(['NOT_FOUND']).toContain(error.extensions?.code);
     // The moved post's creation happened in B: only its move into A (an event of A) is in reach.
-    if (_name.startsWith('events of the post moved')) expect(answer.data!.post.events).toEqual([{ type: 'updated', brandId: ids.brandA }]);
-    if (_name === 'posts of campaign A') expect(answer.data!.campaign).toEqual({ posts: [{ id: ids.postA, brand: { id: ids.brandA } }], brand: { id: ids.brandA } });
+    if (_name.startsWith('events of the post moved'))
+      expect(answer.data!.post.events).toEqual([{ type: 'updated', brandId: ids.brandA }]);
+    if (_name === 'posts of campaign A')
+      expect(answer.data!.campaign).toEqual({
+        posts: [{ id: ids.postA, brand: { id: ids.brandA } }],
+        brand: { id: ids.brandA },
+      });
   });
 
   it('counts only brand A in the daily rollups', async () => {
     const totalOf = async (headers: Headers, brandId?: string) =>
-      ((await data('query ($b: ID) { contentDaily(brandId: $b) { days { total } } }', { b: brandId ?? null }, headers)).contentDaily.days as Array<{ total: number }>).reduce(
-        (sum, day) => sum + day.total,
-        0,
-      );
+      (
+        (await data('query ($b: ID) { contentDaily(brandId: $b) { days { total } } }', { b: brandId ?? null }, headers))
+          .contentDaily.days as Array<{ total: number }>
+      ).reduce((sum, day) => sum + day.total, 0);
     const inA = await totalOf(owner, ids.brandA);
     expect(inA).toBeGreaterThan(0);
     expect(await totalOf(keyA)).toBe(inA);
@@ -149,25 +251,89 @@ describe('an API key limited to brand A, everywhere in the social service', () =
   });
 
   const WRITES: Array<[string, string, (ids: Record<string, string>) => Record<string, unknown>]> = [
-    ['createPost in B', 'mutation ($b: ID) { createPost(input: { brandId: $b, content: "x" }) { id } }', (i) => ({ b: i.brandB })],
-    ['createPost in A with media of B', 'mutation ($b: ID, $m: [ID!]) { createPost(input: { brandId: $b, content: "x", mediaIds: $m }) { id } }', (i) => ({ b: i.brandA, m: [i.mediaB] })],
-    ['updatePost in B', 'mutation ($id: ID!) { updatePost(id: $id, input: { content: "changed" }) { id } }', (i) => ({ id: i.postB })],
-    ['updatePost from A into B', 'mutation ($id: ID!, $b: ID) { updatePost(id: $id, input: { brandId: $b }) { id } }', (i) => ({ id: i.postA, b: i.brandB })],
-    ['updatePost in A with media of B', 'mutation ($id: ID!, $m: [ID!]) { updatePost(id: $id, input: { mediaIds: $m }) { id } }', (i) => ({ id: i.postA, m: [i.mediaB] })],
+    [
+      'createPost in B',
+      'mutation ($b: ID) { createPost(input: { brandId: $b, content: "x" }) { id } }',
+      (i) => ({ b: i.brandB }),
+    ],
+    [
+      'createPost in A with media of B',
+      'mutation ($b: ID, $m: [ID!]) { createPost(input: { brandId: $b, content: "x", mediaIds: $m }) { id } }',
+      (i) => ({ b: i.brandA, m: [i.mediaB] }),
+    ],
+    [
+      'updatePost in B',
+      'mutation ($id: ID!) { updatePost(id: $id, input: { content: "changed" }) { id } }',
+      (i) => ({ id: i.postB }),
+    ],
+    [
+      'updatePost from A into B',
+      'mutation ($id: ID!, $b: ID) { updatePost(id: $id, input: { brandId: $b }) { id } }',
+      (i) => ({ id: i.postA, b: i.brandB }),
+    ],
+    [
+      'updatePost in A with media of B',
+      'mutation ($id: ID!, $m: [ID!]) { updatePost(id: $id, input: { mediaIds: $m }) { id } }',
+      (i) => ({ id: i.postA, m: [i.mediaB] }),
+    ],
     ['deletePost in B', 'mutation ($id: ID!) { deletePost(id: $id) }', (i) => ({ id: i.postB })],
-    ['editContentItem in B', 'mutation ($id: ID!) { editContentItem(id: $id, input: { content: "changed" }) { id } }', (i) => ({ id: i.suggestionB })],
-    ['approveContentItem in B', 'mutation ($id: ID!) { approveContentItem(id: $id) { id } }', (i) => ({ id: i.suggestionB })],
-    ['rejectContentItem in B', 'mutation ($id: ID!) { rejectContentItem(id: $id) { id } }', (i) => ({ id: i.suggestionB })],
-    ['rescheduleContentItem in B', 'mutation ($id: ID!, $at: String) { rescheduleContentItem(id: $id, scheduledAt: $at) { id } }', (i) => ({ id: i.queuedB, at: new Date(Date.now() + 86_400_000).toISOString() })],
+    [
+      'editContentItem in B',
+      'mutation ($id: ID!) { editContentItem(id: $id, input: { content: "changed" }) { id } }',
+      (i) => ({ id: i.suggestionB }),
+    ],
+    [
+      'approveContentItem in B',
+      'mutation ($id: ID!) { approveContentItem(id: $id) { id } }',
+      (i) => ({ id: i.suggestionB }),
+    ],
+    [
+      'rejectContentItem in B',
+      'mutation ($id: ID!) { rejectContentItem(id: $id) { id } }',
+      (i) => ({ id: i.suggestionB }),
+    ],
+    [
+      'rescheduleContentItem in B',
+      'mutation ($id: ID!, $at: String) { rescheduleContentItem(id: $id, scheduledAt: $at) { id } }',
+      (i) => ({ id: i.queuedB, at: new Date(Date.now() + 86_400_000).toISOString() }),
+    ],
     ['retryContentItem in B', 'mutation ($id: ID!) { retryContentItem(id: $id) { id } }', (i) => ({ id: i.queuedB })],
-    ['createCampaign in B', 'mutation ($b: ID) { createCampaign(input: { brandId: $b, name: "x" }) { id } }', (i) => ({ b: i.brandB })],
-    ['updateCampaign in B', 'mutation ($id: ID!) { updateCampaign(id: $id, input: { name: "changed" }) { id } }', (i) => ({ id: i.campaignB })],
+    [
+      'createCampaign in B',
+      'mutation ($b: ID) { createCampaign(input: { brandId: $b, name: "x" }) { id } }',
+      (i) => ({ b: i.brandB }),
+    ],
+    [
+      'updateCampaign in B',
+      'mutation ($id: ID!) { updateCampaign(id: $id, input: { name: "changed" }) { id } }',
+      (i) => ({ id: i.campaignB }),
+    ],
     ['deleteCampaign in B', 'mutation ($id: ID!) { deleteCampaign(id: $id) }', (i) => ({ id: i.campaignB })],
-    ['setPostCampaign of a post in B', 'mutation ($p: ID!) { setPostCampaign(postId: $p, campaignId: null) { id } }', (i) => ({ p: i.postB })],
-    ['setPostCampaign into a campaign of B', 'mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }', (i) => ({ p: i.postA, c: i.campaignB })],
-    ['updateBrandSettings of B', 'mutation ($b: ID!) { updateBrandSettings(brandId: $b, input: { timezone: "Europe/Paris" }) { timezone } }', (i) => ({ b: i.brandB })],
-    ['requestMediaUpload into B', 'mutation ($b: ID) { requestMediaUpload(input: { filename: "a.png", contentType: "image/png", size: 10, brandId: $b }) { id } }', (i) => ({ b: i.brandB })],
-    ['generateImage into B', 'mutation ($b: ID) { generateImage(input: { prompt: "a red door", brandId: $b }) { id } }', (i) => ({ b: i.brandB })],
+    [
+      'setPostCampaign of a post in B',
+      'mutation ($p: ID!) { setPostCampaign(postId: $p, campaignId: null) { id } }',
+      (i) => ({ p: i.postB }),
+    ],
+    [
+      'setPostCampaign into a campaign of B',
+      'mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }',
+      (i) => ({ p: i.postA, c: i.campaignB }),
+    ],
+    [
+      'updateBrandSettings of B',
+      'mutation ($b: ID!) { updateBrandSettings(brandId: $b, input: { timezone: "Europe/Paris" }) { timezone } }',
+      (i) => ({ b: i.brandB }),
+    ],
+    [
+      'requestMediaUpload into B',
+      'mutation ($b: ID) { requestMediaUpload(input: { filename: "a.png", contentType: "image/png", size: 10, brandId: $b }) { id } }',
+      (i) => ({ b: i.brandB }),
+    ],
+    [
+      'generateImage into B',
+      'mutation ($b: ID) { generateImage(input: { prompt: "a red door", brandId: $b }) { id } }',
+      (i) => ({ b: i.brandB }),
+    ],
   ];
 
   it.each(WRITES)('refuses a write naming brand B, changing nothing: %s', async (_name, query, variables) => {
@@ -191,7 +357,12 @@ describe('an API key limited to brand A, everywhere in the social service', () =
     ['PATCH', 'edit in B', (i) => `/api/content-ops/items/${i.suggestionB}`, { content: 'changed' }],
     ['POST', 'approve in B', (i) => `/api/content-ops/items/${i.suggestionB}/approve`, undefined],
     ['POST', 'reject in B', (i) => `/api/content-ops/items/${i.suggestionB}/reject`, undefined],
-    ['POST', 'reschedule in B', (i) => `/api/content-ops/items/${i.queuedB}/reschedule`, { scheduledAt: new Date(Date.now() + 86_400_000).toISOString() }],
+    [
+      'POST',
+      'reschedule in B',
+      (i) => `/api/content-ops/items/${i.queuedB}/reschedule`,
+      { scheduledAt: new Date(Date.now() + 86_400_000).toISOString() },
+    ],
     ['POST', 'retry in B', (i) => `/api/content-ops/items/${i.queuedB}/retry`, undefined],
   ];
 
@@ -220,10 +391,23 @@ describe('fields that hand out another resource need its scope', () => {
   beforeAll(async () => {
     platform = await startTestPlatform();
     owner = { authorization: `Bearer ${await platform.token('pat')}` };
-    const brandId = (await gql('mutation { createBrand(input: { name: "Only" }) { id } }', {}, owner)).data!.createBrand.id as string;
-    const postId = (await gql('mutation ($b: ID) { createPost(input: { brandId: $b, content: "hello" }) { id } }', { b: brandId }, owner)).data!.createPost.id as string;
-    const campaignId = (await gql('mutation ($b: ID) { createCampaign(input: { brandId: $b, name: "C" }) { id } }', { b: brandId }, owner)).data!.createCampaign.id as string;
-    await gql('mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }', { p: postId, c: campaignId }, owner);
+    const brandId = (await gql('mutation { createBrand(input: { name: "Only" }) { id } }', {}, owner)).data!.createBrand
+      .id as string;
+    const postId = (
+      await gql(
+        'mutation ($b: ID) { createPost(input: { brandId: $b, content: "hello" }) { id } }',
+        { b: brandId },
+        owner,
+      )
+    ).data!.createPost.id as string;
+    const campaignId = (
+      await gql('mutation ($b: ID) { createCampaign(input: { brandId: $b, name: "C" }) { id } }', { b: brandId }, owner)
+    ).data!.createCampaign.id as string;
+    await gql(
+      'mutation ($p: ID!, $c: ID) { setPostCampaign(postId: $p, campaignId: $c) { id } }',
+      { p: postId, c: campaignId },
+      owner,
+    );
     ids = { brandId, postId, campaignId };
   });
   afterAll(async () => {
@@ -231,19 +415,32 @@ describe('fields that hand out another resource need its scope', () => {
   });
 
   it('Campaign.posts needs posts.read: post content, audit snapshots and attempts stay behind it', async () => {
-    const query = 'query ($id: ID!) { campaign(id: $id) { name posts { content events { after } publishAttempts { id } } } }';
+    const query =
+      'query ($id: ID!) { campaign(id: $id) { name posts { content events { after } publishAttempts { id } } } }';
     expect(codeOf(await gql(query, { id: ids.campaignId }, await bearer(['campaigns.read'])))).toBe('FORBIDDEN');
     const both = await gql(query, { id: ids.campaignId }, await bearer(['campaigns.read', 'posts.read']));
     expect(both.data!.campaign.posts[0].content).toBe('hello');
   });
 
   it('Post.brand and Campaign.brand need brands.read', async () => {
-    const postBrand = await gql('query ($id: ID!) { post(id: $id) { content brand { name } } }', { id: ids.postId }, await bearer(['posts.read']));
+    const postBrand = await gql(
+      'query ($id: ID!) { post(id: $id) { content brand { name } } }',
+      { id: ids.postId },
+      await bearer(['posts.read']),
+    );
     expect(codeOf(postBrand)).toBe('FORBIDDEN');
     expect(postBrand.data!.post).toEqual({ content: 'hello', brand: null });
-    const campaignBrand = await gql('query ($id: ID!) { campaign(id: $id) { brand { name } } }', { id: ids.campaignId }, await bearer(['campaigns.read']));
+    const campaignBrand = await gql(
+      'query ($id: ID!) { campaign(id: $id) { brand { name } } }',
+      { id: ids.campaignId },
+      await bearer(['campaigns.read']),
+    );
     expect(codeOf(campaignBrand)).toBe('FORBIDDEN');
-    const allowed = await gql('query ($id: ID!) { post(id: $id) { brand { name } } }', { id: ids.postId }, await bearer(['posts.read', 'brands.read']));
+    const allowed = await gql(
+      'query ($id: ID!) { post(id: $id) { brand { name } } }',
+      { id: ids.postId },
+      await bearer(['posts.read', 'brands.read']),
+    );
     expect(allowed.data!.post.brand).toEqual({ name: 'Only' });
   });
 
@@ -251,6 +448,8 @@ describe('fields that hand out another resource need its scope', () => {
     const move = 'mutation ($p: ID!) { setPostCampaign(postId: $p, campaignId: null) { id } }';
     expect(codeOf(await gql(move, { p: ids.postId }, await bearer(['campaigns.write'])))).toBe('FORBIDDEN');
     expect(codeOf(await gql(move, { p: ids.postId }, await bearer(['posts.write'])))).toBe('FORBIDDEN');
-    expect((await gql(move, { p: ids.postId }, await bearer(['campaigns.write', 'posts.write']))).data!.setPostCampaign.id).toBe(ids.postId);
+    expect(
+      (await gql(move, { p: ids.postId }, await bearer(['campaigns.write', 'posts.write']))).data!.setPostCampaign.id,
+    ).toBe(ids.postId);
   });
 });

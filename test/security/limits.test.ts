@@ -7,7 +7,10 @@ import { loadConfig } from '../../lib/config.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { TINY_PNG } from '../social-reach/fake-image-api.js';
 
-type Answer = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+type Answer = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+};
 const codeOf = (answer: Answer) => answer.errors?.[0]?.extensions?.code;
 
 /** An OpenAI-compatible images API whose image `url` leads where each test wants, counting fetches of the image. */
@@ -108,7 +111,9 @@ describe('limits on every face', () => {
     const again = await request(1, 100);
     expect(codeOf(again.body as Answer)).toBe('RATE_LIMITED');
     // The REST face shares the same count.
-    expect((await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'rest@example.com' })).status).toBe(429);
+    expect(
+      (await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/request`, { email: 'rest@example.com' })).status,
+    ).toBe(429);
     // Behind a trusted proxy (TRUST_PROXY=loopback), X-Forwarded-For names the client; IPv6 clients count per /64.
     const proxied = (address: string) => ({ 'x-forwarded-for': address });
     expect((await request(1, 200, proxied('203.0.113.7'))).body.errors).toBeUndefined();
@@ -120,7 +125,9 @@ describe('limits on every face', () => {
   it('reads TRUST_PROXY as Express does and buckets IPv6 per /64', () => {
     expect(parseTrustProxy(undefined)).toEqual({ setting: false });
     expect(parseTrustProxy('2')).toEqual({ setting: 2 });
-    expect(parseTrustProxy('loopback, 10.0.0.0/8, fd00::/8')).toEqual({ setting: ['loopback', '10.0.0.0/8', 'fd00::/8'] });
+    expect(parseTrustProxy('loopback, 10.0.0.0/8, fd00::/8')).toEqual({
+      setting: ['loopback', '10.0.0.0/8', 'fd00::/8'],
+    });
     expect(() => loadConfig({ TRUST_PROXY: 'the proxy' })).toThrow(/TRUST_PROXY/);
     expect(clientBucket('::ffff:192.0.2.1')).toBe('192.0.2.1');
     expect(clientBucket('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
@@ -133,13 +140,18 @@ describe('limits on every face', () => {
       const form = new FormData();
       form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
       const answer = await fetch(`${platform.urls.contactsRest}/api/contacts/import`, { method: 'POST', body: form });
-      return { status: answer.status, body: (await answer.json()) as { detail?: string; errors?: Array<{ field: string }> } };
+      return {
+        status: answer.status,
+        body: (await answer.json()) as { detail?: string; errors?: Array<{ field: string }> },
+      };
     };
     const count = async () => (await rest('GET', `${platform.urls.contactsRest}/api/contacts`)).body.total as number;
 
     it('refuses more rows than IMPORT_MAX_ROWS (413), more columns than IMPORT_MAX_COLUMNS (400), a record over IMPORT_MAX_RECORD_BYTES (413), writing nothing', async () => {
       const before = await count();
-      const rows = await importCsv(`firstName,email\n${Array.from({ length: 6 }, (_, index) => `R${index},r${index}@example.com`).join('\n')}\n`);
+      const rows = await importCsv(
+        `firstName,email\n${Array.from({ length: 6 }, (_, index) => `R${index},r${index}@example.com`).join('\n')}\n`,
+      );
       expect(rows.status).toBe(413);
       expect(rows.body.detail).toContain('IMPORT_MAX_ROWS');
       expect(rows.body.errors?.[0].field).toBe('file');
@@ -161,7 +173,8 @@ describe('limits on every face', () => {
   });
 
   describe('AI image URL answers', () => {
-    const generate = () => graphql(platform.urls.gateway, 'mutation { generateImage(input: { prompt: "a red door" }) { id } }', {}, owner);
+    const generate = () =>
+      graphql(platform.urls.gateway, 'mutation { generateImage(input: { prompt: "a red door" }) { id } }', {}, owner);
 
     it('fetches an image only from the provider’s host, follows no redirect, and stops reading at the byte cap', async () => {
       images.answerUrl = `http://127.0.0.1:${images.port}/image.png`;
@@ -199,12 +212,18 @@ describe('subgraphs behind SUBGRAPH_HOST and SUBGRAPH_TOKEN', () => {
     const url = platform.subgraphs.contacts.url;
     expect(codeOf((await graphql(url, '{ __typename }')).body as Answer)).toBe('UNAUTHENTICATED');
     expect((await graphql(url, '{ __typename }', {}, { 'x-subgraph-token': 'wrong' })).status).toBe(401);
-    expect((await graphql(url, '{ __typename }', {}, { 'x-subgraph-token': token })).body.data).toEqual({ __typename: 'Query' });
+    expect((await graphql(url, '{ __typename }', {}, { 'x-subgraph-token': token })).body.data).toEqual({
+      __typename: 'Query',
+    });
     // Probes stay open to the orchestrator.
     expect((await fetch(url.replace('/graphql', '/healthz'))).status).toBe(200);
     // Through the gateway and the REST services all works.
-    expect((await graphql(platform.urls.gateway, '{ contacts(first: 1) { totalCount } }')).body.data).toEqual({ contacts: { totalCount: 0 } });
-    expect((await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Via REST' })).status).toBe(201);
+    expect((await graphql(platform.urls.gateway, '{ contacts(first: 1) { totalCount } }')).body.data).toEqual({
+      contacts: { totalCount: 0 },
+    });
+    expect((await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Via REST' })).status).toBe(
+      201,
+    );
   });
 
   it('believes the client address a REST service deployed apart forwards only with the token', async () => {
@@ -220,7 +239,10 @@ describe('subgraphs behind SUBGRAPH_HOST and SUBGRAPH_TOKEN', () => {
     expect(codeOf((await ask(1, 100, internal)).body as Answer)).toBe('RATE_LIMITED');
     // Without the token the header is nobody's word: the caller is counted as itself.
     expect((await ask(1, 200, { 'x-platform-client': '198.51.100.20' })).body.errors).toBeUndefined();
-    expect((await ask(1, 300, { 'x-platform-client': '198.51.100.20', 'x-subgraph-token': 'a-wrong-secret-of-some-length' })).body.errors).toBeUndefined();
+    expect(
+      (await ask(1, 300, { 'x-platform-client': '198.51.100.20', 'x-subgraph-token': 'a-wrong-secret-of-some-length' }))
+        .body.errors,
+    ).toBeUndefined();
   });
 
   it('listens on loopback only by default, while HOST=0.0.0.0 opens the other parts', async () => {

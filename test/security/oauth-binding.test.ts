@@ -15,7 +15,10 @@ describe('OAuth connect is bound to the browser that started it', () => {
   const mastodon = new FakePlatform('mastodon', 'masto-client', 'masto-secret');
   const mallory = async () => ({ authorization: `Bearer ${await platform.token('mallory')}` });
   const integrationsOf = async (owner: string) =>
-    platform.subgraphs.social.orm.em.fork().getConnection().execute('select platform from social.integration where owner_id = ?', [owner]);
+    platform.subgraphs.social.orm.em
+      .fork()
+      .getConnection()
+      .execute('select platform from social.integration where owner_id = ?', [owner]);
 
   beforeAll(async () => {
     await mastodon.start();
@@ -45,7 +48,9 @@ describe('OAuth connect is bound to the browser that started it', () => {
     // Victor's browser: no cookie of Mallory's.
     const victim = await rest('GET', approved.headers.get('location')!);
     expect(victim.status).toBe(400);
-    expect(victim.body.errors).toEqual([{ field: 'state', message: 'was issued to another browser; start connecting again in this one' }]);
+    expect(victim.body.errors).toEqual([
+      { field: 'state', message: 'was issued to another browser; start connecting again in this one' },
+    ]);
     expect(await integrationsOf('mallory')).toEqual([]);
   });
 
@@ -57,8 +62,13 @@ describe('OAuth connect is bound to the browser that started it', () => {
       { b: binding },
       await mallory(),
     );
-    const approved = await fetch((started.body.data as { startIntegrationConnect: { authorizeUrl: string } }).startIntegrationConnect.authorizeUrl, { redirect: 'manual' });
-    const victim = await rest('GET', approved.headers.get('location')!, undefined, { cookie: 'oauth_connect=some-other-nonce' });
+    const approved = await fetch(
+      (started.body.data as { startIntegrationConnect: { authorizeUrl: string } }).startIntegrationConnect.authorizeUrl,
+      { redirect: 'manual' },
+    );
+    const victim = await rest('GET', approved.headers.get('location')!, undefined, {
+      cookie: 'oauth_connect=some-other-nonce',
+    });
     expect(victim.status).toBe(400);
     expect(await integrationsOf('mallory')).toEqual([]);
   });

@@ -35,7 +35,9 @@ const problemsOf = (env: Record<string, string>): string[] => {
 
 /** A part of the platform as its container runs it (the built entry point), with only `env`. */
 function runPart(part: string, env: Record<string, string>, until: (output: string) => boolean) {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'part.js'), part], { env: { PATH: process.env.PATH ?? '', ...env } });
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'part.js'), part], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -64,7 +66,11 @@ describe('production refuses unsafe defaults', () => {
 
   it('names every missing decision at once', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
-    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['CONTACTS_AUTH', 'IDENTITY_JWKS_URL', 'SMTP_URL']);
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'CONTACTS_AUTH',
+      'IDENTITY_JWKS_URL',
+      'SMTP_URL',
+    ]);
     expect(problems.join('\n')).toContain('DEV_IDENTITY=allow');
     expect(problemsOf(DECIDED)).toEqual([]);
     // Development keeps its defaults.
@@ -72,14 +78,23 @@ describe('production refuses unsafe defaults', () => {
   });
 
   it('takes each decision on its own: the development issuer only when allowed, with a warning', () => {
-    const { IDENTITY_JWKS_URL: _url, IDENTITY_ISSUER: _issuer, IDENTITY_AUDIENCE: _audience, ...withoutIdentity } = DECIDED;
+    const {
+      IDENTITY_JWKS_URL: _url,
+      IDENTITY_ISSUER: _issuer,
+      IDENTITY_AUDIENCE: _audience,
+      ...withoutIdentity
+    } = DECIDED;
     expect(problemsOf(withoutIdentity).map((problem) => problem.split(':')[0])).toEqual(['IDENTITY_JWKS_URL']);
     const allowed = loadConfig({ ...withoutIdentity, DEV_IDENTITY: 'allow' });
-    expect(allowed.warnings.join('\n')).toMatch(/DEV_IDENTITY=allow: production is using the embedded development issuer/);
+    expect(allowed.warnings.join('\n')).toMatch(
+      /DEV_IDENTITY=allow: production is using the embedded development issuer/,
+    );
     expect(loadConfig(DECIDED).warnings).toEqual([]);
     expect(problemsOf({ ...withoutIdentity, DEV_IDENTITY: 'yes' }).join('\n')).toContain('DEV_IDENTITY');
     // Empty (as compose writes `${DEV_IDENTITY:-}`) is unset.
-    expect(problemsOf({ ...withoutIdentity, DEV_IDENTITY: '' }).map((problem) => problem.split(':')[0])).toEqual(['IDENTITY_JWKS_URL']);
+    expect(problemsOf({ ...withoutIdentity, DEV_IDENTITY: '' }).map((problem) => problem.split(':')[0])).toEqual([
+      'IDENTITY_JWKS_URL',
+    ]);
     const { SMTP_URL: _smtp, ...withoutSmtp } = DECIDED;
     expect(problemsOf(withoutSmtp).map((problem) => problem.split(':')[0])).toEqual(['SMTP_URL']);
     const { CONTACTS_AUTH: _contacts, ...withoutContacts } = DECIDED;
@@ -89,8 +104,12 @@ describe('production refuses unsafe defaults', () => {
 
   it('wants a shared subgraph token once subgraphs listen beyond loopback', () => {
     expect(loadConfig({}).env.SUBGRAPH_HOST).toBe('127.0.0.1');
-    expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '0.0.0.0' }).map((problem) => problem.split(':')[0])).toEqual(['SUBGRAPH_TOKEN']);
-    expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '0.0.0.0', SUBGRAPH_TOKEN: 'a-long-shared-secret-value' })).toEqual([]);
+    expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '0.0.0.0' }).map((problem) => problem.split(':')[0])).toEqual([
+      'SUBGRAPH_TOKEN',
+    ]);
+    expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '0.0.0.0', SUBGRAPH_TOKEN: 'a-long-shared-secret-value' })).toEqual(
+      [],
+    );
     expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '::1' })).toEqual([]);
     expect(problemsOf({ SUBGRAPH_TOKEN: 'short' }).join('\n')).toContain('SUBGRAPH_TOKEN');
   });
@@ -98,7 +117,8 @@ describe('production refuses unsafe defaults', () => {
   it('exits 1 naming every missing decision when a part starts in production', async () => {
     const { code, output } = await runPart('gateway', { NODE_ENV: 'production', DATA_DIR: dataDir }, () => false);
     expect(code).toBe(1);
-    for (const name of ['IDENTITY_JWKS_URL', 'DEV_IDENTITY=allow', 'SMTP_URL', 'CONTACTS_AUTH']) expect(output).toContain(name);
+    for (const name of ['IDENTITY_JWKS_URL', 'DEV_IDENTITY=allow', 'SMTP_URL', 'CONTACTS_AUTH'])
+      expect(output).toContain(name);
   });
 
   it('warns at every start of a part that production lets use the development issuer', async () => {
@@ -123,9 +143,16 @@ describe('production refuses unsafe defaults', () => {
   it('never writes a sign-in mail to the log in production, and marks it as development-only elsewhere', async () => {
     const sink = new LogCollector();
     const developmentConfig = loadConfig({});
-    expect(() => createMailer({ ...developmentConfig, isProduction: true }, pino(sink))).toThrow(/SMTP_URL is required in production/);
+    expect(() => createMailer({ ...developmentConfig, isProduction: true }, pino(sink))).toThrow(
+      /SMTP_URL is required in production/,
+    );
     const mailer = createMailer(developmentConfig, pino({ level: 'trace' }, sink));
-    await mailer.send({ from: 'a@b.example', to: 'c@d.example', subject: 'Sign in', text: 'https://app.example/auth/magic?token=abc' });
+    await mailer.send({
+      from: 'a@b.example',
+      to: 'c@d.example',
+      subject: 'Sign in',
+      text: 'https://app.example/auth/magic?token=abc',
+    });
     const line = sink.lines[0] as { level: number; developmentOnly: string; text: string };
     expect(line.level).toBe(40);
     expect(line.developmentOnly).toMatch(/for development only/);
@@ -151,7 +178,11 @@ describe('bearer tokens', () => {
       );
       const now = Math.floor(Date.now() / 1000);
       const token = (claims: { iat?: number; exp?: number }) => {
-        const jwt = new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('u1').setIssuer('https://id.example').setAudience('platform');
+        const jwt = new SignJWT({})
+          .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+          .setSubject('u1')
+          .setIssuer('https://id.example')
+          .setAudience('platform');
         if (claims.iat !== undefined) jwt.setIssuedAt(claims.iat);
         if (claims.exp !== undefined) jwt.setExpirationTime(claims.exp);
         return jwt.sign(privateKey);
@@ -161,9 +192,13 @@ describe('bearer tokens', () => {
       // No expiry at all.
       await expect(identity.verify(await token({ iat: now }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
       // Issued two hours ago and valid for a year: older than the maximum age.
-      await expect(identity.verify(await token({ iat: now - 7200, exp: now + 365 * 86400 }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(identity.verify(await token({ iat: now - 7200, exp: now + 365 * 86400 }))).rejects.toMatchObject({
+        code: 'UNAUTHENTICATED',
+      });
       // No issue time, and valid far longer than the maximum age.
-      await expect(identity.verify(await token({ exp: now + 30 * 86400 }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(identity.verify(await token({ exp: now + 30 * 86400 }))).rejects.toMatchObject({
+        code: 'UNAUTHENTICATED',
+      });
     } finally {
       jwks.close();
     }

@@ -39,9 +39,13 @@ describe('generated key files', () => {
 
 describe('request logs', () => {
   it('keep no query value and no token-like path segment', () => {
-    expect(redactUrl('/api/integrations/mastodon/callback?state=abc123&code=secret-code')).toBe('/api/integrations/mastodon/callback?state=[redacted]&code=[redacted]');
+    expect(redactUrl('/api/integrations/mastodon/callback?state=abc123&code=secret-code')).toBe(
+      '/api/integrations/mastodon/callback?state=[redacted]&code=[redacted]',
+    );
     expect(redactUrl('/storage/eyJrIjoibWVkaWEvMTIzIiwiZXhwIjoxfQ.c2lnbmF0dXJlLXNpZ25hdHVyZQ')).toBe('/storage/:token');
-    expect(redactUrl('/api/contacts/0b7c1a52-4a59-4d53-8a38-0b1d2f4c7a11/notes')).toBe('/api/contacts/0b7c1a52-4a59-4d53-8a38-0b1d2f4c7a11/notes');
+    expect(redactUrl('/api/contacts/0b7c1a52-4a59-4d53-8a38-0b1d2f4c7a11/notes')).toBe(
+      '/api/contacts/0b7c1a52-4a59-4d53-8a38-0b1d2f4c7a11/notes',
+    );
   });
 
   describe('of the running platform', () => {
@@ -60,11 +64,23 @@ describe('request logs', () => {
 
     it('never show a signed storage grant or an OAuth code, at any level', async () => {
       const owner = { authorization: `Bearer ${await platform.token('logger')}` };
-      const grant = await rest('POST', `${platform.urls.socialRest}/api/media/upload`, { filename: 'a.png', contentType: 'image/png', size: 3 }, owner);
+      const grant = await rest(
+        'POST',
+        `${platform.urls.socialRest}/api/media/upload`,
+        { filename: 'a.png', contentType: 'image/png', size: 3 },
+        owner,
+      );
       expect(grant.status).toBe(200);
       const uploadUrl = new URL(grant.body.uploadUrl as string);
-      await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array([1, 2, 3]) });
-      await fetch(`${platform.urls.socialRest}/api/integrations/mastodon/callback?state=the-state-value-0123456789&code=the-oauth-code-0123456789`, { redirect: 'manual' });
+      await fetch(uploadUrl, {
+        method: 'PUT',
+        headers: { 'content-type': 'image/png' },
+        body: new Uint8Array([1, 2, 3]),
+      });
+      await fetch(
+        `${platform.urls.socialRest}/api/integrations/mastodon/callback?state=the-state-value-0123456789&code=the-oauth-code-0123456789`,
+        { redirect: 'manual' },
+      );
       const grantToken = uploadUrl.pathname.split('/').pop()!;
       const text = JSON.stringify(sink.lines);
       expect(text).toContain('/storage/:token');
@@ -76,12 +92,25 @@ describe('request logs', () => {
     it('let only one of two uploads to one signed URL land, whole: the file store creates the target exclusively', async () => {
       const owner = { authorization: `Bearer ${await platform.token('racer')}` };
       const size = 4 * 1024 * 1024;
-      const grant = await rest('POST', `${platform.urls.socialRest}/api/media/upload`, { filename: 'b.png', contentType: 'image/png', size }, owner);
+      const grant = await rest(
+        'POST',
+        `${platform.urls.socialRest}/api/media/upload`,
+        { filename: 'b.png', contentType: 'image/png', size },
+        owner,
+      );
       // Both are PNGs by their first bytes, so the commit lists whichever landed.
       const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-      const bodies = [1, 2].map((fill) => Buffer.concat([Buffer.from(PNG_SIGNATURE), Buffer.alloc(size - PNG_SIGNATURE.length, fill)]));
+      const bodies = [1, 2].map((fill) =>
+        Buffer.concat([Buffer.from(PNG_SIGNATURE), Buffer.alloc(size - PNG_SIGNATURE.length, fill)]),
+      );
       const sent = await Promise.all(
-        bodies.map((body) => fetch(grant.body.uploadUrl as string, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(body) })),
+        bodies.map((body) =>
+          fetch(grant.body.uploadUrl as string, {
+            method: 'PUT',
+            headers: { 'content-type': 'image/png' },
+            body: new Uint8Array(body),
+          }),
+        ),
       );
       expect(sent.map((answer) => answer.status).sort()).toEqual([200, 409]);
       const listed = await rest('GET', `${platform.urls.socialRest}/api/media`, undefined, owner);
@@ -143,7 +172,8 @@ async function signInDirect(platform: TestPlatform, email: string): Promise<{ to
     },
   });
   await auth.requestLink(email);
-  for (let waited = 0; !sent.length && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; !sent.length && waited < 5000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   const token = new URL(/https?:\/\/\S+/.exec(sent[0])![0]).searchParams.get('token')!;
   const verified = await rest('POST', `${platform.urls.surveysRest}/api/auth/magic/verify`, { token });
   expect(verified.status).toBe(200);

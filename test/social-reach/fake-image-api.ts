@@ -29,12 +29,16 @@ export class FakeImageApi {
           res.writeHead(200, { 'content-type': 'image/png' });
           return void res.end(TINY_PNG);
         }
-        if (req.method !== 'POST' || req.url !== '/v1/images/generations') return json(404, { error: { message: 'not found' } });
+        if (req.method !== 'POST' || req.url !== '/v1/images/generations')
+          return json(404, { error: { message: 'not found' } });
         const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
         this.requests.push({ authorization: req.headers.authorization, body });
-        if (req.headers.authorization !== 'Bearer sk-test') return json(401, { error: { message: 'Incorrect API key provided' } });
-        if (this.mode === 'server-error') return json(500, { error: { message: 'The server had an error while processing your request' } });
-        if (this.mode === 'not-an-image') return json(200, { created: 1, data: [{ b64_json: Buffer.from('hello').toString('base64') }] });
+        if (req.headers.authorization !== 'Bearer sk-test')
+          return json(401, { error: { message: 'Incorrect API key provided' } });
+        if (this.mode === 'server-error')
+          return json(500, { error: { message: 'The server had an error while processing your request' } });
+        if (this.mode === 'not-an-image')
+          return json(200, { created: 1, data: [{ b64_json: Buffer.from('hello').toString('base64') }] });
         if (this.mode === 'url') return json(200, { created: 1, data: [{ url: `${this.url}/files/image.png` }] });
         json(200, { created: 1, data: [{ b64_json: TINY_PNG.toString('base64') }] });
       });

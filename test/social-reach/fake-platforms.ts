@@ -88,11 +88,20 @@ export class FakePlatform {
     if (req.method === 'GET' && url.pathname === authorizePath) {
       const q = url.searchParams;
       if (q.get('client_id') !== this.clientId) return json(400, { error: 'invalid_client' });
-      if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || !q.get('state')) {
+      if (
+        q.get('response_type') !== 'code' ||
+        q.get('code_challenge_method') !== 'S256' ||
+        !q.get('code_challenge') ||
+        !q.get('state')
+      ) {
         return json(400, { error: 'invalid_request' });
       }
       const code = randomBytes(12).toString('hex');
-      this.codes.set(code, { challenge: q.get('code_challenge')!, redirectUri: q.get('redirect_uri')!, clientId: this.clientId });
+      this.codes.set(code, {
+        challenge: q.get('code_challenge')!,
+        redirectUri: q.get('redirect_uri')!,
+        clientId: this.clientId,
+      });
       const back = new URL(q.get('redirect_uri')!);
       back.searchParams.set('code', code);
       back.searchParams.set('state', q.get('state')!);
@@ -108,9 +117,13 @@ export class FakePlatform {
         const issued = this.codes.get(form.code);
         this.codes.delete(form.code);
         if (!issued) return json(400, { error: 'invalid_grant', error_description: 'unknown or used code' });
-        if (issued.redirectUri !== form.redirect_uri) return json(400, { error: 'invalid_grant', error_description: 'redirect_uri mismatch' });
-        const challenge = createHash('sha256').update(form.code_verifier ?? '').digest('base64url');
-        if (challenge !== issued.challenge) return json(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+        if (issued.redirectUri !== form.redirect_uri)
+          return json(400, { error: 'invalid_grant', error_description: 'redirect_uri mismatch' });
+        const challenge = createHash('sha256')
+          .update(form.code_verifier ?? '')
+          .digest('base64url');
+        if (challenge !== issued.challenge)
+          return json(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
         return json(200, this.issue(true));
       }
       if (form.grant_type === 'refresh_token') {
@@ -127,7 +140,10 @@ export class FakePlatform {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const authorized = token !== undefined && this.accessTokens.has(token);
 
-    if (req.method === 'GET' && (url.pathname === '/api/v1/accounts/verify_credentials' || url.pathname === '/2/users/me')) {
+    if (
+      req.method === 'GET' &&
+      (url.pathname === '/api/v1/accounts/verify_credentials' || url.pathname === '/2/users/me')
+    ) {
       if (!authorized) return json(401, { error: 'The access token is invalid' });
       return this.flavor === 'mastodon'
         ? json(200, { id: '109', username: 'alice', acct: 'alice', url: `${this.url}/@alice` })
@@ -136,7 +152,8 @@ export class FakePlatform {
 
     if (req.method === 'POST' && (url.pathname === '/api/v2/media' || url.pathname === '/2/media/upload')) {
       if (!authorized) return json(401, { error: 'The access token is invalid' });
-      if (!String(req.headers['content-type']).startsWith('multipart/form-data')) return json(422, { error: 'File is missing' });
+      if (!String(req.headers['content-type']).startsWith('multipart/form-data'))
+        return json(422, { error: 'File is missing' });
       const id = String(5000 + this.media.length);
       this.media.push({ id, bytes: body });
       return this.flavor === 'mastodon' ? json(200, { id, type: 'image' }) : json(200, { data: { id } });
@@ -144,17 +161,35 @@ export class FakePlatform {
 
     if (req.method === 'POST' && (url.pathname === '/api/v1/statuses' || url.pathname === '/2/tweets')) {
       if (this.postMode === 'hang') return; // never answers: the caller's deadline decides
-      if (!authorized || this.postMode === 'unauthorized') return json(401, this.flavor === 'x' ? { title: 'Unauthorized', detail: 'Unauthorized', status: 401 } : { error: 'The access token is invalid' });
+      if (!authorized || this.postMode === 'unauthorized')
+        return json(
+          401,
+          this.flavor === 'x'
+            ? { title: 'Unauthorized', detail: 'Unauthorized', status: 401 }
+            : { error: 'The access token is invalid' },
+        );
       if (this.postMode === 'server-error') return json(500, { error: 'Internal server error' });
       if (this.postMode === 'rate-limited') return json(429, { error: 'Too many requests' }, { 'retry-after': '60' });
-      const parsed = JSON.parse(body.toString() || '{}') as { status?: string; text?: string; media_ids?: string[]; media?: { media_ids?: string[] } };
+      const parsed = JSON.parse(body.toString() || '{}') as {
+        status?: string;
+        text?: string;
+        media_ids?: string[];
+        media?: { media_ids?: string[] };
+      };
       const text = this.flavor === 'mastodon' ? parsed.status : parsed.text;
       const mediaIds = (this.flavor === 'mastodon' ? parsed.media_ids : parsed.media?.media_ids) ?? [];
       if (mediaIds.some((id) => !this.media.some((m) => m.id === id))) return json(422, { error: 'unknown media id' });
-      if (!text) return json(422, { error: 'Validation failed: Text can\'t be blank' });
+      if (!text) return json(422, { error: "Validation failed: Text can't be blank" });
       const key = req.headers['idempotency-key'] as string | undefined;
       const earlier = key ? this.posts.find((p) => p.idempotencyKey === key) : undefined;
-      const posted = earlier ?? { id: String(1000 + this.posts.length), text, mediaIds, accessToken: token, idempotencyKey: key, at: new Date() };
+      const posted = earlier ?? {
+        id: String(1000 + this.posts.length),
+        text,
+        mediaIds,
+        accessToken: token,
+        idempotencyKey: key,
+        at: new Date(),
+      };
       if (!earlier) this.posts.push(posted);
       // Posted at once, answered late: a caller killed meanwhile never learns that it went out.
       if (this.postMode === 'slow') await new Promise((resolve) => setTimeout(resolve, this.slowAnswerMs));

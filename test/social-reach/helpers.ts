@@ -18,7 +18,13 @@ export function browserOf(start: { headers: Headers }): Record<string, string> {
 }
 
 /** The settings that point the social service at fake platforms (`fake-platforms.ts`), its REST port fixed so the OAuth redirect comes back to it. */
-export function fakePlatformEnv(port: number, platforms: { mastodon: { clientId: string; clientSecret: string; url: string }; x?: { clientId: string; clientSecret: string; url: string } }): Record<string, string> {
+export function fakePlatformEnv(
+  port: number,
+  platforms: {
+    mastodon: { clientId: string; clientSecret: string; url: string };
+    x?: { clientId: string; clientSecret: string; url: string };
+  },
+): Record<string, string> {
   const { mastodon, x } = platforms;
   return {
     SOCIAL_REST_PORT: String(port),

@@ -27,7 +27,9 @@ onPostgres('publisher: a worker killed mid-call', () => {
 
   /** `npm run worker` as deployed: a process of its own on the same database. */
   async function startWorker(): Promise<ChildProcessWithoutNullStreams> {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'worker.js')], { env: workerEnv });
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'worker.js')], {
+      env: workerEnv,
+    });
     workers.push(child);
     let output = '';
     await new Promise<void>((resolve, reject) => {
@@ -94,7 +96,12 @@ onPostgres('publisher: a worker killed mid-call', () => {
   });
 
   const createPost = async (text: string, platforms: string[]) => {
-    const created = await rest('POST', `${base}/api/posts`, { content: text, platforms, scheduledAt: new Date(Date.now() + 1000).toISOString() }, alice);
+    const created = await rest(
+      'POST',
+      `${base}/api/posts`,
+      { content: text, platforms, scheduledAt: new Date(Date.now() + 1000).toISOString() },
+      alice,
+    );
     expect(created.status).toBe(201);
     return created.body as { id: string };
   };
@@ -136,7 +143,11 @@ onPostgres('publisher: a worker killed mid-call', () => {
     expect(done.status).toBe('failed');
     expect(settleMs).toBeLessThan(60_000);
     expect(done.attempts).toHaveLength(1);
-    expect(done.attempts[0]).toMatchObject({ status: 'failed', outcomeUnknown: true, error: expect.stringMatching(/outcome is unknown/) });
+    expect(done.attempts[0]).toMatchObject({
+      status: 'failed',
+      outcomeUnknown: true,
+      error: expect.stringMatching(/outcome is unknown/),
+    });
     expect(x.posts.filter((p) => p.text === text)).toHaveLength(1);
     console.log(`x: settled ${settleMs} ms after the worker was killed`);
 

@@ -60,13 +60,25 @@ describe('social reach on embedded PGlite', () => {
     const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, alice);
     const authorize = await fetch(start.headers.get('location')!, { redirect: 'manual' });
     // The callback address defaults to http://localhost:<SOCIAL_REST_PORT>.
-    expect(authorize.headers.get('location')).toMatch(new RegExp(`^http://localhost:${new URL(base).port}/api/integrations/mastodon/callback\\?`));
+    expect(authorize.headers.get('location')).toMatch(
+      new RegExp(`^http://localhost:${new URL(base).port}/api/integrations/mastodon/callback\\?`),
+    );
     const callback = await rest('GET', authorize.headers.get('location')!, undefined, browserOf(start));
     expect(callback.status).toBe(302);
 
     const at = new Date(Date.now() + 2000).toISOString();
-    const kept = await rest('POST', `${base}/api/posts`, { content: 'embedded hello', platforms: ['mastodon'], scheduledAt: at }, alice);
-    const moved = await rest('POST', `${base}/api/posts`, { content: 'embedded moved', platforms: ['mastodon'], scheduledAt: at }, alice);
+    const kept = await rest(
+      'POST',
+      `${base}/api/posts`,
+      { content: 'embedded hello', platforms: ['mastodon'], scheduledAt: at },
+      alice,
+    );
+    const moved = await rest(
+      'POST',
+      `${base}/api/posts`,
+      { content: 'embedded moved', platforms: ['mastodon'], scheduledAt: at },
+      alice,
+    );
     expect([kept.status, moved.status]).toEqual([201, 201]);
     const later = new Date(Date.now() + 120_000).toISOString();
     expect((await rest('PUT', `${base}/api/posts/${moved.body.id}`, { scheduledAt: later }, alice)).status).toBe(200);
@@ -81,6 +93,8 @@ describe('social reach on embedded PGlite', () => {
     expect(status).toBe('published');
     await sleep(1500);
     expect(mastodon.posts.map((p) => p.text)).toEqual(['embedded hello']);
-    expect((await rest('GET', `${base}/api/content-ops/items/${moved.body.id}`, undefined, alice)).body.status).toBe('queued');
+    expect((await rest('GET', `${base}/api/content-ops/items/${moved.body.id}`, undefined, alice)).body.status).toBe(
+      'queued',
+    );
   });
 });

@@ -31,7 +31,8 @@ describe('social reach: integrations, media, AI images, publisher', () => {
   const images = new FakeImageApi();
   const statements: string[] = [];
 
-  const sql = (text: string, params: unknown[] = []) => platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+  const sql = (text: string, params: unknown[] = []) =>
+    platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
   const mediaCount = async () => (await sql('select count(*)::int as n from social.media_file'))[0].n as number;
 
   /** Runs the browser's part of a connect: our connect URL, the platform's page, our callback. */
@@ -83,13 +84,17 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(location.searchParams.get('code_challenge_method')).toBe('S256');
       expect(location.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
       expect(location.searchParams.get('state')!.length).toBeGreaterThanOrEqual(32);
-      expect(location.searchParams.get('redirect_uri')).toBe(`${base.replace('localhost', '127.0.0.1')}/api/integrations/mastodon/callback`);
+      expect(location.searchParams.get('redirect_uri')).toBe(
+        `${base.replace('localhost', '127.0.0.1')}/api/integrations/mastodon/callback`,
+      );
     });
 
     it('connects Mastodon: exchanges the code with the verifier, stores tokens sealed, redirects to the web app', async () => {
       const { callback } = await connect('mastodon', alice);
       expect(callback.status).toBe(302);
-      expect(callback.headers.get('location')).toBe('http://web.test/app/integrations?platform=mastodon&status=connected');
+      expect(callback.headers.get('location')).toBe(
+        'http://web.test/app/integrations?platform=mastodon&status=connected',
+      );
       const exchange = mastodon.tokenRequests.at(-1)!;
       expect(exchange.grant_type).toBe('authorization_code');
       expect(exchange.code_verifier).toMatch(/^[\w-]{43,128}$/);
@@ -98,7 +103,12 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(list.status).toBe(200);
       expect(list.body.available).toEqual(['mastodon', 'x']);
       expect(list.body.data).toHaveLength(1);
-      expect(list.body.data[0]).toMatchObject({ platform: 'mastodon', status: 'connected', accountId: '109', accountName: 'alice' });
+      expect(list.body.data[0]).toMatchObject({
+        platform: 'mastodon',
+        status: 'connected',
+        accountId: '109',
+        accountName: 'alice',
+      });
       expect(JSON.stringify(list.body)).not.toMatch(/at-[0-9a-f]{32}/);
 
       const [row] = await sql('select access_token_sealed from social.integration where owner_id = ?', ['alice']);
@@ -115,7 +125,9 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const xIntegration = list.body.data.find((i: { platform: string }) => i.platform === 'x');
       expect(xIntegration).toMatchObject({ accountName: 'alice_x', status: 'connected' });
       expect(new Date(xIntegration.tokenExpiresAt).getTime()).toBeGreaterThan(Date.now() + 7000_000);
-      const [row] = await sql(`select refresh_token_sealed from social.integration where owner_id = 'alice' and platform = 'x'`);
+      const [row] = await sql(
+        `select refresh_token_sealed from social.integration where owner_id = 'alice' and platform = 'x'`,
+      );
       expect(row.refresh_token_sealed).toMatch(/^v1\./);
     });
 
@@ -142,7 +154,9 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it('refuses an expired state', async () => {
       const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, bob);
       const authorize = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-      await sql(`update social.oauth_state set expires_at = now() - interval '1 second' where owner_id = 'bob' and used_at is null`);
+      await sql(
+        `update social.oauth_state set expires_at = now() - interval '1 second' where owner_id = 'bob' and used_at is null`,
+      );
       const late = await rest('GET', authorize.headers.get('location')!);
       expect(late.status).toBe(400);
       expect(late.body.errors).toEqual([{ field: 'state', message: 'has expired; start connecting again' }]);
@@ -153,11 +167,20 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       // service sends B's verifier, and the platform refuses it.
       const a = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
       const b = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
-      const codeForA = new URL((await fetch(a.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
+      const codeForA = new URL(
+        (await fetch(a.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!,
+      ).searchParams.get('code')!;
       const stateB = new URL(b.headers.get('location')!).searchParams.get('state')!;
-      const callback = await rest('GET', `${base}/api/integrations/x/callback?code=${codeForA}&state=${encodeURIComponent(stateB)}`, undefined, browserOf(b));
+      const callback = await rest(
+        'GET',
+        `${base}/api/integrations/x/callback?code=${codeForA}&state=${encodeURIComponent(stateB)}`,
+        undefined,
+        browserOf(b),
+      );
       expect(callback.status).toBe(302);
-      expect(callback.headers.get('location')).toBe('http://web.test/app/integrations?platform=x&status=error&error=exchange_failed');
+      expect(callback.headers.get('location')).toBe(
+        'http://web.test/app/integrations?platform=x&status=error&error=exchange_failed',
+      );
       expect(x.tokenRequests.at(-1)!.grant_type).toBe('authorization_code');
       const rows = await sql(`select platform from social.integration where owner_id = 'bob'`);
       expect(rows.map((r) => r.platform)).toEqual(['mastodon']);
@@ -166,7 +189,10 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it('refuses a state used on another platform than it was issued for', async () => {
       const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, bob);
       const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
-      const wrong = await rest('GET', `${base}/api/integrations/x/callback?code=abc&state=${encodeURIComponent(state)}`);
+      const wrong = await rest(
+        'GET',
+        `${base}/api/integrations/x/callback?code=abc&state=${encodeURIComponent(state)}`,
+      );
       expect(wrong.status).toBe(400);
       expect(wrong.body.errors[0].field).toBe('state');
     });
@@ -193,7 +219,10 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     });
 
     it('serves the same integrations through the gateway, with no token anywhere in the schema', async () => {
-      const answer = await graphql<{ integrations: Array<{ platform: string; status: string }>; integrationPlatforms: string[] }>(
+      const answer = await graphql<{
+        integrations: Array<{ platform: string; status: string }>;
+        integrationPlatforms: string[];
+      }>(
         platform.urls.gateway,
         'query { integrations { platform status accountName } integrationPlatforms }',
         {},
@@ -201,8 +230,15 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       );
       expect(answer.body.errors).toBeUndefined();
       expect(answer.body.data!.integrations.map((i) => i.platform)).toEqual(['mastodon', 'x']);
-      const type = await graphql<{ __type: { fields: Array<{ name: string }> } }>(platform.urls.gateway, '{ __type(name: "Integration") { fields { name } } }');
-      expect(type.body.data!.__type.fields.map((f) => f.name).filter((name) => /token(?!ExpiresAt)|sealed|secret/i.test(name))).toEqual([]);
+      const type = await graphql<{ __type: { fields: Array<{ name: string }> } }>(
+        platform.urls.gateway,
+        '{ __type(name: "Integration") { fields { name } } }',
+      );
+      expect(
+        type.body
+          .data!.__type.fields.map((f) => f.name)
+          .filter((name) => /token(?!ExpiresAt)|sealed|secret/i.test(name)),
+      ).toEqual([]);
       const anonymous = await graphql(platform.urls.gateway, 'query { integrations { platform } }');
       expect(anonymous.body.errors![0].extensions!.code).toBe('UNAUTHENTICATED');
     });
@@ -210,10 +246,19 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it('sends the browser back with an error when the user declines, storing nothing', async () => {
       const start = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
       const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
-      const declined = await rest('GET', `${base}/api/integrations/x/callback?error=access_denied&state=${encodeURIComponent(state)}`);
+      const declined = await rest(
+        'GET',
+        `${base}/api/integrations/x/callback?error=access_denied&state=${encodeURIComponent(state)}`,
+      );
       expect(declined.status).toBe(302);
-      expect(declined.headers.get('location')).toBe('http://web.test/app/integrations?platform=x&status=error&error=access_denied');
-      expect((await rest('GET', `${base}/api/integrations`, undefined, bob)).body.data.map((i: { platform: string }) => i.platform)).toEqual(['mastodon']);
+      expect(declined.headers.get('location')).toBe(
+        'http://web.test/app/integrations?platform=x&status=error&error=access_denied',
+      );
+      expect(
+        (await rest('GET', `${base}/api/integrations`, undefined, bob)).body.data.map(
+          (i: { platform: string }) => i.platform,
+        ),
+      ).toEqual(['mastodon']);
     });
   });
 
@@ -237,7 +282,14 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const list = await rest('GET', `${base}/api/media`, undefined, alice);
       expect(list.status).toBe(200);
       expect(list.body).toMatchObject({ page: 1, limit: 20, total: 1 });
-      expect(list.body.data[0]).toMatchObject({ id: grant.body.id, filename: 'cat.png', contentType: 'image/png', size: TINY_PNG.length, status: 'ready', source: 'upload' });
+      expect(list.body.data[0]).toMatchObject({
+        id: grant.body.id,
+        filename: 'cat.png',
+        contentType: 'image/png',
+        size: TINY_PNG.length,
+        status: 'ready',
+        source: 'upload',
+      });
       const bytes = Buffer.from(await (await fetch(list.body.data[0].url)).arrayBuffer());
       expect(bytes.equals(TINY_PNG)).toBe(true);
       // Not Bob's.
@@ -253,7 +305,12 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const forgedUrl = grant.body.uploadUrl.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
       expect((await put(forgedUrl, TINY_PNG)).status).toBe(403);
       const storage = runtimeOf(platform).media.storage;
-      const expired = await storage.presignPut(`media/${grant.body.id}`, { contentType: 'image/png', size: TINY_PNG.length, expiresInSeconds: -1, baseUrl: base });
+      const expired = await storage.presignPut(`media/${grant.body.id}`, {
+        contentType: 'image/png',
+        size: TINY_PNG.length,
+        expiresInSeconds: -1,
+        baseUrl: base,
+      });
       const refused = await put(expired.url, TINY_PNG);
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { detail: string }).detail).toMatch(/expired/);
@@ -281,7 +338,13 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     });
 
     it('lists media as a cursor connection through the gateway', async () => {
-      const answer = await graphql<{ media: { totalCount: number; nodes: Array<{ filename: string; url: string }>; pageInfo: { hasNextPage: boolean } } }>(
+      const answer = await graphql<{
+        media: {
+          totalCount: number;
+          nodes: Array<{ filename: string; url: string }>;
+          pageInfo: { hasNextPage: boolean };
+        };
+      }>(
         platform.urls.gateway,
         'query { media(first: 1) { totalCount nodes { filename url } pageInfo { hasNextPage } } }',
         {},
@@ -306,7 +369,9 @@ describe('social reach: integrations, media, AI images, publisher', () => {
         statements.length = 0;
         const response = await rest('GET', `${base}/api/media?limit=50`, undefined, frank);
         expect(response.status).toBe(200);
-        return statements.map((s) => stripVTControlCharacters(s)).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
+        return statements
+          .map((s) => stripVTControlCharacters(s))
+          .filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
       };
       for (let i = 0; i < 2; i++) {
         const grant = await upload({ filename: `f${i}.png`, contentType: 'image/png', size: TINY_PNG.length }, frank);
@@ -326,7 +391,10 @@ describe('social reach: integrations, media, AI images, publisher', () => {
 
     it('lists a file only once its bytes arrived and were checked: a wrong type never gets listed', async () => {
       const gina = { authorization: `Bearer ${await platform.token('gina')}` };
-      const listed = async () => (await rest('GET', `${base}/api/media`, undefined, gina)).body.data.map((m: { id: string }) => m.id) as string[];
+      const listed = async () =>
+        (await rest('GET', `${base}/api/media`, undefined, gina)).body.data.map(
+          (m: { id: string }) => m.id,
+        ) as string[];
       const grant = await upload({ filename: 'real.png', contentType: 'image/png', size: TINY_PNG.length }, gina);
       expect(await listed()).toEqual([]);
       // A PDF (or anything) of the declared size, sent as image/png: the upload URL takes it, the commit does not.
@@ -342,7 +410,12 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(await storage.size(`staging/media/${fake.body.id}`)).toBeNull();
       expect(await storage.size(`media/${fake.body.id}`)).toBeNull();
       // Not by id either.
-      const one = await graphql<{ mediaFile: unknown }>(platform.urls.gateway, 'query ($id: ID!) { mediaFile(id: $id) { id } }', { id: fake.body.id }, gina);
+      const one = await graphql<{ mediaFile: unknown }>(
+        platform.urls.gateway,
+        'query ($id: ID!) { mediaFile(id: $id) { id } }',
+        { id: fake.body.id },
+        gina,
+      );
       expect(one.body.data!.mediaFile).toBeNull();
     });
 
@@ -357,7 +430,13 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const unread = await upload({ filename: 'unread.png', contentType: 'image/png', size: TINY_PNG.length }, hugo);
       await put(unread.body.uploadUrl, TINY_PNG);
       const ids = [never, wrong, listedOne, unread].map((grant) => grant.body.id as string);
-      const statuses = async () => Object.fromEntries((await sql('select id, status from social.media_file where id in (?, ?, ?, ?)', ids)).map((r) => [r.id, r.status]));
+      const statuses = async () =>
+        Object.fromEntries(
+          (await sql('select id, status from social.media_file where id in (?, ?, ?, ?)', ids)).map((r) => [
+            r.id,
+            r.status,
+          ]),
+        );
 
       const { orm } = platform.subgraphs.social;
       const media = runtimeOf(platform).media;
@@ -365,7 +444,10 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(Object.keys(await statuses())).toHaveLength(4);
       // Two processes sweeping at once: each upload is committed or dropped by one of them.
       const later = new Date(Date.now() + 3600_000);
-      const swept = await Promise.all([sweepMediaUploads(orm.em.fork(), media, later), sweepMediaUploads(orm.em.fork(), media, later)]);
+      const swept = await Promise.all([
+        sweepMediaUploads(orm.em.fork(), media, later),
+        sweepMediaUploads(orm.em.fork(), media, later),
+      ]);
       expect(swept[0] + swept[1]).toBeGreaterThanOrEqual(2);
       expect(await statuses()).toEqual({ [listedOne.body.id]: 'ready', [unread.body.id]: 'ready' });
       for (const id of [never.body.id, wrong.body.id]) {
@@ -382,8 +464,19 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it('generates an image through the OpenAI-compatible API and stores it as a media file', async () => {
       const response = await generate({ prompt: 'a lighthouse at dawn', size: '1024x1024' });
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ contentType: 'image/png', source: 'ai', prompt: 'a lighthouse at dawn', size: TINY_PNG.length, status: 'ready' });
-      expect(images.requests.at(-1)!.body).toMatchObject({ model: 'gpt-image-1', prompt: 'a lighthouse at dawn', size: '1024x1024', n: 1 });
+      expect(response.body).toMatchObject({
+        contentType: 'image/png',
+        source: 'ai',
+        prompt: 'a lighthouse at dawn',
+        size: TINY_PNG.length,
+        status: 'ready',
+      });
+      expect(images.requests.at(-1)!.body).toMatchObject({
+        model: 'gpt-image-1',
+        prompt: 'a lighthouse at dawn',
+        size: '1024x1024',
+        n: 1,
+      });
       const bytes = Buffer.from(await (await fetch(response.body.url)).arrayBuffer());
       expect(bytes.equals(TINY_PNG)).toBe(true);
       const list = await rest('GET', `${base}/api/media`, undefined, alice);
@@ -437,7 +530,9 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(limited.headers.get('content-type')).toContain('application/problem+json');
       // Someone else is not held back by Dave's use.
-      expect((await generate({ prompt: 'mine' }, { authorization: `Bearer ${await platform.token('gina')}` })).status).toBe(200);
+      expect(
+        (await generate({ prompt: 'mine' }, { authorization: `Bearer ${await platform.token('gina')}` })).status,
+      ).toBe(200);
     });
 
     it('needs media.write', async () => {
@@ -447,13 +542,25 @@ describe('social reach: integrations, media, AI images, publisher', () => {
   });
 
   describe('an API key limited to some brands', () => {
-    const gql = <Data = Record<string, any>>(query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
-      graphql<Data>(platform.urls.gateway, query, variables, headers);
-    const codeOf = (body: { errors?: Array<{ extensions?: Record<string, unknown> }> }) => body.errors?.[0]?.extensions?.code;
+    const gql = <Data = Record<string, any>>(
+      query: string,
+      variables: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => graphql<Data>(platform.urls.gateway, query, variables, headers);
+    const codeOf = (body: { errors?: Array<{ extensions?: Record<string, unknown> }> }) =>
+      body.errors?.[0]?.extensions?.code;
     const requestUpload = (input: Record<string, unknown>, headers: Record<string, string>) =>
-      gql('mutation ($input: MediaUploadInput!) { requestMediaUpload(input: $input) { id uploadUrl } }', { input: { filename: 'pic.png', contentType: 'image/png', size: TINY_PNG.length, ...input } }, headers);
+      gql(
+        'mutation ($input: MediaUploadInput!) { requestMediaUpload(input: $input) { id uploadUrl } }',
+        { input: { filename: 'pic.png', contentType: 'image/png', size: TINY_PNG.length, ...input } },
+        headers,
+      );
     const listed = async (headers: Record<string, string>) =>
-      ((await gql<{ media: { nodes: Array<{ id: string }> } }>('{ media(first: 100) { nodes { id } } }', {}, headers)).body.data!.media.nodes.map((node) => node.id)).sort();
+      (
+        await gql<{ media: { nodes: Array<{ id: string }> } }>('{ media(first: 100) { nodes { id } } }', {}, headers)
+      ).body
+        .data!.media.nodes.map((node) => node.id)
+        .sort();
     let carol: Record<string, string>;
     let brandA: string;
     let brandB: string;
@@ -462,24 +569,39 @@ describe('social reach: integrations, media, AI images, publisher', () => {
 
     beforeAll(async () => {
       carol = { authorization: `Bearer ${await platform.token('carol')}` };
-      const brand = async (name: string) => (await gql('mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, carol)).body.data!.createBrand.id as string;
+      const brand = async (name: string) =>
+        (await gql('mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, carol)).body
+          .data!.createBrand.id as string;
       brandA = await brand('A');
       brandB = await brand('B');
-      for (const [file, brandId] of [['a', brandA], ['b', brandB], ['owner', null]] as const) {
+      for (const [file, brandId] of [
+        ['a', brandA],
+        ['b', brandB],
+        ['owner', null],
+      ] as const) {
         const grant = (await requestUpload({ brandId }, carol)).body.data!.requestMediaUpload;
-        const sent = await fetch(grant.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(TINY_PNG) });
+        const sent = await fetch(grant.uploadUrl, {
+          method: 'PUT',
+          headers: { 'content-type': 'image/png' },
+          body: new Uint8Array(TINY_PNG),
+        });
         expect(sent.status).toBe(200);
         files[file] = grant.id;
       }
       const scopes = ['media.read', 'media.write', 'integrations.read', 'integrations.write', `brand:${brandA}`];
-      const made = await gql('mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }', { input: { name: 'brand A only', scopes } }, carol);
+      const made = await gql(
+        'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }',
+        { input: { name: 'brand A only', scopes } },
+        carol,
+      );
       keyA = { 'x-api-key': made.body.data!.createApiKey.key };
     });
 
     it("lists and shows only its brands' media; the owner's bearer token sees them all", async () => {
       expect(await listed(keyA)).toEqual([files.a]);
       expect(await listed(carol)).toEqual([files.a, files.b, files.owner].sort());
-      const fileOf = async (id: string) => (await gql('query ($id: ID!) { mediaFile(id: $id) { id } }', { id }, keyA)).body.data!.mediaFile;
+      const fileOf = async (id: string) =>
+        (await gql('query ($id: ID!) { mediaFile(id: $id) { id } }', { id }, keyA)).body.data!.mediaFile;
       expect(await fileOf(files.a)).toEqual({ id: files.a });
       expect(await fileOf(files.b)).toBeNull();
       expect(await fileOf(files.owner)).toBeNull();
@@ -492,12 +614,18 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(codeOf(unnamed.body)).toBe('BAD_USER_INPUT');
       expect(JSON.stringify(unnamed.body.errors)).toContain('brandId');
       expect(await mediaCount()).toBe(before);
-      expect((await requestUpload({ brandId: brandA }, keyA)).body.data!.requestMediaUpload.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await requestUpload({ brandId: brandA }, keyA)).body.data!.requestMediaUpload.id).toMatch(
+        /^[0-9a-f-]{36}$/,
+      );
     });
 
-    it("generates images only into its brands", async () => {
+    it('generates images only into its brands', async () => {
       const generate = (brandId?: string) =>
-        gql('mutation ($input: GenerateImageInput!) { generateImage(input: $input) { id brandId } }', { input: { prompt: 'a red door', brandId } }, keyA);
+        gql(
+          'mutation ($input: GenerateImageInput!) { generateImage(input: $input) { id brandId } }',
+          { input: { prompt: 'a red door', brandId } },
+          keyA,
+        );
       const before = await mediaCount();
       const requests = images.requests.length;
       expect(codeOf((await generate(brandB)).body)).toBe('NOT_FOUND');
@@ -509,11 +637,23 @@ describe('social reach: integrations, media, AI images, publisher', () => {
 
     it("lists the owner's platform accounts but cannot connect one, which would serve every brand", async () => {
       expect((await gql('{ integrations { platform } }', {}, keyA)).body.data).toEqual({ integrations: [] });
-      const start = await gql('mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }', {}, keyA);
+      const start = await gql(
+        'mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
+        {},
+        keyA,
+      );
       expect(codeOf(start.body)).toBe('FORBIDDEN');
-      const everyBrand = await gql('mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }', { input: { name: 'all brands', scopes: ['integrations.write'] } }, carol);
+      const everyBrand = await gql(
+        'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }',
+        { input: { name: 'all brands', scopes: ['integrations.write'] } },
+        carol,
+      );
       const withEveryBrand = { 'x-api-key': everyBrand.body.data!.createApiKey.key as string };
-      const allowed = await gql('mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }', {}, withEveryBrand);
+      const allowed = await gql(
+        'mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
+        {},
+        withEveryBrand,
+      );
       expect(allowed.body.data!.startIntegrationConnect.authorizeUrl).toContain(mastodon.url);
     });
   });
@@ -526,7 +666,8 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(response.body.status).toBe('queued');
       return response.body as { id: string };
     };
-    const item = async (id: string, headers = alice) => (await rest('GET', `${base}/api/content-ops/items/${id}`, undefined, headers)).body;
+    const item = async (id: string, headers = alice) =>
+      (await rest('GET', `${base}/api/content-ops/items/${id}`, undefined, headers)).body;
     const settled = (id: string, headers = alice) =>
       until(async () => {
         const current = await item(id, headers);
@@ -543,13 +684,24 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const done = await settled(post.id);
       expect(done.status).toBe('published');
       expect(new Date(done.publishedAt).getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime());
-      expect(mastodon.posts.find((p) => p.text === text)!.at.getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime());
+      expect(mastodon.posts.find((p) => p.text === text)!.at.getTime()).toBeGreaterThanOrEqual(
+        new Date(scheduledAt).getTime(),
+      );
       const byPlatform = Object.fromEntries(done.attempts.map((a: { platform: string }) => [a.platform, a]));
-      expect(byPlatform.mastodon).toMatchObject({ status: 'succeeded', platformPostId: expect.any(String), error: null });
+      expect(byPlatform.mastodon).toMatchObject({
+        status: 'succeeded',
+        platformPostId: expect.any(String),
+        error: null,
+      });
       expect(byPlatform.mastodon.url).toBe(`${mastodon.url}/@alice/${byPlatform.mastodon.platformPostId}`);
-      expect(byPlatform.x).toMatchObject({ status: 'succeeded', url: `https://x.com/alice_x/status/${byPlatform.x.platformPostId}` });
+      expect(byPlatform.x).toMatchObject({
+        status: 'succeeded',
+        url: `https://x.com/alice_x/status/${byPlatform.x.platformPostId}`,
+      });
       expect(mastodon.posts.find((p) => p.text === text)!.idempotencyKey).toBe(byPlatform.mastodon.id);
-      const types = (await rest('GET', `${base}/api/content-ops/events?contentId=${post.id}`, undefined, alice)).body.data.map((e: { type: string }) => e.type);
+      const types = (
+        await rest('GET', `${base}/api/content-ops/events?contentId=${post.id}`, undefined, alice)
+      ).body.data.map((e: { type: string }) => e.type);
       expect(types.filter((t: string) => t === 'published')).toHaveLength(2);
       expect(types).toContain('publishing');
       await sleep(2500);
@@ -559,7 +711,12 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it("attaches the post's media files: uploaded to the platform first, then referenced by the status", async () => {
       const media = (await rest('GET', `${base}/api/media?limit=1`, undefined, alice)).body.data[0];
       const text = `With a picture ${Date.now()}`;
-      const post = await createPost({ content: text, platforms: ['mastodon'], mediaIds: [media.id], scheduledAt: inSeconds(1) });
+      const post = await createPost({
+        content: text,
+        platforms: ['mastodon'],
+        mediaIds: [media.id],
+        scheduledAt: inSeconds(1),
+      });
       expect((await settled(post.id)).status).toBe('published');
       const status = mastodon.posts.find((p) => p.text === text)!;
       expect(status.mediaIds).toHaveLength(1);
@@ -582,17 +739,25 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(later.status).toBe('failed');
       expect(later.attempts).toHaveLength(1);
       expect(postedTexts(mastodon, text)).toBe(0);
-      const types = (await rest('GET', `${base}/api/content-ops/events?contentId=${post.id}`, undefined, alice)).body.data.map((e: { type: string }) => e.type);
+      const types = (
+        await rest('GET', `${base}/api/content-ops/events?contentId=${post.id}`, undefined, alice)
+      ).body.data.map((e: { type: string }) => e.type);
       expect(types).toContain('publish_failed');
     });
 
     it("stores the platform's error on failure (5xx, 429) and keeps the account connected", async () => {
       for (const mode of ['server-error', 'rate-limited'] as const) {
         mastodon.postMode = mode;
-        const post = await createPost({ content: `Failing ${mode}`, platforms: ['mastodon'], scheduledAt: inSeconds(1) });
+        const post = await createPost({
+          content: `Failing ${mode}`,
+          platforms: ['mastodon'],
+          scheduledAt: inSeconds(1),
+        });
         const done = await settled(post.id);
         expect(done.status).toBe('failed');
-        expect(done.attempts[0].error).toMatch(mode === 'server-error' ? /mastodon answered 500: Internal server error/ : /mastodon answered 429/);
+        expect(done.attempts[0].error).toMatch(
+          mode === 'server-error' ? /mastodon answered 500: Internal server error/ : /mastodon answered 429/,
+        );
       }
       mastodon.postMode = 'ok';
       const list = await rest('GET', `${base}/api/integrations`, undefined, alice);
@@ -616,7 +781,12 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const text = `Moved ${Date.now()}`;
       const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt: inSeconds(2) });
       const [oldJob] = await sql('select job_id from social.publish_job where post_id = ?', [post.id]);
-      const moved = await rest('POST', `${base}/api/content-ops/items/${post.id}/reschedule`, { scheduledAt: inSeconds(120) }, alice);
+      const moved = await rest(
+        'POST',
+        `${base}/api/content-ops/items/${post.id}/reschedule`,
+        { scheduledAt: inSeconds(120) },
+        alice,
+      );
       expect([moved.status, moved.body.detail]).toEqual([200, undefined]);
       const [state] = await sql('select state from social_jobs.job where id = ?', [oldJob.job_id]);
       expect(state.state).toBe('cancelled');
@@ -624,7 +794,12 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       expect(postedTexts(mastodon, text)).toBe(0);
       expect((await item(post.id)).status).toBe('queued');
 
-      const soon = await rest('POST', `${base}/api/content-ops/items/${post.id}/reschedule`, { scheduledAt: inSeconds(1) }, alice);
+      const soon = await rest(
+        'POST',
+        `${base}/api/content-ops/items/${post.id}/reschedule`,
+        { scheduledAt: inSeconds(1) },
+        alice,
+      );
       expect(soon.status).toBe(200);
       expect((await settled(post.id)).status).toBe('published');
       expect(postedTexts(mastodon, text)).toBe(1);
@@ -643,7 +818,10 @@ describe('social reach: integrations, media, AI images, publisher', () => {
 
     it('a post to a platform without a connected account fails with that reason', async () => {
       const henry = { authorization: `Bearer ${await platform.token('henry')}` };
-      const post = await createPost({ content: 'nobody connected', platforms: ['mastodon'], scheduledAt: inSeconds(1) }, henry);
+      const post = await createPost(
+        { content: 'nobody connected', platforms: ['mastodon'], scheduledAt: inSeconds(1) },
+        henry,
+      );
       const done = await settled(post.id, henry);
       expect(done.status).toBe('failed');
       expect(done.attempts[0].error).toMatch(/no mastodon account is connected/);
@@ -656,7 +834,10 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       mastodon.postMode = 'ok';
       expect(done.status).toBe('failed');
       const list = await rest('GET', `${base}/api/integrations`, undefined, bob);
-      expect(list.body.data.find((i: { platform: string }) => i.platform === 'mastodon')).toMatchObject({ status: 'needs_reconnect', lastError: expect.stringMatching(/401/) });
+      expect(list.body.data.find((i: { platform: string }) => i.platform === 'mastodon')).toMatchObject({
+        status: 'needs_reconnect',
+        lastError: expect.stringMatching(/401/),
+      });
     });
 
     it('renews tokens before they expire: transient failures wait, a missing refresh token keeps the old one, a refusal disconnects', async () => {
@@ -668,13 +849,19 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const tokens = () => new PlatformTokenService(platform.subgraphs.social.orm.em.fork(), clients);
       const refreshRequests = () => x.tokenRequests.filter((r) => r.grant_type === 'refresh_token');
       const erinRow = async () => (await sql(`select * from social.integration where owner_id = 'erin'`))[0];
-      const firstRefreshToken = clients.cipher.open((await erinRow()).refresh_token_sealed, `integration:${(await erinRow()).id}:refresh`);
+      const firstRefreshToken = clients.cipher.open(
+        (await erinRow()).refresh_token_sealed,
+        `integration:${(await erinRow()).id}:refresh`,
+      );
 
       // A 503 from the token endpoint: still connected, the reason noted, the token still used while valid.
       x.refreshMode = 'server-error';
       const outcome = await tokens().refreshDue();
       expect(outcome.deferred).toBeGreaterThanOrEqual(1);
-      expect(await erinRow()).toMatchObject({ status: 'connected', last_error: expect.stringMatching(/will be retried.*503/) });
+      expect(await erinRow()).toMatchObject({
+        status: 'connected',
+        last_error: expect.stringMatching(/will be retried.*503/),
+      });
       const text = `Token still fine ${Date.now()}`;
       const post = await createPost({ content: text, platforms: ['x'], scheduledAt: inSeconds(1) }, erin);
       expect((await settled(post.id, erin)).status).toBe('published');
@@ -710,7 +897,13 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       const post = await createPost({ content: text, platforms: ['mastodon'], scheduledAt });
       const runtime = runtimeOf(platform);
       const tools = { ...runtime.integrations, storage: runtime.media.storage };
-      const publisher = () => new PublisherService(platform.subgraphs.social.orm.em.fork(), tools, runtime.queue, createLogger(platform.config));
+      const publisher = () =>
+        new PublisherService(
+          platform.subgraphs.social.orm.em.fork(),
+          tools,
+          runtime.queue,
+          createLogger(platform.config),
+        );
       const job = { postId: post.id, scheduledAt };
       const outcomes = await Promise.all([publisher().run(job), publisher().run(job)]);
       expect(outcomes.sort()).toEqual(['published', 'skipped']);
@@ -729,11 +922,15 @@ describe('social reach: integrations, media, AI images, publisher', () => {
         const texts = Array.from({ length: 8 }, (_, i) => `Crowd ${i} ${Date.now()}`);
         const at = inSeconds(2);
         const posts = [];
-        for (const text of texts) posts.push(await createPost({ content: text, platforms: ['mastodon'], scheduledAt: at }));
+        for (const text of texts)
+          posts.push(await createPost({ content: text, platforms: ['mastodon'], scheduledAt: at }));
         for (const post of posts) expect((await settled(post.id)).status).toBe('published');
         await sleep(2000);
         expect(texts.map((text) => postedTexts(mastodon, text))).toEqual(texts.map(() => 1));
-        const attempts = await sql('select post_id, count(*)::int as n from social.publish_attempt where post_id in (?) group by post_id', [posts.map((p) => p.id)]);
+        const attempts = await sql(
+          'select post_id, count(*)::int as n from social.publish_attempt where post_id in (?) group by post_id',
+          [posts.map((p) => p.id)],
+        );
         expect(attempts.map((a) => a.n)).toEqual(posts.map(() => 1));
       } finally {
         await second.close();
@@ -742,7 +939,8 @@ describe('social reach: integrations, media, AI images, publisher', () => {
 
     it('counts every publish call by platform and outcome (publish_outcomes_total)', async () => {
       const { values } = await publishOutcomes.get();
-      const count = (platform: string, outcome: string) => values.find((value) => value.labels.platform === platform && value.labels.outcome === outcome)?.value ?? 0;
+      const count = (platform: string, outcome: string) =>
+        values.find((value) => value.labels.platform === platform && value.labels.outcome === outcome)?.value ?? 0;
       expect(count('mastodon', 'succeeded')).toBeGreaterThan(0);
       expect(count('x', 'failed')).toBeGreaterThan(0);
       expect(new Set(values.map((value) => value.labels.platform))).toEqual(new Set(['mastodon', 'x']));

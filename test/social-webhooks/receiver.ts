@@ -29,7 +29,9 @@ export class Receiver {
       const plan = [...this.plans.entries()].find(([key]) => body.includes(key))?.[1];
       const behaviour = plan?.shift() ?? 200;
       if (behaviour === 'hang') return;
-      res.writeHead(behaviour, { 'content-type': 'text/plain' }).end(behaviour >= 300 && behaviour < 400 ? '' : `answer ${behaviour} ${'x'.repeat(10_000)}`);
+      res
+        .writeHead(behaviour, { 'content-type': 'text/plain' })
+        .end(behaviour >= 300 && behaviour < 400 ? '' : `answer ${behaviour} ${'x'.repeat(10_000)}`);
     });
   });
   url = '';

@@ -19,15 +19,29 @@ describe('social review links', () => {
   let brandId: string;
   const receiver = new Receiver();
 
-  const sql = (text: string, params: unknown[] = []) => platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+  const sql = (text: string, params: unknown[] = []) =>
+    platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
   const ok = async (query: string, variables: Record<string, unknown> = {}, headers = alice) => {
     const { body } = await graphql<Record<string, any>>(platform.urls.gateway, query, variables, headers);
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data!;
   };
   const suggestion = async (content: string, extra: Record<string, unknown> = {}, brand = brandId) =>
-    (await rest('POST', `${base}/api/posts`, { content, status: 'suggested', brandId: brand, platforms: ['mastodon'], ...extra }, alice)).body as { id: string };
-  const link = async (postId: string, hours?: number, headers = alice) => (await ok(CREATE_LINK, { postId, hours }, headers)).createReviewLink as { id: string; url: string; token: string; expiresAt: string };
+    (
+      await rest(
+        'POST',
+        `${base}/api/posts`,
+        { content, status: 'suggested', brandId: brand, platforms: ['mastodon'], ...extra },
+        alice,
+      )
+    ).body as { id: string };
+  const link = async (postId: string, hours?: number, headers = alice) =>
+    (await ok(CREATE_LINK, { postId, hours }, headers)).createReviewLink as {
+      id: string;
+      url: string;
+      token: string;
+      expiresAt: string;
+    };
 
   beforeAll(async () => {
     await receiver.start();
@@ -75,8 +89,17 @@ describe('social review links', () => {
     expect(approved.status).toBe(200);
     // As the owner's approve: a scheduled suggestion joins the queue.
     expect(approved.body.status).toBe('queued');
-    const events = await rest('GET', `${base}/api/content-ops/events?contentId=${post.id}&type=approved`, undefined, alice);
-    expect(events.body.data[0]).toMatchObject({ type: 'approved', actor: { type: 'review_link', id: created.id }, after: { reviewComment: 'Looks great', status: 'queued' } });
+    const events = await rest(
+      'GET',
+      `${base}/api/content-ops/events?contentId=${post.id}&type=approved`,
+      undefined,
+      alice,
+    );
+    expect(events.body.data[0]).toMatchObject({
+      type: 'approved',
+      actor: { type: 'review_link', id: created.id },
+      after: { reviewComment: 'Looks great', status: 'queued' },
+    });
 
     const [told] = await until(async () => {
       const found = receiver.of('post.approved', post.id);
@@ -84,7 +107,12 @@ describe('social review links', () => {
     });
     expect(new StandardWebhook(secret).verify(told.body, told.headers)).toMatchObject({
       type: 'post.approved',
-      data: { postId: post.id, status: 'queued', comment: 'Looks great', actor: { type: 'review_link', id: created.id } },
+      data: {
+        postId: post.id,
+        status: 'queued',
+        comment: 'Looks great',
+        actor: { type: 'review_link', id: created.id },
+      },
     });
 
     // A decision is final: the link still shows the post, but approving or rejecting again is 409.
@@ -122,15 +150,22 @@ describe('social review links', () => {
     expect(revoked.revokeReviewLink.revokedAt).not.toBeNull();
     expect((await rest('POST', `${base}/api/review/${revoking.token}/approve`, {})).status).toBe(410);
     // Nothing changed.
-    expect((await rest('GET', `${base}/api/content-ops/items/${post.id}`, undefined, alice)).body.status).toBe('suggested');
+    expect((await rest('GET', `${base}/api/content-ops/items/${post.id}`, undefined, alice)).body.status).toBe(
+      'suggested',
+    );
 
     const tooLong = await graphql(platform.urls.gateway, CREATE_LINK, { postId: post.id, hours: 721 }, alice);
-    expect(tooLong.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'expiresInHours' }] });
+    expect(tooLong.body.errors?.[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: [{ field: 'expiresInHours' }],
+    });
     const fresh = await link(post.id);
     const badComment = await rest('POST', `${base}/api/review/${fresh.token}/approve`, { comment: 42 });
     expect(badComment.status).toBe(400);
     expect(badComment.body.errors?.[0]?.field).toBe('comment');
-    expect((await rest('GET', `${base}/api/content-ops/items/${post.id}`, undefined, alice)).body.status).toBe('suggested');
+    expect((await rest('GET', `${base}/api/content-ops/items/${post.id}`, undefined, alice)).body.status).toBe(
+      'suggested',
+    );
   });
 
   it('makes links only for suggestions inside the caller’s reach, with suggestions.write', async () => {
@@ -146,17 +181,28 @@ describe('social review links', () => {
     const keyed = { 'x-api-key': createApiKey.key };
     const refused = await graphql(platform.urls.gateway, CREATE_LINK, { postId: foreign.id }, keyed);
     expect(refused.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
-    expect((await sql('select count(*)::int as n from social.review_link where post_id = ?', [foreign.id]))[0].n).toBe(0);
-    const inReach = await graphql<{ createReviewLink: { token: string } }>(platform.urls.gateway, CREATE_LINK, { postId: (await suggestion('own brand')).id }, keyed);
+    expect((await sql('select count(*)::int as n from social.review_link where post_id = ?', [foreign.id]))[0].n).toBe(
+      0,
+    );
+    const inReach = await graphql<{ createReviewLink: { token: string } }>(
+      platform.urls.gateway,
+      CREATE_LINK,
+      { postId: (await suggestion('own brand')).id },
+      keyed,
+    );
     expect(inReach.body.data?.createReviewLink.token).toBeTruthy();
 
     const reader = { authorization: `Bearer ${await platform.token('alice', ['suggestions.read'])}` };
-    expect((await graphql(platform.urls.gateway, CREATE_LINK, { postId: foreign.id }, reader)).body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    expect(
+      (await graphql(platform.urls.gateway, CREATE_LINK, { postId: foreign.id }, reader)).body.errors?.[0].extensions
+        ?.code,
+    ).toBe('FORBIDDEN');
   });
 
   it('limits the public routes per client', async () => {
     let last = 0;
-    for (let i = 0; i < 70 && last !== 429; i += 1) last = (await rest('GET', `${base}/api/review/unknown-${i}`)).status;
+    for (let i = 0; i < 70 && last !== 429; i += 1)
+      last = (await rest('GET', `${base}/api/review/unknown-${i}`)).status;
     expect(last).toBe(429);
   });
 });

@@ -15,8 +15,21 @@ const snapshot = (status: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function auditEvent(type: ContentEventType, before: Record<string, unknown> | null, after: Record<string, unknown> | null): ContentEvent {
-  return Object.assign(new ContentEvent(), { type, before, after, contentId: 'p1', brandId: 'b1', ownerId: 'o1', actorType: ActorType.system, actorId: 'publisher' });
+function auditEvent(
+  type: ContentEventType,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+): ContentEvent {
+  return Object.assign(new ContentEvent(), {
+    type,
+    before,
+    after,
+    contentId: 'p1',
+    brandId: 'b1',
+    ownerId: 'o1',
+    actorType: ActorType.system,
+    actorId: 'publisher',
+  });
 }
 
 /** Which webhook events each audit event stands for, and what their data says. */
@@ -40,18 +53,40 @@ describe('webhook events of audit events', () => {
       [ContentEventType.publish_failed, 'publishing', 'failed', ['post.failed']],
     ];
     for (const [type, from, to, expected] of cases) {
-      expect([type, from, to, webhookTypesOf(auditEvent(type, from ? snapshot(from) : null, to ? snapshot(to) : null))]).toEqual([type, from, to, expected]);
+      expect([
+        type,
+        from,
+        to,
+        webhookTypesOf(auditEvent(type, from ? snapshot(from) : null, to ? snapshot(to) : null)),
+      ]).toEqual([type, from, to, expected]);
     }
   });
 
   it('tells a failed platform with its error, and a deletion as status deleted', () => {
-    const row = Object.assign(new WebhookOutbox(), { source: 'content_event', sourceId: 'e1', ownerId: 'o1', brandId: 'b1', occurredAt: new Date() });
-    const failed = auditEvent(ContentEventType.publish_failed, snapshot('publishing'), snapshot('failed', { platform: 'x', error: 'the x API answered 403', url: null }));
+    const row = Object.assign(new WebhookOutbox(), {
+      source: 'content_event',
+      sourceId: 'e1',
+      ownerId: 'o1',
+      brandId: 'b1',
+      occurredAt: new Date(),
+    });
+    const failed = auditEvent(
+      ContentEventType.publish_failed,
+      snapshot('publishing'),
+      snapshot('failed', { platform: 'x', error: 'the x API answered 403', url: null }),
+    );
     expect(eventsOfOutbox(row, failed)).toEqual([
       expect.objectContaining({
         type: 'post.failed',
         brandId: 'b1',
-        data: expect.objectContaining({ postId: 'p1', brandId: 'b1', status: 'failed', platform: 'x', error: 'the x API answered 403', actor: { type: 'system', id: 'publisher' } }),
+        data: expect.objectContaining({
+          postId: 'p1',
+          brandId: 'b1',
+          status: 'failed',
+          platform: 'x',
+          error: 'the x API answered 403',
+          actor: { type: 'system', id: 'publisher' },
+        }),
       }),
     ]);
     const deleted = auditEvent(ContentEventType.deleted, snapshot('draft'), null);

@@ -34,24 +34,39 @@ describe('social webhooks', () => {
   const receiver = new Receiver();
 
   const settings = () => platform.subgraphs.social.runtime.webhooks;
-  const sql = (text: string, params: unknown[] = []) => platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+  const sql = (text: string, params: unknown[] = []) =>
+    platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
   const gql = async <T = Record<string, any>>(query: string, variables: Record<string, unknown>, headers = alice) => {
     const { body } = await graphql<T>(gateway, query, variables, headers);
     return body;
   };
-  const ok = async <T = Record<string, any>>(query: string, variables: Record<string, unknown> = {}, headers = alice): Promise<T> => {
+  const ok = async <T = Record<string, any>>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers = alice,
+  ): Promise<T> => {
     const body = await gql<T>(query, variables, headers);
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data!;
   };
-  const brand = async (name: string, headers = alice) => (await ok(`mutation ($input: BrandInput!) { createBrand(input: $input) { id } }`, { input: { name } }, headers)).createBrand.id as string;
+  const brand = async (name: string, headers = alice) =>
+    (await ok(`mutation ($input: BrandInput!) { createBrand(input: $input) { id } }`, { input: { name } }, headers))
+      .createBrand.id as string;
   let mainBrand: string;
   const post = async (input: Record<string, unknown>, headers = alice) =>
-    (await ok(CREATE_POST, { input: { brandId: mainBrand, ...input } }, headers)).createPost as { id: string; brandId: string };
+    (await ok(CREATE_POST, { input: { brandId: mainBrand, ...input } }, headers)).createPost as {
+      id: string;
+      brandId: string;
+    };
   const webhook = async (input: Record<string, unknown>, headers = alice) =>
-    (await ok(CREATE_WEBHOOK, { input: { url: receiver.url, ...input } }, headers)).createWebhook as { secret: string; webhook: { id: string; brandIds: string[] | null } };
-  const deliveries = async (webhookId: string) => (await ok(DELIVERIES, { webhookId })).webhookDeliveries.nodes as Array<Record<string, any>>;
-  const verify = (secret: string, request: { body: string; headers: Record<string, string> }) => new StandardWebhook(secret).verify(request.body, request.headers);
+    (await ok(CREATE_WEBHOOK, { input: { url: receiver.url, ...input } }, headers)).createWebhook as {
+      secret: string;
+      webhook: { id: string; brandIds: string[] | null };
+    };
+  const deliveries = async (webhookId: string) =>
+    (await ok(DELIVERIES, { webhookId })).webhookDeliveries.nodes as Array<Record<string, any>>;
+  const verify = (secret: string, request: { body: string; headers: Record<string, string> }) =>
+    new StandardWebhook(secret).verify(request.body, request.headers);
 
   beforeAll(async () => {
     await receiver.start();
@@ -71,10 +86,17 @@ describe('social webhooks', () => {
   it('makes a webhook whose secret is shown once and stored sealed', async () => {
     const created = await webhook({ events: ['post.created'], description: 'crm' });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(created.webhook).toMatchObject({ url: `${receiver.url}/`, events: ['post.created'], brandIds: null, enabled: true });
+    expect(created.webhook).toMatchObject({
+      url: `${receiver.url}/`,
+      events: ['post.created'],
+      brandIds: null,
+      enabled: true,
+    });
     const listed = await ok('{ webhooks { id url description } }');
     expect(JSON.stringify(listed)).not.toContain(created.secret);
-    expect(listed.webhooks.find((w: { id: string }) => w.id === created.webhook.id)).toMatchObject({ description: 'crm' });
+    expect(listed.webhooks.find((w: { id: string }) => w.id === created.webhook.id)).toMatchObject({
+      description: 'crm',
+    });
     const [row] = await sql('select secret_sealed from social.webhook where id = ?', [created.webhook.id]);
     expect(row.secret_sealed).toMatch(/^v1\./);
     expect(row.secret_sealed).not.toContain(created.secret.slice(6, 20));
@@ -87,7 +109,10 @@ describe('social webhooks', () => {
     const badUrl = await gql(CREATE_WEBHOOK, { input: { url: 'ftp://example.com/x', events: ['post.created'] } });
     expect(badUrl.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'url' }] });
     const reader = { authorization: `Bearer ${await platform.token('alice', ['settings.read'])}` };
-    expect((await gql(CREATE_WEBHOOK, { input: { url: receiver.url, events: ['post.created'] } }, reader)).errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    expect(
+      (await gql(CREATE_WEBHOOK, { input: { url: receiver.url, events: ['post.created'] } }, reader)).errors?.[0]
+        .extensions?.code,
+    ).toBe('FORBIDDEN');
     expect((await gql('{ webhooks { id } }', {}, reader)).errors).toBeUndefined();
     const poster = { authorization: `Bearer ${await platform.token('alice', ['posts.write'])}` };
     expect((await gql('{ webhooks { id } }', {}, poster)).errors?.[0].extensions?.code).toBe('FORBIDDEN');
@@ -102,7 +127,16 @@ describe('social webhooks', () => {
     expect(request.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     const body = verify(secret, request) as { type: string; timestamp: string; data: Record<string, unknown> };
-    expect(body).toMatchObject({ type: 'post.created', data: { postId: created.id, brandId: created.brandId, status: 'suggested', content: 'Hello webhooks', platforms: ['mastodon'] } });
+    expect(body).toMatchObject({
+      type: 'post.created',
+      data: {
+        postId: created.id,
+        brandId: created.brandId,
+        status: 'suggested',
+        content: 'Hello webhooks',
+        platforms: ['mastodon'],
+      },
+    });
     expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false);
     // A tampered body or a wrong secret does not verify.
     expect(() => verify(secret, { ...request, body: request.body.replace('Hello', 'Hullo') })).toThrow();
@@ -113,7 +147,11 @@ describe('social webhooks', () => {
     const bob = { authorization: `Bearer ${await platform.token('bob')}` };
     expect((await ok('{ webhooks { id } }', {}, bob)).webhooks).toEqual([]);
     expect((await gql(DELIVERIES, { webhookId: hook.id }, bob)).errors?.[0].extensions?.code).toBe('NOT_FOUND');
-    const foreignRedelivery = await gql('mutation ($id: ID!) { redeliverWebhookEvent(deliveryId: $id) { id } }', { id: attempts[0].id }, bob);
+    const foreignRedelivery = await gql(
+      'mutation ($id: ID!) { redeliverWebhookEvent(deliveryId: $id) { id } }',
+      { id: attempts[0].id },
+      bob,
+    );
     expect(foreignRedelivery.errors?.[0].extensions?.code).toBe('NOT_FOUND');
     expect(attempts[0]).toMatchObject({ attempt: 1, succeeded: true, statusCode: 200, error: null });
     // The answer is read up to a cap and only its start is kept.
@@ -126,9 +164,16 @@ describe('social webhooks', () => {
     const created = await post({ content: 'retry me' });
     receiver.plan(created.id, 500, 'hang', 503);
     const started = performance.now();
-    await ok('mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }', { id: created.id, input: { content: 'retry me now' } });
+    await ok('mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }', {
+      id: created.id,
+      input: { content: 'retry me now' },
+    });
     expect(performance.now() - started).toBeLessThan(1000);
-    const seen = await until(async () => (receiver.of('post.updated', created.id).length >= 4 ? receiver.of('post.updated', created.id) : null), 30_000);
+    const seen = await until(
+      async () =>
+        receiver.of('post.updated', created.id).length >= 4 ? receiver.of('post.updated', created.id) : null,
+      30_000,
+    );
     expect(new Set(seen.map((request) => request.headers['webhook-id'])).size).toBe(1);
     for (const request of seen) expect(verify(secret, request)).toMatchObject({ type: 'post.updated' });
     const attempts = await until(async () => {
@@ -163,7 +208,10 @@ describe('social webhooks', () => {
     const [message] = await sql('select status, attempts from social.webhook_message where webhook_id = ?', [hook.id]);
     expect(message).toMatchObject({ status: 'failed', attempts: 4 });
     const before = receiver.of('post.deleted', created.id);
-    const redelivered = await ok('mutation ($id: ID!) { redeliverWebhookEvent(deliveryId: $id) { id eventId type status } }', { id: attempts[0].id });
+    const redelivered = await ok(
+      'mutation ($id: ID!) { redeliverWebhookEvent(deliveryId: $id) { id eventId type status } }',
+      { id: attempts[0].id },
+    );
     expect(redelivered.redeliverWebhookEvent).toMatchObject({ type: 'post.deleted', eventId: attempts[0].eventId });
     await until(async () => receiver.of('post.deleted', created.id).length > before.length);
     expect(receiver.of('post.deleted', created.id).at(-1)!.headers['webhook-id']).toBe(before[0].headers['webhook-id']);
@@ -184,10 +232,21 @@ describe('social webhooks', () => {
       em.transactional(async (tx) => {
         Object.assign(doomed, { ownerId: 'alice', brandId, content: 'never happened', status: PostStatus.draft });
         tx.persist(doomed);
-        ContentEventService.record(tx, { post: doomed, type: ContentEventType.created, actor: { type: 'user' as never, id: 'alice' }, before: null });
+        ContentEventService.record(tx, {
+          post: doomed,
+          type: ContentEventType.created,
+          actor: { type: 'user' as never, id: 'alice' },
+          before: null,
+        });
         await tx.flush();
         // The audit event and its outbox row exist inside the transaction...
-        expect((await tx.getConnection().execute('select count(*)::int as n from social.webhook_outbox', [], 'all', tx.getTransactionContext()))[0].n).toBeGreaterThan(0);
+        expect(
+          (
+            await tx
+              .getConnection()
+              .execute('select count(*)::int as n from social.webhook_outbox', [], 'all', tx.getTransactionContext())
+          )[0].n,
+        ).toBeGreaterThan(0);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -195,7 +254,9 @@ describe('social webhooks', () => {
     await until(async () => receiver.of('post.created', committed.id).length > 0);
     await sleep(600);
     expect(receiver.of('post.created', doomed.id)).toHaveLength(0);
-    expect((await deliveries(hook.id)).every((attempt) => JSON.stringify(attempt).includes(doomed.id) === false)).toBe(true);
+    expect((await deliveries(hook.id)).every((attempt) => JSON.stringify(attempt).includes(doomed.id) === false)).toBe(
+      true,
+    );
     await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
   });
 
@@ -207,26 +268,39 @@ describe('social webhooks', () => {
     });
     const keyed = { 'x-api-key': createApiKey.key };
     const everyBrand = await webhook({ events: ['post.created'] });
-    const refused = await gql(CREATE_WEBHOOK, { input: { url: receiver.url, events: ['post.created'], brandIds: [other] } }, keyed);
+    const refused = await gql(
+      CREATE_WEBHOOK,
+      { input: { url: receiver.url, events: ['post.created'], brandIds: [other] } },
+      keyed,
+    );
     expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'brandIds' }] });
     const limited = await webhook({ events: ['post.created'] }, keyed);
     expect(limited.webhook.brandIds).toEqual([own]);
     const seenByKey = (await ok('{ webhooks { id } }', {}, keyed)).webhooks.map((w: { id: string }) => w.id);
     expect(seenByKey).toEqual([limited.webhook.id]);
-    expect((await gql('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: everyBrand.webhook.id }, keyed)).errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    expect(
+      (await gql('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: everyBrand.webhook.id }, keyed))
+        .errors?.[0].extensions?.code,
+    ).toBe('NOT_FOUND');
 
     const inOwn = await post({ content: 'own brand', brandId: own });
     const inOther = await post({ content: 'other brand', brandId: other });
-    await until(async () => receiver.of('post.created', inOther.id).length > 0 && receiver.of('post.created', inOwn.id).length >= 2);
+    await until(
+      async () =>
+        receiver.of('post.created', inOther.id).length > 0 && receiver.of('post.created', inOwn.id).length >= 2,
+    );
     await sleep(600);
     const toLimited = (await deliveries(limited.webhook.id)).map((a) => a.eventId);
-    const limitedIds = new Set(receiver.received.filter((r) => verifies(limited.secret, r)).map((r) => JSON.parse(r.body).data.postId));
+    const limitedIds = new Set(
+      receiver.received.filter((r) => verifies(limited.secret, r)).map((r) => JSON.parse(r.body).data.postId),
+    );
     expect(limitedIds).toEqual(new Set([inOwn.id]));
     expect(toLimited).toHaveLength(1);
-    for (const id of [everyBrand.webhook.id, limited.webhook.id]) await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id });
+    for (const id of [everyBrand.webhook.id, limited.webhook.id])
+      await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id });
   });
 
-  it('tells post.failed from the publisher, with the platform and the attempt\'s error', async () => {
+  it("tells post.failed from the publisher, with the platform and the attempt's error", async () => {
     const { secret, webhook: hook } = await webhook({ events: ['post.failed', 'post.published'] });
     const scheduledAt = new Date(Date.now() + 1500).toISOString();
     const queued = await post({ content: 'to nowhere', platforms: ['mastodon'], scheduledAt });
@@ -236,7 +310,13 @@ describe('social webhooks', () => {
     }, 30_000);
     expect(verify(secret, request)).toMatchObject({
       type: 'post.failed',
-      data: { postId: queued.id, status: 'failed', platform: 'mastodon', error: expect.stringContaining('no mastodon account is connected'), actor: { type: 'system', id: 'publisher' } },
+      data: {
+        postId: queued.id,
+        status: 'failed',
+        platform: 'mastodon',
+        error: expect.stringContaining('no mastodon account is connected'),
+        actor: { type: 'system', id: 'publisher' },
+      },
     });
     expect(receiver.of('post.published', queued.id)).toHaveLength(0);
     await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
@@ -245,14 +325,21 @@ describe('social webhooks', () => {
   it('tells integration.needs_reconnect to webhooks of every brand', async () => {
     const { secret } = await webhook({ events: ['integration.needs_reconnect'] });
     const id = '00000000-0000-4000-8000-00000000a11c';
-    await sql(`insert into social.integration (id, owner_id, platform, status, account_id, account_name, access_token_sealed)
-      values (?, 'alice', 'mastodon', 'connected', '1', 'alice', 'v1.x.y.z')`, [id]);
-    await sql(`update social.integration set status = 'needs_reconnect', last_error = 'token revoked' where id = ?`, [id]);
+    await sql(
+      `insert into social.integration (id, owner_id, platform, status, account_id, account_name, access_token_sealed)
+      values (?, 'alice', 'mastodon', 'connected', '1', 'alice', 'v1.x.y.z')`,
+      [id],
+    );
+    await sql(`update social.integration set status = 'needs_reconnect', last_error = 'token revoked' where id = ?`, [
+      id,
+    ]);
     const [request] = await until(async () => {
       const found = receiver.received.filter((r) => JSON.parse(r.body).type === 'integration.needs_reconnect');
       return found.length ? found : null;
     });
-    expect(verify(secret, request)).toMatchObject({ data: { integrationId: id, platform: 'mastodon', accountName: 'alice', error: 'token revoked' } });
+    expect(verify(secret, request)).toMatchObject({
+      data: { integrationId: id, platform: 'mastodon', accountName: 'alice', error: 'token revoked' },
+    });
   });
 
   it('disables a webhook whose deliveries all failed for 5 days, saying why', async () => {
@@ -266,8 +353,14 @@ describe('social webhooks', () => {
     });
     expect(row.disabled_reason).toMatch(/every delivery failed from .* answered 500/);
     const listed = await ok('{ webhooks { id enabled disabledReason } }');
-    expect(listed.webhooks.find((w: { id: string }) => w.id === hook.id)).toMatchObject({ enabled: false, disabledReason: expect.stringContaining('answered 500') });
-    const enabled = await ok('mutation ($id: ID!) { updateWebhook(id: $id, input: { enabled: true }) { enabled disabledReason failingSince } }', { id: hook.id });
+    expect(listed.webhooks.find((w: { id: string }) => w.id === hook.id)).toMatchObject({
+      enabled: false,
+      disabledReason: expect.stringContaining('answered 500'),
+    });
+    const enabled = await ok(
+      'mutation ($id: ID!) { updateWebhook(id: $id, input: { enabled: true }) { enabled disabledReason failingSince } }',
+      { id: hook.id },
+    );
     expect(enabled.updateWebhook).toEqual({ enabled: true, disabledReason: null, failingSince: null });
     await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
   });
@@ -280,15 +373,27 @@ describe('social webhooks', () => {
     it('refuses private addresses when saving, and at delivery time whatever the name resolves to', async () => {
       const { webhook: hook } = await webhook({ events: ['post.created'] });
       settings().production = true;
-      for (const url of [receiver.url, `https://127.0.0.1/x`, 'https://10.1.2.3/x', 'https://[::1]/x', 'https://169.254.169.254/latest', 'https://localhost/x']) {
+      for (const url of [
+        receiver.url,
+        `https://127.0.0.1/x`,
+        'https://10.1.2.3/x',
+        'https://[::1]/x',
+        'https://169.254.169.254/latest',
+        'https://localhost/x',
+      ]) {
         const refused = await gql(CREATE_WEBHOOK, { input: { url, events: ['post.created'] } });
         expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'url' }] });
       }
       // A name is judged by what it resolves to (this machine's own name resolves to a loopback address).
       const ownName = os.hostname();
-      if ((await lookup(ownName, { all: true })).some(({ address }) => address.startsWith('127.') || address === '::1')) {
+      if (
+        (await lookup(ownName, { all: true })).some(({ address }) => address.startsWith('127.') || address === '::1')
+      ) {
         const byName = await gql(CREATE_WEBHOOK, { input: { url: `https://${ownName}/x`, events: ['post.created'] } });
-        expect(byName.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ field: 'url', message: expect.stringContaining('resolves to') }] });
+        expect(byName.errors?.[0].extensions).toMatchObject({
+          code: 'BAD_USER_INPUT',
+          errors: [{ field: 'url', message: expect.stringContaining('resolves to') }],
+        });
       }
       const before = receiver.received.length;
       const created = await post({ content: 'not to a private address' });
@@ -306,18 +411,41 @@ describe('social webhooks', () => {
     it('checks the address a name resolves to when connecting (DNS rebinding), and follows no redirect', async () => {
       const port = new URL(receiver.url).port;
       const production = { production: true, timeoutMs: 1000 };
-      const byName = await sendWebhook({ url: `https://localhost:${port}/`, secret: `whsec_${Buffer.alloc(24).toString('base64')}`, id: 'x', body: '{}' }, production);
+      const byName = await sendWebhook(
+        {
+          url: `https://localhost:${port}/`,
+          secret: `whsec_${Buffer.alloc(24).toString('base64')}`,
+          id: 'x',
+          body: '{}',
+        },
+        production,
+      );
       expect(byName.error).toMatch(/refused: localhost resolves to .*loopback/);
-      expect(checkWebhookUrl('https://hooks.example.com/in', { production: true })).toBe('https://hooks.example.com/in');
+      expect(checkWebhookUrl('https://hooks.example.com/in', { production: true })).toBe(
+        'https://hooks.example.com/in',
+      );
       settings().production = false;
       receiver.plan('redirect-me', 302);
-      const redirected = await sendWebhook({ url: receiver.url, secret: `whsec_${Buffer.alloc(24).toString('base64')}`, id: 'y', body: '{"type":"redirect-me","data":{}}' }, { production: false, timeoutMs: 1000 });
-      expect(redirected).toMatchObject({ succeeded: false, statusCode: 302, error: expect.stringContaining('not followed') });
+      const redirected = await sendWebhook(
+        {
+          url: receiver.url,
+          secret: `whsec_${Buffer.alloc(24).toString('base64')}`,
+          id: 'y',
+          body: '{"type":"redirect-me","data":{}}',
+        },
+        { production: false, timeoutMs: 1000 },
+      );
+      expect(redirected).toMatchObject({
+        succeeded: false,
+        statusCode: 302,
+        error: expect.stringContaining('not followed'),
+      });
     });
   });
 
   it('keeps 30 days of history: older attempts and finished events are pruned, pending ones stay', async () => {
-    const count = async (table: string, where = 'true') => (await sql(`select count(*)::int as n from social.${table} where ${where}`))[0].n as number;
+    const count = async (table: string, where = 'true') =>
+      (await sql(`select count(*)::int as n from social.${table} where ${where}`))[0].n as number;
     await sql(`insert into social.webhook_message (id, webhook_id, owner_id, event_id, type, body, status, created_at)
       select gen_random_uuid(), id, owner_id, gen_random_uuid(), 'post.created', '{}', 'pending', now() - interval '40 days' from social.webhook limit 1`);
     expect(await count('webhook_delivery')).toBeGreaterThan(0);

@@ -14,7 +14,13 @@ import { rest, startTestPlatform, type TestPlatform } from '../support/platform.
  */
 describe('social media on S3', () => {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'media-s3-'));
-  const s3 = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: 'media' }] });
+  const s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory,
+    silent: true,
+    configureBuckets: [{ name: 'media' }],
+  });
   let platform: TestPlatform;
   let base: string;
   let owner: Record<string, string>;
@@ -37,10 +43,12 @@ describe('social media on S3', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const upload = (filename: string, size: number) => rest('POST', `${base}/api/media/upload`, { filename, contentType: 'image/png', size }, owner);
+  const upload = (filename: string, size: number) =>
+    rest('POST', `${base}/api/media/upload`, { filename, contentType: 'image/png', size }, owner);
   const put = (grant: { uploadUrl: string; headers: Record<string, string> }, bytes: Buffer) =>
     fetch(grant.uploadUrl, { method: 'PUT', headers: grant.headers, body: new Uint8Array(bytes) });
-  const listed = async () => (await rest('GET', `${base}/api/media`, undefined, owner)).body.data as Array<{ id: string; url: string }>;
+  const listed = async () =>
+    (await rest('GET', `${base}/api/media`, undefined, owner)).body.data as Array<{ id: string; url: string }>;
 
   it('lists a file once its bytes are checked and moved into place; what the URL takes afterwards changes nothing', async () => {
     const grant = (await upload('cat.png', TINY_PNG.length)).body;
@@ -65,7 +73,10 @@ describe('social media on S3', () => {
     const { runtime, orm } = platform.subgraphs.social;
     expect(await runtime.media.storage.size(`staging/media/${fake.id}`)).toBeNull();
     await sweepMediaUploads(orm.em.fork(), runtime.media, new Date(Date.now() + 3600_000));
-    const rows = await orm.em.fork().getConnection().execute('select id from social.media_file where id = ?', [fake.id]);
+    const rows = await orm.em
+      .fork()
+      .getConnection()
+      .execute('select id from social.media_file where id = ?', [fake.id]);
     expect(rows).toEqual([]);
   });
 });

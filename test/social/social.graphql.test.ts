@@ -22,7 +22,15 @@ import { graphql, startTestPlatform, type TestPlatform } from '../support/platfo
 
 /** The scope of each social operation, as the project's scope table decides it: the test fails when a rule drifts from it. */
 const SCOPE_TABLE: Record<string, string[]> = {
-  'posts.read': ['Query.posts', 'Query.postPage', 'Query.post', 'Query.contentQueue', 'Query.contentQueuePage', 'Query.contentItem', 'Query.contentEvents'],
+  'posts.read': [
+    'Query.posts',
+    'Query.postPage',
+    'Query.post',
+    'Query.contentQueue',
+    'Query.contentQueuePage',
+    'Query.contentItem',
+    'Query.contentEvents',
+  ],
   'posts.write': [
     'Mutation.createPost',
     'Mutation.updatePost',
@@ -32,7 +40,12 @@ const SCOPE_TABLE: Record<string, string[]> = {
     'Mutation.retryContentItem',
   ],
   'suggestions.read': ['Query.suggestions'],
-  'suggestions.write': ['Mutation.approveContentItem', 'Mutation.rejectContentItem', 'Mutation.createReviewLink', 'Mutation.revokeReviewLink'],
+  'suggestions.write': [
+    'Mutation.approveContentItem',
+    'Mutation.rejectContentItem',
+    'Mutation.createReviewLink',
+    'Mutation.revokeReviewLink',
+  ],
   'analytics.read': ['Query.contentDaily'],
   'brands.read': ['Query.brands', 'Query.brandPage'],
   'settings.read': ['Query.brandSettings', 'Query.webhooks', 'Query.webhookDeliveries'],
@@ -73,7 +86,8 @@ function sampleValue(type: GraphQLInputType): unknown {
   if (isEnumType(nullable)) return nullable.getValues()[0].value;
   if (isInputObjectType(nullable)) {
     const value: Record<string, unknown> = {};
-    for (const field of Object.values(nullable.getFields())) if (isNonNullType(field.type)) value[field.name] = sampleValue(field.type);
+    for (const field of Object.values(nullable.getFields()))
+      if (isNonNullType(field.type)) value[field.name] = sampleValue(field.type);
     return value;
   }
   if (isScalarType(nullable)) {
@@ -104,8 +118,11 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
   let platform: TestPlatform;
   let gateway: string;
   let schema: GraphQLSchema;
-  const bearer = async (sub: string, scopes?: string[]) => ({ authorization: `Bearer ${await platform.token(sub, scopes)}` });
-  const codeOf = (body: { errors?: Array<{ extensions?: Record<string, unknown> }> }) => body.errors?.[0]?.extensions?.code as string | undefined;
+  const bearer = async (sub: string, scopes?: string[]) => ({
+    authorization: `Bearer ${await platform.token(sub, scopes)}`,
+  });
+  const codeOf = (body: { errors?: Array<{ extensions?: Record<string, unknown> }> }) =>
+    body.errors?.[0]?.extensions?.code as string | undefined;
 
   beforeAll(async () => {
     platform = await startTestPlatform();
@@ -118,7 +135,11 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
   });
 
   it('guards every operation with the scope of the scope table', () => {
-    const expected = new Map(Object.entries(SCOPE_TABLE).flatMap(([scope, operations]) => operations.map((operation) => [operation, scope] as const)));
+    const expected = new Map(
+      Object.entries(SCOPE_TABLE).flatMap(([scope, operations]) =>
+        operations.map((operation) => [operation, scope] as const),
+      ),
+    );
     expect(Object.fromEntries(scopedOperations(socialRules()))).toEqual(Object.fromEntries(expected));
     // Every scope of the catalogue guards something real in the composed schema.
     const guarded = new Set(scopedOperations(socialRules()).values());
@@ -137,10 +158,12 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
         const code = codeOf(body);
         const denied = code === 'FORBIDDEN' || code === 'UNAUTHENTICATED';
         if (candidate === scope && denied) failures.push(`${key} refused its own scope ${scope}: ${code}`);
-        if (candidate !== scope && code !== 'FORBIDDEN') failures.push(`${key} (needs ${scope}) answered ${code ?? 'data'} to ${candidate}`);
+        if (candidate !== scope && code !== 'FORBIDDEN')
+          failures.push(`${key} (needs ${scope}) answered ${code ?? 'data'} to ${candidate}`);
       }
       const anonymous = await graphql(gateway, query, variables);
-      if (codeOf(anonymous.body) !== 'UNAUTHENTICATED') failures.push(`${key} answered ${codeOf(anonymous.body)} without credentials`);
+      if (codeOf(anonymous.body) !== 'UNAUTHENTICATED')
+        failures.push(`${key} answered ${codeOf(anonymous.body)} without credentials`);
     }
     expect(failures).toEqual([]);
     expect(operations.size).toBeGreaterThan(30);
@@ -149,85 +172,196 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
   it('denies root fields without a rule, and lets a token without a scope claim do everything', async () => {
     const full = await bearer('everything');
     expect(codeOf((await graphql(gateway, '{ viewer { userId scopes } }', {}, full)).body)).toBeUndefined();
-    expect(codeOf((await graphql(gateway, '{ posts { totalCount } brands { totalCount } contentDaily { timezone } }', {}, full)).body)).toBeUndefined();
+    expect(
+      codeOf(
+        (await graphql(gateway, '{ posts { totalCount } brands { totalCount } contentDaily { timezone } }', {}, full))
+          .body,
+      ),
+    ).toBeUndefined();
     expect(codeOf((await graphql(gateway, '{ socialHealth { ok } }')).body)).toBeUndefined();
     // Entity lookups (subgraph to subgraph) apply the type's scope too.
-    const entities = await graphql(platform.subgraphs.social.url, '{ _entities(representations: [{ __typename: "Post", id: "00000000-0000-4000-8000-000000000000" }]) { __typename } }', {}, await bearer('e', ['brands.read']));
+    const entities = await graphql(
+      platform.subgraphs.social.url,
+      '{ _entities(representations: [{ __typename: "Post", id: "00000000-0000-4000-8000-000000000000" }]) { __typename } }',
+      {},
+      await bearer('e', ['brands.read']),
+    );
     expect(codeOf(entities.body)).toBe('FORBIDDEN');
   });
 
   it('groups posts of one brand into campaigns, batching the posts of a list', async () => {
     const owner = await bearer('campaigner');
-    const brand = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Shop" }) { id } }', {}, owner)).body.data.createBrand.id;
-    const other = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Other" }) { id } }', {}, owner)).body.data.createBrand.id;
-    const made = await graphql<any>(gateway, 'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }', { input: { brandId: brand, name: 'Spring sale' } }, owner);
+    const brand = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Shop" }) { id } }', {}, owner))
+      .body.data.createBrand.id;
+    const other = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Other" }) { id } }', {}, owner))
+      .body.data.createBrand.id;
+    const made = await graphql<any>(
+      gateway,
+      'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }',
+      { input: { brandId: brand, name: 'Spring sale' } },
+      owner,
+    );
     expect(made.body.data.createCampaign).toMatchObject({ name: 'Spring sale', brandId: brand });
     const campaign = made.body.data.createCampaign.id;
     const create = (brandId: string, content: string) =>
-      graphql<any>(gateway, 'mutation ($input: PostInput!) { createPost(input: $input) { id } }', { input: { brandId, content } }, owner).then((r) => r.body.data.createPost.id);
+      graphql<any>(
+        gateway,
+        'mutation ($input: PostInput!) { createPost(input: $input) { id } }',
+        { input: { brandId, content } },
+        owner,
+      ).then((r) => r.body.data.createPost.id);
     const first = await create(brand, 'one');
     const second = await create(brand, 'two');
     const foreign = await create(other, 'elsewhere');
     const assign = (postId: string, campaignId: string | null) =>
-      graphql<any>(gateway, 'mutation ($postId: ID!, $campaignId: ID) { setPostCampaign(postId: $postId, campaignId: $campaignId) { id campaignId } }', { postId, campaignId }, owner);
+      graphql<any>(
+        gateway,
+        'mutation ($postId: ID!, $campaignId: ID) { setPostCampaign(postId: $postId, campaignId: $campaignId) { id campaignId } }',
+        { postId, campaignId },
+        owner,
+      );
     expect((await assign(first, campaign)).body.data.setPostCampaign.campaignId).toBe(campaign);
     await assign(second, campaign);
     const wrongBrand = await assign(foreign, campaign);
     expect(codeOf(wrongBrand.body)).toBe('BAD_USER_INPUT');
-    const list = await graphql<any>(gateway, '{ campaigns { totalCount nodes { name brand { name } posts { content } } } }', {}, owner);
-    expect(list.body.data.campaigns).toEqual({ totalCount: 1, nodes: [{ name: 'Spring sale', brand: { name: 'Shop' }, posts: [{ content: 'two' }, { content: 'one' }] }] });
+    const list = await graphql<any>(
+      gateway,
+      '{ campaigns { totalCount nodes { name brand { name } posts { content } } } }',
+      {},
+      owner,
+    );
+    expect(list.body.data.campaigns).toEqual({
+      totalCount: 1,
+      nodes: [{ name: 'Spring sale', brand: { name: 'Shop' }, posts: [{ content: 'two' }, { content: 'one' }] }],
+    });
     // Moving a post in or out is a change of the post, with its event.
-    const events = await graphql<any>(gateway, 'query ($id: ID!) { contentItem(id: $id) { events { type after } } }', { id: first }, owner);
+    const events = await graphql<any>(
+      gateway,
+      'query ($id: ID!) { contentItem(id: $id) { events { type after } } }',
+      { id: first },
+      owner,
+    );
     expect(events.body.data.contentItem.events[0]).toMatchObject({ type: 'updated', after: { campaignId: campaign } });
     expect((await assign(first, null)).body.data.setPostCampaign.campaignId).toBeNull();
-    const renamed = await graphql<any>(gateway, 'mutation ($id: ID!) { updateCampaign(id: $id, input: { name: "Summer sale" }) { name } }', { id: campaign }, owner);
+    const renamed = await graphql<any>(
+      gateway,
+      'mutation ($id: ID!) { updateCampaign(id: $id, input: { name: "Summer sale" }) { name } }',
+      { id: campaign },
+      owner,
+    );
     expect(renamed.body.data.updateCampaign.name).toBe('Summer sale');
     // Nobody else sees or changes it.
     const stranger = await bearer('stranger');
-    expect((await graphql<any>(gateway, 'query ($id: ID!) { campaign(id: $id) { id } }', { id: campaign }, stranger)).body.data.campaign).toBeNull();
-    expect(codeOf((await graphql(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, stranger)).body)).toBe('NOT_FOUND');
-    expect((await graphql<any>(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, owner)).body.data.deleteCampaign).toBe(campaign);
-    const after = await graphql<any>(gateway, 'query ($id: ID!) { post(id: $id) { campaignId } }', { id: second }, owner);
+    expect(
+      (await graphql<any>(gateway, 'query ($id: ID!) { campaign(id: $id) { id } }', { id: campaign }, stranger)).body
+        .data.campaign,
+    ).toBeNull();
+    expect(
+      codeOf(
+        (await graphql(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, stranger)).body,
+      ),
+    ).toBe('NOT_FOUND');
+    expect(
+      (await graphql<any>(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, owner)).body
+        .data.deleteCampaign,
+    ).toBe(campaign);
+    const after = await graphql<any>(
+      gateway,
+      'query ($id: ID!) { post(id: $id) { campaignId } }',
+      { id: second },
+      owner,
+    );
     expect(after.body.data.post.campaignId).toBeNull();
   });
 
   it('keeps brand settings: IANA time zone and default posting times', async () => {
     const owner = await bearer('planner');
-    const brand = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Planner", timezone: "Europe/Berlin" }) { id } }', {}, owner)).body.data.createBrand.id;
-    const read = await graphql<any>(gateway, 'query ($id: ID!) { brandSettings(brandId: $id) { timezone defaultPostingTimes } }', { id: brand }, owner);
+    const brand = (
+      await graphql<any>(
+        gateway,
+        'mutation { createBrand(input: { name: "Planner", timezone: "Europe/Berlin" }) { id } }',
+        {},
+        owner,
+      )
+    ).body.data.createBrand.id;
+    const read = await graphql<any>(
+      gateway,
+      'query ($id: ID!) { brandSettings(brandId: $id) { timezone defaultPostingTimes } }',
+      { id: brand },
+      owner,
+    );
     expect(read.body.data.brandSettings).toEqual({ timezone: 'Europe/Berlin', defaultPostingTimes: [] });
     const update = (input: Record<string, unknown>, headers = owner) =>
-      graphql<any>(gateway, 'mutation ($id: ID!, $input: BrandSettingsInput!) { updateBrandSettings(brandId: $id, input: $input) { timezone defaultPostingTimes } }', { id: brand, input }, headers);
-    expect((await update({ timezone: 'America/New_York', defaultPostingTimes: ['17:30', '09:00', '09:00'] })).body.data.updateBrandSettings).toEqual({
+      graphql<any>(
+        gateway,
+        'mutation ($id: ID!, $input: BrandSettingsInput!) { updateBrandSettings(brandId: $id, input: $input) { timezone defaultPostingTimes } }',
+        { id: brand, input },
+        headers,
+      );
+    expect(
+      (await update({ timezone: 'America/New_York', defaultPostingTimes: ['17:30', '09:00', '09:00'] })).body.data
+        .updateBrandSettings,
+    ).toEqual({
       timezone: 'America/New_York',
       defaultPostingTimes: ['09:00', '17:30'],
     });
     const badZone = await update({ timezone: 'Nowhere/Special' });
-    expect([codeOf(badZone.body), badZone.body.errors?.[0].extensions?.errors]).toEqual(['BAD_USER_INPUT', [expect.objectContaining({ field: 'timezone' })]]);
+    expect([codeOf(badZone.body), badZone.body.errors?.[0].extensions?.errors]).toEqual([
+      'BAD_USER_INPUT',
+      [expect.objectContaining({ field: 'timezone' })],
+    ]);
     const badTime = await update({ defaultPostingTimes: ['25:00'] });
     expect(codeOf(badTime.body)).toBe('BAD_USER_INPUT');
     expect(JSON.stringify(badTime.body.errors?.[0].extensions?.errors)).toContain('defaultPostingTimes');
-    expect(codeOf((await update({ timezone: 'UTC' }, await bearer('planner', ['settings.read']))).body)).toBe('FORBIDDEN');
+    expect(codeOf((await update({ timezone: 'UTC' }, await bearer('planner', ['settings.read']))).body)).toBe(
+      'FORBIDDEN',
+    );
     expect(codeOf((await update({ timezone: 'UTC' }, await bearer('intruder'))).body)).toBe('NOT_FOUND');
   });
 
   it('limits an API key to its brands in GraphQL too', async () => {
     const owner = await bearer('keyholder');
-    const mine = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Mine" }) { id } }', {}, owner)).body.data.createBrand.id;
-    const hidden = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Hidden" }) { id } }', {}, owner)).body.data.createBrand.id;
+    const mine = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Mine" }) { id } }', {}, owner))
+      .body.data.createBrand.id;
+    const hidden = (
+      await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Hidden" }) { id } }', {}, owner)
+    ).body.data.createBrand.id;
     const made = await graphql<any>(
       gateway,
       'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id scopes brandIds } } }',
-      { input: { name: 'scoped', scopes: ['brands.read', 'posts.write', 'posts.read', 'settings.read', `brand:${mine}`] } },
+      {
+        input: {
+          name: 'scoped',
+          scopes: ['brands.read', 'posts.write', 'posts.read', 'settings.read', `brand:${mine}`],
+        },
+      },
       owner,
     );
     const { key, apiKey } = made.body.data.createApiKey;
-    expect(apiKey).toMatchObject({ scopes: ['brands.read', 'posts.read', 'posts.write', 'settings.read'], brandIds: [mine] });
+    expect(apiKey).toMatchObject({
+      scopes: ['brands.read', 'posts.read', 'posts.write', 'settings.read'],
+      brandIds: [mine],
+    });
     const withKey = { 'x-api-key': key };
     const brands = await graphql<any>(gateway, '{ brands { nodes { id } } }', {}, withKey);
     expect(brands.body.data.brands.nodes).toEqual([{ id: mine }]);
-    expect((await graphql<any>(gateway, 'query ($id: ID!) { brandSettings(brandId: $id) { timezone } }', { id: hidden }, withKey)).body.data.brandSettings).toBeNull();
-    const create = (brandId?: string) => graphql<any>(gateway, 'mutation ($input: PostInput!) { createPost(input: $input) { brandId } }', { input: { content: 'by key', brandId } }, withKey);
+    expect(
+      (
+        await graphql<any>(
+          gateway,
+          'query ($id: ID!) { brandSettings(brandId: $id) { timezone } }',
+          { id: hidden },
+          withKey,
+        )
+      ).body.data.brandSettings,
+    ).toBeNull();
+    const create = (brandId?: string) =>
+      graphql<any>(
+        gateway,
+        'mutation ($input: PostInput!) { createPost(input: $input) { brandId } }',
+        { input: { content: 'by key', brandId } },
+        withKey,
+      );
     expect((await create()).body.data.createPost.brandId).toBe(mine);
     expect(codeOf((await create(hidden)).body)).toBe('BAD_USER_INPUT');
     expect(codeOf((await graphql(gateway, '{ campaigns { totalCount } }', {}, withKey)).body)).toBe('FORBIDDEN');
@@ -239,11 +373,23 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
   it('keeps an API key to its brands when a campaign list names another brand', async () => {
     const owner = await bearer('campaign-keyholder');
     const brandNamed = async (name: string) =>
-      (await graphql<any>(gateway, 'mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, owner)).body.data.createBrand.id as string;
+      (
+        await graphql<any>(
+          gateway,
+          'mutation ($name: String!) { createBrand(input: { name: $name }) { id } }',
+          { name },
+          owner,
+        )
+      ).body.data.createBrand.id as string;
     const mine = await brandNamed('Mine');
     const hidden = await brandNamed('Hidden');
     for (const brandId of [mine, hidden]) {
-      await graphql(gateway, 'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }', { input: { name: 'Launch', brandId } }, owner);
+      await graphql(
+        gateway,
+        'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }',
+        { input: { name: 'Launch', brandId } },
+        owner,
+      );
     }
     const made = await graphql<any>(
       gateway,
@@ -253,7 +399,14 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     );
     const withKey = { 'x-api-key': made.body.data.createApiKey.key as string };
     const count = async (brandId?: string) =>
-      (await graphql<any>(gateway, 'query ($brandId: ID) { campaigns(brandId: $brandId) { totalCount } }', { brandId }, withKey)).body.data.campaigns.totalCount;
+      (
+        await graphql<any>(
+          gateway,
+          'query ($brandId: ID) { campaigns(brandId: $brandId) { totalCount } }',
+          { brandId },
+          withKey,
+        )
+      ).body.data.campaigns.totalCount;
     expect(await count()).toBe(1);
     expect(await count(mine)).toBe(1);
     expect(await count(hidden)).toBe(0);

@@ -20,20 +20,30 @@ describe('social publishing REST', () => {
   let bob: Record<string, string>;
   const statements: string[] = [];
 
-  const sql = (text: string, params: unknown[] = []) => platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+  const sql = (text: string, params: unknown[] = []) =>
+    platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
   const post = (body: unknown, headers = alice) => rest('POST', `${base}/api/posts`, body, headers);
   const item = (id: string, headers = alice) => rest('GET', `${base}/api/content-ops/items/${id}`, undefined, headers);
-  const act = (id: string, action: string, body?: unknown, headers = alice) => rest('POST', `${base}/api/content-ops/items/${id}/${action}`, body, headers);
-  const eventTypes = async (id: string) => (await rest('GET', `${base}/api/content-ops/events?contentId=${id}`, undefined, alice)).body.data.map((e: { type: string }) => e.type);
+  const act = (id: string, action: string, body?: unknown, headers = alice) =>
+    rest('POST', `${base}/api/content-ops/items/${id}/${action}`, body, headers);
+  const eventTypes = async (id: string) =>
+    (await rest('GET', `${base}/api/content-ops/events?contentId=${id}`, undefined, alice)).body.data.map(
+      (e: { type: string }) => e.type,
+    );
   const countStatements = async (run: () => Promise<unknown>) => {
     statements.length = 0;
     await run();
     // MikroORM colours its log lines; strip the escapes before looking at the statement.
-    return statements.map((s) => stripVTControlCharacters(s)).filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
+    return statements
+      .map((s) => stripVTControlCharacters(s))
+      .filter((s) => /\[query\] (select|insert|update|delete)\b/i.test(s)).length;
   };
 
   beforeAll(async () => {
-    platform = await startTestPlatform({}, { onQuery: (service, text) => service === 'social' && statements.push(text) });
+    platform = await startTestPlatform(
+      {},
+      { onQuery: (service, text) => service === 'social' && statements.push(text) },
+    );
     base = platform.urls.socialRest;
     gateway = platform.urls.gateway;
     alice = { authorization: `Bearer ${await platform.token('alice')}` };
@@ -58,13 +68,26 @@ describe('social publishing REST', () => {
       expect(await ready.check()).toBe(true);
       ready.shutDown();
       expect(await ready.check()).toBe(false);
-      const unreachable = readiness({ execute: async () => { throw new Error('connection refused'); } }, operations.SocialReadiness, 'socialHealth');
+      const unreachable = readiness(
+        {
+          execute: async () => {
+            throw new Error('connection refused');
+          },
+        },
+        operations.SocialReadiness,
+        'socialHealth',
+      );
       expect(await unreachable.check()).toBe(false);
     });
 
     it('answers 503 naming the failing part', async () => {
       const runtime = platform.subgraphs.social.runtime;
-      const failing = { name: 'job queue', check: async () => { throw new Error('connection refused'); } };
+      const failing = {
+        name: 'job queue',
+        check: async () => {
+          throw new Error('connection refused');
+        },
+      };
       runtime.healthChecks.push(failing);
       try {
         const health = await rest('GET', `${base}/health`);
@@ -83,8 +106,26 @@ describe('social publishing REST', () => {
     it('creates a first post in a brand made for the user, and reads, updates and deletes it', async () => {
       const created = await post({ content: 'Hello world', platforms: ['mastodon', 'X'] });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ content: 'Hello world', platforms: ['mastodon', 'x'], mediaIds: [], scheduledAt: null, status: 'draft' });
-      expect(Object.keys(created.body)).toEqual(expect.arrayContaining(['id', 'brandId', 'content', 'platforms', 'mediaIds', 'scheduledAt', 'status', 'createdAt', 'updatedAt']));
+      expect(created.body).toMatchObject({
+        content: 'Hello world',
+        platforms: ['mastodon', 'x'],
+        mediaIds: [],
+        scheduledAt: null,
+        status: 'draft',
+      });
+      expect(Object.keys(created.body)).toEqual(
+        expect.arrayContaining([
+          'id',
+          'brandId',
+          'content',
+          'platforms',
+          'mediaIds',
+          'scheduledAt',
+          'status',
+          'createdAt',
+          'updatedAt',
+        ]),
+      );
       const brands = await rest('GET', `${base}/api/brands`, undefined, alice);
       expect(brands.body).toMatchObject({ page: 1, total: 1 });
       expect(created.body.brandId).toBe(brands.body.data[0].id);
@@ -140,7 +181,10 @@ describe('social publishing REST', () => {
         expect(res.headers.get('content-type')).toContain('application/problem+json');
         expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
       }
-      const notJson = await rest('POST', `${base}/api/posts`, 'content=x', { ...alice, 'content-type': 'application/json' });
+      const notJson = await rest('POST', `${base}/api/posts`, 'content=x', {
+        ...alice,
+        'content-type': 'application/json',
+      });
       expect(notJson.status).toBe(400);
       expect((await rest('GET', `${base}/api/posts?limit=100`, undefined, alice)).body.total).toBe(before);
     });
@@ -167,7 +211,9 @@ describe('social publishing REST', () => {
       expect((await rest('POST', `${base}/api/brands`, {}, carol)).body.errors[0].field).toBe('name');
       // Another user's brand is not a brand of yours, and is not listed.
       expect((await post({ content: 'x', brandId: second.body.id }, bob)).status).toBe(400);
-      const bobsBrands = (await rest('GET', `${base}/api/brands`, undefined, bob)).body.data.map((brand: { id: string }) => brand.id);
+      const bobsBrands = (await rest('GET', `${base}/api/brands`, undefined, bob)).body.data.map(
+        (brand: { id: string }) => brand.id,
+      );
       expect(bobsBrands).not.toContain(first.body.id);
       expect(bobsBrands).not.toContain(second.body.id);
     });
@@ -175,7 +221,9 @@ describe('social publishing REST', () => {
     it('answers 401 without valid credentials and 403 without the scope', async () => {
       expect((await rest('GET', `${base}/api/posts`)).status).toBe(401);
       expect((await post({ content: 'x' }, {})).status).toBe(401);
-      expect((await rest('GET', `${base}/api/posts`, undefined, { authorization: 'Bearer not.a.token' })).status).toBe(401);
+      expect((await rest('GET', `${base}/api/posts`, undefined, { authorization: 'Bearer not.a.token' })).status).toBe(
+        401,
+      );
       expect((await rest('GET', `${base}/api/brands`)).status).toBe(401);
       const readOnly = { authorization: `Bearer ${await platform.token('alice', ['posts.read'])}` };
       expect((await rest('GET', `${base}/api/posts`, undefined, readOnly)).status).toBe(200);
@@ -193,7 +241,9 @@ describe('social publishing REST', () => {
       expect((await rest('PUT', `${base}/api/posts/${mine.body.id}`, { content: 'mine now' }, bob)).status).toBe(404);
       expect((await rest('DELETE', `${base}/api/posts/${mine.body.id}`, undefined, bob)).status).toBe(404);
       expect((await item(mine.body.id, bob)).status).toBe(404);
-      expect((await rest('GET', `${base}/api/posts`, undefined, bob)).body.data.map((p: { id: string }) => p.id)).not.toContain(mine.body.id);
+      expect(
+        (await rest('GET', `${base}/api/posts`, undefined, bob)).body.data.map((p: { id: string }) => p.id),
+      ).not.toContain(mine.body.id);
     });
 
     it('pages newest first and filters by status', async () => {
@@ -211,7 +261,12 @@ describe('social publishing REST', () => {
   describe('content operations', () => {
     it('moves items through the state machine and answers 409 naming the current state', async () => {
       const draft = (await post({ content: 'draft' })).body;
-      const edited = await rest('PATCH', `${base}/api/content-ops/items/${draft.id}`, { content: 'edited draft', platforms: ['mastodon'] }, alice);
+      const edited = await rest(
+        'PATCH',
+        `${base}/api/content-ops/items/${draft.id}`,
+        { content: 'edited draft', platforms: ['mastodon'] },
+        alice,
+      );
       expect(edited.status).toBe(200);
       expect(edited.body).toMatchObject({ content: 'edited draft', status: 'draft', contentId: draft.id });
       for (const action of ['approve', 'reject', 'retry']) {
@@ -224,20 +279,30 @@ describe('social publishing REST', () => {
       const rescheduleDraft = await act(draft.id, 'reschedule', { scheduledAt: '2032-01-01T00:00:00Z' });
       expect(rescheduleDraft.body).toMatchObject({ status: 409, currentState: 'draft' });
 
-      const timed = (await post({ content: 'timed suggestion', status: 'suggested', scheduledAt: '2032-02-01T12:00:00Z' })).body;
+      const timed = (
+        await post({ content: 'timed suggestion', status: 'suggested', scheduledAt: '2032-02-01T12:00:00Z' })
+      ).body;
       const untimed = (await post({ content: 'untimed suggestion', status: 'suggested' })).body;
       const toReject = (await post({ content: 'bad suggestion', status: 'suggested' })).body;
-      expect((await rest('PATCH', `${base}/api/content-ops/items/${untimed.id}`, { content: 'better words' }, alice)).body.status).toBe('suggested');
+      expect(
+        (await rest('PATCH', `${base}/api/content-ops/items/${untimed.id}`, { content: 'better words' }, alice)).body
+          .status,
+      ).toBe('suggested');
       expect((await act(timed.id, 'approve')).body.status).toBe('queued');
       expect((await act(untimed.id, 'approve')).body.status).toBe('draft');
       const approvedTwice = await act(timed.id, 'approve');
       expect(approvedTwice.status).toBe(409);
       expect(approvedTwice.body.currentState).toBe('queued');
       expect((await act(toReject.id, 'reject')).body.status).toBe('rejected');
-      expect((await rest('PATCH', `${base}/api/content-ops/items/${toReject.id}`, { content: 'x' }, alice)).body.currentState).toBe('rejected');
+      expect(
+        (await rest('PATCH', `${base}/api/content-ops/items/${toReject.id}`, { content: 'x' }, alice)).body
+          .currentState,
+      ).toBe('rejected');
 
       // Queued: reschedule to a future time only; a queued post is no longer a draft to edit.
-      expect((await rest('PATCH', `${base}/api/content-ops/items/${timed.id}`, { content: 'x' }, alice)).body.currentState).toBe('queued');
+      expect(
+        (await rest('PATCH', `${base}/api/content-ops/items/${timed.id}`, { content: 'x' }, alice)).body.currentState,
+      ).toBe('queued');
       const past = await act(timed.id, 'reschedule', { scheduledAt: '2020-01-01T00:00:00Z' });
       expect(past.status).toBe(400);
       expect(past.body.errors[0].field).toBe('scheduledAt');
@@ -256,13 +321,19 @@ describe('social publishing REST', () => {
 
       // Publishing: nothing may change it under the publisher.
       await sql(`update social.post set status = 'publishing' where id = ?`, [timed.id]);
-      expect((await rest('PUT', `${base}/api/posts/${timed.id}`, { content: 'x' }, alice)).body.currentState).toBe('publishing');
+      expect((await rest('PUT', `${base}/api/posts/${timed.id}`, { content: 'x' }, alice)).body.currentState).toBe(
+        'publishing',
+      );
       expect((await rest('DELETE', `${base}/api/posts/${timed.id}`, undefined, alice)).status).toBe(409);
 
       expect(await eventTypes(timed.id)).toEqual(['rescheduled', 'retried', 'rescheduled', 'approved', 'created']);
       expect((await act('00000000-0000-4000-8000-000000000000', 'approve')).status).toBe(404);
-      expect((await rest('PATCH', `${base}/api/content-ops/items/not-an-id`, { content: 'x' }, alice)).status).toBe(404);
-      expect((await rest('PATCH', `${base}/api/content-ops/items/${draft.id}`, { content: '' }, alice)).status).toBe(400);
+      expect((await rest('PATCH', `${base}/api/content-ops/items/not-an-id`, { content: 'x' }, alice)).status).toBe(
+        404,
+      );
+      expect((await rest('PATCH', `${base}/api/content-ops/items/${draft.id}`, { content: '' }, alice)).status).toBe(
+        400,
+      );
     });
 
     it('shows an item with its events (before and after, actor) and publish attempts', async () => {
@@ -275,7 +346,12 @@ describe('social publishing REST', () => {
       );
       const detail = await item(created.id);
       expect(detail.status).toBe(200);
-      expect(detail.body).toMatchObject({ id: created.id, contentId: created.id, status: 'rejected', content: 'detail' });
+      expect(detail.body).toMatchObject({
+        id: created.id,
+        contentId: created.id,
+        status: 'rejected',
+        content: 'detail',
+      });
       expect(detail.body.events).toHaveLength(2);
       expect(detail.body.events[0]).toMatchObject({
         type: 'rejected',
@@ -285,7 +361,9 @@ describe('social publishing REST', () => {
         after: { status: 'rejected' },
       });
       expect(detail.body.events[1]).toMatchObject({ type: 'created', before: null, after: { content: 'detail' } });
-      expect(detail.body.publishAttempts).toEqual([expect.objectContaining({ platform: 'mastodon', status: 'failed', error: 'rate limited' })]);
+      expect(detail.body.publishAttempts).toEqual([
+        expect.objectContaining({ platform: 'mastodon', status: 'failed', error: 'rate limited' }),
+      ]);
     });
 
     it('lists the queue in due order, filterable by status and brand', async () => {
@@ -293,7 +371,8 @@ describe('social publishing REST', () => {
       const brandA = (await rest('POST', `${base}/api/brands`, { name: 'A' }, erin)).body.id;
       const brandB = (await rest('POST', `${base}/api/brands`, { name: 'B' }, erin)).body.id;
       const later = (await post({ brandId: brandA, content: 'later', scheduledAt: '2035-01-02T00:00:00Z' }, erin)).body;
-      const sooner = (await post({ brandId: brandB, content: 'sooner', scheduledAt: '2035-01-01T00:00:00Z' }, erin)).body;
+      const sooner = (await post({ brandId: brandB, content: 'sooner', scheduledAt: '2035-01-01T00:00:00Z' }, erin))
+        .body;
       const draft = (await post({ brandId: brandA, content: 'draft' }, erin)).body;
       const queue = await rest('GET', `${base}/api/content-ops/queue`, undefined, erin);
       expect(queue.status).toBe(200);
@@ -326,21 +405,34 @@ describe('social publishing REST', () => {
       } while (cursor);
       expect(seen).toHaveLength(7);
       expect(new Set(seen.map((e) => e.id)).size).toBe(7);
-      expect(seen.map((e) => e.type)).toEqual(['rejected', 'approved', 'created', 'created', 'created', 'created', 'created']);
+      expect(seen.map((e) => e.type)).toEqual([
+        'rejected',
+        'approved',
+        'created',
+        'created',
+        'created',
+        'created',
+        'created',
+      ]);
       expect(seen.map((e) => e.contentId).slice(2)).toEqual([...ids].reverse());
       const approvals = await rest('GET', `${base}/api/content-ops/events?type=approved`, undefined, frank);
       expect(approvals.body.data.map((e: { contentId: string }) => e.contentId)).toEqual([ids[0]]);
       expect((await rest('GET', `${base}/api/content-ops/events?type=nope`, undefined, frank)).status).toBe(400);
       expect((await rest('GET', `${base}/api/content-ops/events?cursor=garbage`, undefined, frank)).status).toBe(400);
       // Nobody else's events show up.
-      expect((await rest('GET', `${base}/api/content-ops/events?contentId=${ids[0]}`, undefined, bob)).body.data).toEqual([]);
+      expect(
+        (await rest('GET', `${base}/api/content-ops/events?contentId=${ids[0]}`, undefined, bob)).body.data,
+      ).toEqual([]);
     });
 
     it('rolls up every day of the range in the asked time zone, byte for byte the same each time', async () => {
       const grace = { authorization: `Bearer ${await platform.token('grace')}` };
       // 23:30 UTC on 10 March is already 11 March in Tokyo and still 10 March in Los Angeles.
       await post({ content: 'late', platforms: ['mastodon', 'x'], scheduledAt: '2030-03-10T23:30:00Z' }, grace);
-      await post({ content: 'noon', platforms: ['x'], status: 'suggested', scheduledAt: '2030-03-10T12:00:00Z' }, grace);
+      await post(
+        { content: 'noon', platforms: ['x'], status: 'suggested', scheduledAt: '2030-03-10T12:00:00Z' },
+        grace,
+      );
       await post({ content: 'elsewhere', scheduledAt: '2030-04-01T12:00:00Z' }, grace);
       const daily = async (query: string) => {
         const response = await fetch(`${base}/api/content-ops/daily?${query}`, { headers: grace });
@@ -350,14 +442,23 @@ describe('social publishing REST', () => {
       expect(utc.status).toBe(200);
       const body = JSON.parse(utc.text);
       expect(body.timezone).toBe('UTC');
-      expect(body.days.map((d: { date: string }) => d.date)).toEqual(['2030-03-09', '2030-03-10', '2030-03-11', '2030-03-12']);
+      expect(body.days.map((d: { date: string }) => d.date)).toEqual([
+        '2030-03-09',
+        '2030-03-10',
+        '2030-03-11',
+        '2030-03-12',
+      ]);
       expect(body.days[0]).toEqual({
         date: '2030-03-09',
         total: 0,
         byStatus: { draft: 0, failed: 0, published: 0, publishing: 0, queued: 0, rejected: 0, suggested: 0 },
         byPlatform: { mastodon: 0, x: 0 },
       });
-      expect(body.days[1]).toMatchObject({ total: 2, byStatus: { queued: 1, suggested: 1 }, byPlatform: { mastodon: 1, x: 2 } });
+      expect(body.days[1]).toMatchObject({
+        total: 2,
+        byStatus: { queued: 1, suggested: 1 },
+        byPlatform: { mastodon: 1, x: 2 },
+      });
       expect((await daily('from=2030-03-09&to=2030-03-12')).text).toBe(utc.text);
 
       const tokyo = JSON.parse((await daily('from=2030-03-10&to=2030-03-11&timezone=Asia/Tokyo')).text);
@@ -384,7 +485,9 @@ describe('social publishing REST', () => {
       const target = (await post({ content: 'steady', status: 'suggested' })).body;
       await sql(`create function social.refuse_explosive() returns trigger language plpgsql as $$
         begin if new.content = 'explode' then raise exception 'refused by test trigger'; end if; return new; end $$`);
-      await sql('create trigger refuse_explosive before insert or update on social.post for each row execute function social.refuse_explosive()');
+      await sql(
+        'create trigger refuse_explosive before insert or update on social.post for each row execute function social.refuse_explosive()',
+      );
       try {
         const eventsBefore = await sql('select count(*)::int as n from social.content_event');
         const edit = await rest('PATCH', `${base}/api/content-ops/items/${target.id}`, { content: 'explode' }, alice);
@@ -415,7 +518,12 @@ describe('social publishing REST', () => {
     let itemB: string;
 
     const createKey = async (input: Record<string, unknown>, headers = alice) =>
-      graphql<any>(gateway, 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id name scopes brandIds lastUsedAt } } }', { input }, headers);
+      graphql<any>(
+        gateway,
+        'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id name scopes brandIds lastUsedAt } } }',
+        { input },
+        headers,
+      );
 
     beforeAll(async () => {
       const heidi = { authorization: `Bearer ${await platform.token('heidi')}` };
@@ -431,7 +539,12 @@ describe('social publishing REST', () => {
       expect(made.body.errors).toBeUndefined();
       const { key, apiKey } = made.body.data.createApiKey;
       expect(key).toMatch(/^sk_/);
-      expect(apiKey).toMatchObject({ name: 'agent', scopes: ['posts.read', 'suggestions.write'], brandIds: [brandA], lastUsedAt: null });
+      expect(apiKey).toMatchObject({
+        name: 'agent',
+        scopes: ['posts.read', 'suggestions.write'],
+        brandIds: [brandA],
+        lastUsedAt: null,
+      });
       const stored = await sql('select key_hash from social.api_key where id = ?', [apiKey.id]);
       expect(stored[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(stored[0].key_hash).not.toContain(key);
@@ -443,10 +556,14 @@ describe('social publishing REST', () => {
       expect((await item(itemA, withKey)).status).toBe(200);
       expect((await item(itemB, withKey)).status).toBe(404);
       expect((await act(itemB, 'approve', undefined, withKey)).status).toBe(404);
-      expect((await rest('GET', `${base}/api/content-ops/events?contentId=${itemB}`, undefined, withKey)).body.data).toEqual([]);
+      expect(
+        (await rest('GET', `${base}/api/content-ops/events?contentId=${itemB}`, undefined, withKey)).body.data,
+      ).toEqual([]);
       // Scopes the key lacks: 403; routes that take a bearer token only: 401.
       expect((await rest('GET', `${base}/api/content-ops/daily`, undefined, withKey)).status).toBe(403);
-      expect((await rest('PATCH', `${base}/api/content-ops/items/${itemA}`, { content: 'x' }, withKey)).status).toBe(403);
+      expect((await rest('PATCH', `${base}/api/content-ops/items/${itemA}`, { content: 'x' }, withKey)).status).toBe(
+        403,
+      );
       expect((await rest('GET', `${base}/api/posts`, undefined, withKey)).status).toBe(401);
       expect((await rest('GET', `${base}/api/brands`, undefined, withKey)).status).toBe(401);
       expect((await rest('GET', `${base}/api/posts/${itemA}`, undefined, withKey)).status).toBe(401);
@@ -459,7 +576,8 @@ describe('social publishing REST', () => {
 
     it('records the key as the actor of a change', async () => {
       const suggestion = (await post({ brandId: brandA, content: 'agent idea', status: 'suggested' })).body;
-      const { key, apiKey } = (await createKey({ name: 'approver', scopes: ['suggestions.write', 'posts.read'] })).body.data.createApiKey;
+      const { key, apiKey } = (await createKey({ name: 'approver', scopes: ['suggestions.write', 'posts.read'] })).body
+        .data.createApiKey;
       expect(apiKey.brandIds).toBeNull();
       const approved = await act(suggestion.id, 'approve', undefined, { 'x-api-key': key });
       expect(approved.status).toBe(200);
@@ -471,10 +589,17 @@ describe('social publishing REST', () => {
     });
 
     it('refuses unknown and revoked keys with 401', async () => {
-      expect((await rest('GET', `${base}/api/content-ops/queue`, undefined, { 'x-api-key': 'sk_nope' })).status).toBe(401);
+      expect((await rest('GET', `${base}/api/content-ops/queue`, undefined, { 'x-api-key': 'sk_nope' })).status).toBe(
+        401,
+      );
       const { key, apiKey } = (await createKey({ name: 'short-lived', scopes: ['posts.read'] })).body.data.createApiKey;
       expect((await rest('GET', `${base}/api/content-ops/queue`, undefined, { 'x-api-key': key })).status).toBe(200);
-      const revoked = await graphql<any>(gateway, 'mutation ($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }', { id: apiKey.id }, alice);
+      const revoked = await graphql<any>(
+        gateway,
+        'mutation ($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }',
+        { id: apiKey.id },
+        alice,
+      );
       expect(revoked.body.data.revokeApiKey.revokedAt).not.toBeNull();
       expect((await rest('GET', `${base}/api/content-ops/queue`, undefined, { 'x-api-key': key })).status).toBe(401);
     });
@@ -497,19 +622,25 @@ describe('social publishing REST', () => {
   describe('speed', () => {
     it('lists with a fixed number of SQL statements whatever the page size', async () => {
       const ivan = { authorization: `Bearer ${await platform.token('ivan')}` };
-      for (let i = 0; i < 30; i++) await post({ content: `bulk ${i}`, platforms: ['x'], scheduledAt: '2037-01-01T00:00:00Z' }, ivan);
+      for (let i = 0; i < 30; i++)
+        await post({ content: `bulk ${i}`, platforms: ['x'], scheduledAt: '2037-01-01T00:00:00Z' }, ivan);
       const small = await countStatements(() => rest('GET', `${base}/api/posts?limit=3`, undefined, ivan));
       const large = await countStatements(() => rest('GET', `${base}/api/posts?limit=30`, undefined, ivan));
       expect([small, large]).toEqual([2, 2]);
       const queue = await countStatements(() => rest('GET', `${base}/api/content-ops/queue?limit=30`, undefined, ivan));
       expect(queue).toBe(2);
-      const deep = 'query ($first: Int) { posts(first: $first) { nodes { id brand { name } events { type } publishAttempts { id } } } }';
+      const deep =
+        'query ($first: Int) { posts(first: $first) { nodes { id brand { name } events { type } publishAttempts { id } } } }';
       const deepSmall = await countStatements(() => graphql(gateway, deep, { first: 3 }, ivan));
       const deepLarge = await countStatements(() => graphql(gateway, deep, { first: 30 }, ivan));
       // posts + count, then one batched query each for brands, events and attempts.
       expect([deepSmall, deepLarge]).toEqual([5, 5]);
-      const eventsSmall = await countStatements(() => rest('GET', `${base}/api/content-ops/events?limit=3`, undefined, ivan));
-      const eventsLarge = await countStatements(() => rest('GET', `${base}/api/content-ops/events?limit=30`, undefined, ivan));
+      const eventsSmall = await countStatements(() =>
+        rest('GET', `${base}/api/content-ops/events?limit=3`, undefined, ivan),
+      );
+      const eventsLarge = await countStatements(() =>
+        rest('GET', `${base}/api/content-ops/events?limit=30`, undefined, ivan),
+      );
       expect([eventsSmall, eventsLarge]).toEqual([2, 2]);
       const anyPost = (await rest('GET', `${base}/api/posts?limit=1`, undefined, ivan)).body.data[0].id;
       // The item, then its events and its attempts.

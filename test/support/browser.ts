@@ -69,7 +69,9 @@ export interface WebOrigin {
 /** An empty HTML page on its own localhost port: a frontend's origin for the browser tests. */
 export async function serveBlankPage(): Promise<WebOrigin> {
   const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>frontend</title></head><body></body></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<!doctype html><html><head><title>frontend</title></head><body></body></html>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -101,18 +103,24 @@ async function setEditor(page: Page, selector: string, text: string): Promise<vo
 /** Runs the query in the editor and waits for GraphiQL to show an answer that contains `expected`. */
 async function runAndRead(page: Page, expected: string): Promise<unknown> {
   await page.click('.graphiql-execute-button');
-  const handle = await page.waitForFunction(
-    (expected) => {
-      const { document } = globalThis as unknown as PageGlobals;
-      const text = document.querySelectorAll('.result-window .CodeMirror')[0]?.CodeMirror?.getValue() ?? '';
-      return text.includes(expected) ? text : false;
-    },
-    expected,
-    { timeout: 15_000 },
-  ).catch(async (error: Error) => {
-    const shown = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.result-window .CodeMirror')[0]?.CodeMirror?.getValue());
-    throw new Error(`${error.message}; GraphiQL shows: ${shown}`);
-  });
+  const handle = await page
+    .waitForFunction(
+      (expected) => {
+        const { document } = globalThis as unknown as PageGlobals;
+        const text = document.querySelectorAll('.result-window .CodeMirror')[0]?.CodeMirror?.getValue() ?? '';
+        return text.includes(expected) ? text : false;
+      },
+      expected,
+      { timeout: 15_000 },
+    )
+    .catch(async (error: Error) => {
+      const shown = await page.evaluate(() =>
+        (globalThis as unknown as PageGlobals).document
+          .querySelectorAll('.result-window .CodeMirror')[0]
+          ?.CodeMirror?.getValue(),
+      );
+      throw new Error(`${error.message}; GraphiQL shows: ${shown}`);
+    });
   return JSON.parse((await handle.jsonValue()) as string);
 }
 
@@ -121,11 +129,19 @@ async function runAndRead(page: Page, expected: string): Promise<unknown> {
  * the Headers tab) typed into its editors, then the Run button; answers what GraphiQL shows once that
  * contains `expected`.
  */
-export async function runInGraphiQL(page: Page, expected: string, input: { query?: string; headers?: Record<string, string> } = {}): Promise<unknown> {
+export async function runInGraphiQL(
+  page: Page,
+  expected: string,
+  input: { query?: string; headers?: Record<string, string> } = {},
+): Promise<unknown> {
   if (input.query) await setEditor(page, '.graphiql-query-editor .CodeMirror', input.query);
   if (input.headers) {
     await page.getByText('Headers', { exact: true }).click();
-    await setEditor(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror', JSON.stringify(input.headers));
+    await setEditor(
+      page,
+      '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror',
+      JSON.stringify(input.headers),
+    );
   }
   return runAndRead(page, expected);
 }

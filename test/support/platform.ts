@@ -92,7 +92,10 @@ export async function graphql<Data = Record<string, unknown>>(
   query: string,
   variables: Record<string, unknown> = {},
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: { data?: Data; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> } }> {
+): Promise<{
+  status: number;
+  body: { data?: Data; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+}> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 
 /** `npm start` as a user runs it (the built entry point), waiting until it prints its URLs; `output` is all it printed so far. */
-export async function startPlatformProcess(env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
+export async function startPlatformProcess(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
   });

@@ -13,7 +13,10 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }, options: { open?: boolean; port?: number } = {}): Promise<TcpProxy> {
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  options: { open?: boolean; port?: number } = {},
+): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
@@ -35,7 +38,8 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
         resolve((server.address() as net.AddressInfo).port);
       });
     });
-  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  const stopListening = () =>
+    new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
 
   // The port is taken first so that it stays the same across cuts (the platform keeps its URL).
   let port = await listen(options.port ?? 0);

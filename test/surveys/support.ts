@@ -16,7 +16,9 @@ export function linkIn(mail: ReceivedMail, prefix: string): URL | undefined {
 }
 
 function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** A real SMTP server on localhost that keeps every message it receives. */

@@ -18,7 +18,13 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 /** The same two-step upload against the S3 protocol (s3rver): presigned PUT and GET URLs come from S3, not from the service. */
 describe('venue survey assets on S3', () => {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'surveys-s3-'));
-  const s3 = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: 'surveys' }] });
+  const s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory,
+    silent: true,
+    configureBuckets: [{ name: 'surveys' }],
+  });
   const mail = new MailCatcher();
   let platform: TestPlatform;
   let base: string;
@@ -29,17 +35,15 @@ describe('venue survey assets on S3', () => {
     const { port } = await s3.run();
     s3Url = `http://127.0.0.1:${port}`;
     await mail.start();
-    platform = await startTestPlatform(
-      {
-        SURVEYS_REST_PORT: String(await freePort()),
-        SMTP_URL: `smtp://127.0.0.1:${mail.port}`,
-        ALLOWED_EMAIL_DOMAINS: 'field.example',
-        STORAGE_URL: 's3://surveys',
-        S3_ENDPOINT: s3Url,
-        S3_ACCESS_KEY_ID: 'S3RVER',
-        S3_SECRET_ACCESS_KEY: 'S3RVER',
-      },
-    );
+    platform = await startTestPlatform({
+      SURVEYS_REST_PORT: String(await freePort()),
+      SMTP_URL: `smtp://127.0.0.1:${mail.port}`,
+      ALLOWED_EMAIL_DOMAINS: 'field.example',
+      STORAGE_URL: 's3://surveys',
+      S3_ENDPOINT: s3Url,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+    });
     base = platform.urls.surveysRest;
   });
 
@@ -70,7 +74,13 @@ describe('venue survey assets on S3', () => {
     expect(presigned.body.uploadUrl.startsWith(`${s3Url}/surveys/staging/surveys/`)).toBe(true);
     expect(presigned.body.headers).toEqual({ 'content-type': 'image/png', 'content-length': String(PNG.length) });
 
-    const commit = () => rest('POST', `${base}/api/surveys/${survey.body.id}/assets/commit`, { assetId: presigned.body.assetId, sha256: sha256(PNG) }, auth);
+    const commit = () =>
+      rest(
+        'POST',
+        `${base}/api/surveys/${survey.body.id}/assets/commit`,
+        { assetId: presigned.body.assetId, sha256: sha256(PNG) },
+        auth,
+      );
     expect((await commit()).status).toBe(409);
     const put = await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: PNG });
     expect(put.status).toBe(200);
@@ -81,7 +91,9 @@ describe('venue survey assets on S3', () => {
     // A presigned S3 URL cannot be withdrawn: what it takes after the commit lands in the staging key, never in the asset.
     const other = Buffer.from(PNG);
     other[other.length - 5] ^= 0xff;
-    expect((await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: other })).status).toBe(200);
+    expect(
+      (await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: other })).status,
+    ).toBe(200);
     expect((await commit()).status).toBe(409);
 
     const meta = await rest('GET', `${base}/api/assets/${presigned.body.assetId}`, undefined, auth);

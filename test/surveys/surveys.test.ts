@@ -158,7 +158,10 @@ describe('venue survey service', () => {
     // A JWT or a made-up token is no session either.
     const jwt = await platform.token('someone');
     expect((await rest('GET', `${base}/api/surveys`, undefined, { authorization: `Bearer ${jwt}` })).status).toBe(401);
-    expect((await rest('GET', `${base}/api/surveys`, undefined, { authorization: 'Bearer not-a-session-token-at-all-0123' })).status).toBe(401);
+    expect(
+      (await rest('GET', `${base}/api/surveys`, undefined, { authorization: 'Bearer not-a-session-token-at-all-0123' }))
+        .status,
+    ).toBe(401);
   });
 
   it('signs in by the mailed link: the token is single use and stored hashed; cookie and bearer both work', async () => {
@@ -200,9 +203,14 @@ describe('venue survey service', () => {
     expect(byCookie.body.user.email).toBe(email);
 
     // The gateway forwards the cookie, and a session works on GraphQL as on REST.
-    const viaGateway = await graphql<{ surveySession: { user: { email: string } } }>(gateway, '{ surveySession { user { email isAdmin } } }', {}, {
-      cookie: cookie.split(';')[0],
-    });
+    const viaGateway = await graphql<{ surveySession: { user: { email: string } } }>(
+      gateway,
+      '{ surveySession { user { email isAdmin } } }',
+      {},
+      {
+        cookie: cookie.split(';')[0],
+      },
+    );
     expect(viaGateway.body.data?.surveySession.user.email).toBe(email);
 
     tokens.bob = await signIn(`bob@${ALLOWED_DOMAIN}`);
@@ -234,7 +242,9 @@ describe('venue survey service', () => {
     const { token: newer } = await mailedToken(email, 2);
     expect((await rest('POST', `${base}/api/auth/magic/verify`, { token: olderToken })).status).toBe(401);
 
-    await db().execute(`update surveys.magic_link set expires_at = now() - interval '1 minute' where token_hash = ?`, [sha256(Buffer.from(newer))]);
+    await db().execute(`update surveys.magic_link set expires_at = now() - interval '1 minute' where token_hash = ?`, [
+      sha256(Buffer.from(newer)),
+    ]);
     expect((await rest('POST', `${base}/api/auth/magic/verify`, { token: newer })).status).toBe(401);
   });
 
@@ -261,7 +271,10 @@ describe('venue survey service', () => {
     const [{ count }] = await db().execute('select count(*)::int as count from surveys.survey');
     expect(count).toBe(0);
 
-    const created = await createSurvey('alice', { venueName: '  The Grand Hall ', amenities: ['stage', 'parking', 'stage'] });
+    const created = await createSurvey('alice', {
+      venueName: '  The Grand Hall ',
+      amenities: ['stage', 'parking', 'stage'],
+    });
     expect(created).toMatchObject({
       venueName: 'The Grand Hall',
       address: null,
@@ -283,14 +296,21 @@ describe('venue survey service', () => {
     // What create answered is what was stored, to the millisecond.
     expect(read.body).toEqual(created);
 
-    const updated = await rest('PUT', `${base}/api/surveys/${draftId}`, { capacity: 80, notes: 'Lift at the back' }, as('alice'));
+    const updated = await rest(
+      'PUT',
+      `${base}/api/surveys/${draftId}`,
+      { capacity: 80, notes: 'Lift at the back' },
+      as('alice'),
+    );
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ venueName: 'The Grand Hall', capacity: 80, notes: 'Lift at the back' });
     const cleared = await rest('PUT', `${base}/api/surveys/${draftId}`, { venueName: null }, as('alice'));
     expect(cleared.status).toBe(400);
     expect(cleared.body.errors.map((e: { field: string }) => e.field)).toContain('venueName');
 
-    expect((await rest('GET', `${base}/api/surveys/00000000-0000-4000-8000-000000000000`, undefined, as('alice'))).status).toBe(404);
+    expect(
+      (await rest('GET', `${base}/api/surveys/00000000-0000-4000-8000-000000000000`, undefined, as('alice'))).status,
+    ).toBe(404);
     expect((await rest('GET', `${base}/api/surveys/not-a-uuid`, undefined, as('alice'))).status).toBe(404);
     expect((await rest('PUT', `${base}/api/surveys/not-a-uuid`, { notes: 'x' }, as('alice'))).status).toBe(404);
   });
@@ -302,7 +322,11 @@ describe('venue survey service', () => {
       ['PUT', `/api/surveys/${bobs.id}`, { notes: 'mine now' }],
       ['POST', `/api/surveys/${bobs.id}/submit`],
       ['GET', `/api/surveys/${bobs.id}/export?format=markdown`],
-      ['POST', `/api/surveys/${bobs.id}/assets/presign`, { filename: 'a.png', contentType: 'image/png', size: PNG.length }],
+      [
+        'POST',
+        `/api/surveys/${bobs.id}/assets/presign`,
+        { filename: 'a.png', contentType: 'image/png', size: PNG.length },
+      ],
     ] as Array<[string, string, unknown?]>) {
       expect([path, (await rest(method, `${base}${path}`, body, as('alice'))).status]).toEqual([path, 404]);
     }
@@ -321,12 +345,9 @@ describe('venue survey service', () => {
     expect((await rest('POST', `${base}/api/surveys/${bobs.id}/submit`, undefined, as('admin'))).status).toBe(403);
     expect((await rest('GET', `${base}/api/surveys/${bobs.id}`, undefined, as('bob'))).body.notes).toBeNull();
 
-    const connection = await graphql<{ surveys: { totalCount: number; nodes: Array<{ id: string }>; pageInfo: { hasNextPage: boolean } } }>(
-      gateway,
-      '{ surveys(first: 1) { totalCount nodes { id } pageInfo { hasNextPage } } }',
-      {},
-      as('admin'),
-    );
+    const connection = await graphql<{
+      surveys: { totalCount: number; nodes: Array<{ id: string }>; pageInfo: { hasNextPage: boolean } };
+    }>(gateway, '{ surveys(first: 1) { totalCount nodes { id } pageInfo { hasNextPage } } }', {}, as('admin'));
     expect(connection.body.data?.surveys).toMatchObject({ totalCount: 2, pageInfo: { hasNextPage: true } });
     expect(connection.body.data?.surveys.nodes).toHaveLength(1);
 
@@ -339,8 +360,10 @@ describe('venue survey service', () => {
   });
 
   it('uploads an asset in two steps and checks what arrived', async () => {
-    const presign = (body: unknown, who = 'alice', id = draftId) => rest('POST', `${base}/api/surveys/${id}/assets/presign`, body, as(who));
-    const commit = (body: unknown, who = 'alice', id = draftId) => rest('POST', `${base}/api/surveys/${id}/assets/commit`, body, as(who));
+    const presign = (body: unknown, who = 'alice', id = draftId) =>
+      rest('POST', `${base}/api/surveys/${id}/assets/presign`, body, as(who));
+    const commit = (body: unknown, who = 'alice', id = draftId) =>
+      rest('POST', `${base}/api/surveys/${id}/assets/commit`, body, as(who));
 
     const badType = await presign({ filename: 'run.exe', contentType: 'application/x-msdownload', size: 10 });
     expect(badType.status).toBe(400);
@@ -370,7 +393,11 @@ describe('venue survey service', () => {
     expect(early.status).toBe(409);
     expect(early.body.state).toBe('awaiting-upload');
 
-    const wrongHeader = await fetch(photo.body.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: PNG });
+    const wrongHeader = await fetch(photo.body.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/jpeg' },
+      body: PNG,
+    });
     expect(wrongHeader.status).toBe(400);
     const put = await fetch(photo.body.uploadUrl, { method: 'PUT', headers: photo.body.headers, body: PNG });
     expect(put.status).toBe(200);
@@ -379,20 +406,37 @@ describe('venue survey service', () => {
     expect(wrongSha.status).toBe(400);
     expect(wrongSha.body.errors[0].field).toBe('sha256');
     // The rejected bytes are gone, so the same URL takes them again.
-    expect((await fetch(photo.body.uploadUrl, { method: 'PUT', headers: photo.body.headers, body: PNG })).status).toBe(200);
+    expect((await fetch(photo.body.uploadUrl, { method: 'PUT', headers: photo.body.headers, body: PNG })).status).toBe(
+      200,
+    );
     const committed = await commit({ assetId, sha256: sha256(PNG) });
     expect(committed.status).toBe(200);
-    expect(committed.body).toMatchObject({ id: assetId, assetId, status: 'committed', size: PNG.length, sha256: sha256(PNG), filename: 'front door.png' });
+    expect(committed.body).toMatchObject({
+      id: assetId,
+      assetId,
+      status: 'committed',
+      size: PNG.length,
+      sha256: sha256(PNG),
+      filename: 'front door.png',
+    });
 
     const twice = await commit({ assetId });
     expect(twice.status).toBe(409);
     expect(twice.body.state).toBe('committed');
     // Replaying the upload URL cannot overwrite committed bytes.
-    expect((await fetch(photo.body.uploadUrl, { method: 'PUT', headers: photo.body.headers, body: PNG })).status).toBe(409);
+    expect((await fetch(photo.body.uploadUrl, { method: 'PUT', headers: photo.body.headers, body: PNG })).status).toBe(
+      409,
+    );
 
     const meta = await rest('GET', `${base}/api/assets/${assetId}`, undefined, as('alice'));
     expect(meta.status).toBe(200);
-    expect(meta.body).toMatchObject({ id: assetId, surveyId: draftId, contentType: 'image/png', size: PNG.length, status: 'committed' });
+    expect(meta.body).toMatchObject({
+      id: assetId,
+      surveyId: draftId,
+      contentType: 'image/png',
+      size: PNG.length,
+      status: 'committed',
+    });
     const download = await fetch(meta.body.downloadUrl);
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('image/png');
@@ -406,24 +450,34 @@ describe('venue survey service', () => {
 
     // Declared a PNG, uploaded a PDF under the PNG header: the first bytes give it away.
     const fake = await presign({ filename: 'fake.png', contentType: 'image/png', size: PDF.length });
-    expect((await fetch(fake.body.uploadUrl, { method: 'PUT', headers: fake.body.headers, body: PDF })).status).toBe(200);
+    expect((await fetch(fake.body.uploadUrl, { method: 'PUT', headers: fake.body.headers, body: PDF })).status).toBe(
+      200,
+    );
     const fakeCommit = await commit({ assetId: fake.body.assetId });
     expect(fakeCommit.status).toBe(400);
     expect(fakeCommit.body.errors[0].field).toBe('contentType');
 
     // Bytes of another size than declared (as a direct S3 upload could leave them in the staging key) are refused.
     const doc = await presign({ filename: 'floor plan.pdf', contentType: 'application/pdf', size: PDF.length + 5 });
-    await createStorage(platform.config).put(stagingKeyOf(`surveys/${draftId}/${doc.body.assetId}`), Readable.from([PDF]), {
-      contentType: 'application/pdf',
-      maxBytes: 1_000_000,
-    });
+    await createStorage(platform.config).put(
+      stagingKeyOf(`surveys/${draftId}/${doc.body.assetId}`),
+      Readable.from([PDF]),
+      {
+        contentType: 'application/pdf',
+        maxBytes: 1_000_000,
+      },
+    );
     const sizeCommit = await commit({ assetId: doc.body.assetId });
     expect(sizeCommit.status).toBe(400);
     expect(sizeCommit.body.errors[0].field).toBe('size');
 
     // An asset of another survey cannot be committed here.
     const bobsSurvey = await createSurvey('bob', { venueName: 'Bob’s Barn' });
-    const bobsAsset = await presign({ filename: 'barn.png', contentType: 'image/png', size: PNG.length }, 'bob', bobsSurvey.id);
+    const bobsAsset = await presign(
+      { filename: 'barn.png', contentType: 'image/png', size: PNG.length },
+      'bob',
+      bobsSurvey.id,
+    );
     await fetch(bobsAsset.body.uploadUrl, { method: 'PUT', headers: bobsAsset.body.headers, body: PNG });
     expect((await commit({ assetId: bobsAsset.body.assetId })).status).toBe(404);
     expect((await commit({ assetId: 'nope' })).status).toBe(400);
@@ -441,14 +495,28 @@ describe('venue survey service', () => {
     expect(expiredPut.status).toBe(403);
     expect(((await expiredPut.json()) as { detail: string }).detail).toMatch(/expired/);
 
-    const events = await db().execute(`select kind from surveys.survey_event where survey_id = ? order by created_at`, [draftId]);
+    const events = await db().execute(`select kind from surveys.survey_event where survey_id = ? order by created_at`, [
+      draftId,
+    ]);
     expect(events.map((e) => e.kind)).toEqual(['created', 'updated', 'asset_committed']);
   });
 
   it('keeps committed bytes whatever is sent to the upload URL afterwards', async () => {
-    const presigned = await rest('POST', `${base}/api/surveys/${draftId}/assets/presign`, { filename: 'sign.png', contentType: 'image/png', size: PNG.length }, as('alice'));
-    expect((await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: PNG })).status).toBe(200);
-    const committed = await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: presigned.body.assetId }, as('alice'));
+    const presigned = await rest(
+      'POST',
+      `${base}/api/surveys/${draftId}/assets/presign`,
+      { filename: 'sign.png', contentType: 'image/png', size: PNG.length },
+      as('alice'),
+    );
+    expect(
+      (await fetch(presigned.body.uploadUrl, { method: 'PUT', headers: presigned.body.headers, body: PNG })).status,
+    ).toBe(200);
+    const committed = await rest(
+      'POST',
+      `${base}/api/surveys/${draftId}/assets/commit`,
+      { assetId: presigned.body.assetId },
+      as('alice'),
+    );
     expect(committed.status).toBe(200);
     // Same size, another picture: the URL is closed (the bytes were moved into place), and the stored ones stay.
     const other = Buffer.from(PNG);
@@ -457,20 +525,42 @@ describe('venue survey service', () => {
     expect(late.status).toBe(409);
     const meta = await rest('GET', `${base}/api/assets/${presigned.body.assetId}`, undefined, as('alice'));
     expect(Buffer.from(await (await fetch(meta.body.downloadUrl)).arrayBuffer()).equals(PNG)).toBe(true);
-    expect(await createStorage(platform.config).size(stagingKeyOf(`surveys/${draftId}/${presigned.body.assetId}`))).toBeNull();
+    expect(
+      await createStorage(platform.config).size(stagingKeyOf(`surveys/${draftId}/${presigned.body.assetId}`)),
+    ).toBeNull();
   });
 
   it('sweeps assets presigned and never committed once their URL expired, rows and bytes, and keeps committed ones', async () => {
     const storage = createStorage(platform.config);
-    const presign = async () => (await rest('POST', `${base}/api/surveys/${draftId}/assets/presign`, { filename: 'p.png', contentType: 'image/png', size: PNG.length }, as('alice'))).body;
+    const presign = async () =>
+      (
+        await rest(
+          'POST',
+          `${base}/api/surveys/${draftId}/assets/presign`,
+          { filename: 'p.png', contentType: 'image/png', size: PNG.length },
+          as('alice'),
+        )
+      ).body;
     const never = await presign();
     const staged = await presign();
     expect((await fetch(staged.uploadUrl, { method: 'PUT', headers: staged.headers, body: PNG })).status).toBe(200);
     const kept = await presign();
     await fetch(kept.uploadUrl, { method: 'PUT', headers: kept.headers, body: PNG });
-    expect((await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: kept.assetId }, as('alice'))).status).toBe(200);
+    expect(
+      (await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: kept.assetId }, as('alice')))
+        .status,
+    ).toBe(200);
     const keyOf = (id: string) => `surveys/${draftId}/${id}`;
-    const rows = async () => (await db().execute(`select id from surveys.survey_asset where id in (?, ?, ?)`, [never.assetId, staged.assetId, kept.assetId])).map((r) => r.id as string).sort();
+    const rows = async () =>
+      (
+        await db().execute(`select id from surveys.survey_asset where id in (?, ?, ?)`, [
+          never.assetId,
+          staged.assetId,
+          kept.assetId,
+        ])
+      )
+        .map((r) => r.id as string)
+        .sort();
 
     // While the URLs last (and a little after), nothing goes.
     const { orm } = platform.subgraphs.surveys;
@@ -483,7 +573,10 @@ describe('venue survey service', () => {
     expect(await storage.size(stagingKeyOf(keyOf(staged.assetId)))).toBeNull();
     expect(await storage.size(keyOf(kept.assetId))).toBe(PNG.length);
     // A commit of a swept reservation finds nothing.
-    expect((await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: staged.assetId }, as('alice'))).status).toBe(404);
+    expect(
+      (await rest('POST', `${base}/api/surveys/${draftId}/assets/commit`, { assetId: staged.assetId }, as('alice')))
+        .status,
+    ).toBe(404);
   });
 
   it('exports html, markdown and whatsapp with user text escaped for each', async () => {
@@ -512,7 +605,9 @@ describe('venue survey service', () => {
     expect(md.status).toBe(200);
     expect(md.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     const markdown = await md.text();
-    expect(markdown).toContain('# Venue survey: The \\<script\\>alert\\(1\\)\\</script\\> \\*Grand\\* \\_Hall\\_ \\~x\\~');
+    expect(markdown).toContain(
+      '# Venue survey: The \\<script\\>alert\\(1\\)\\</script\\> \\*Grand\\* \\_Hall\\_ \\~x\\~',
+    );
     expect(markdown).toContain('\\> quoted');
     expect(markdown).toContain('\\- not a list');
     expect(markdown).toContain('\\[links\\]\\(javascript:alert\\(1\\)\\)');
@@ -539,15 +634,34 @@ describe('venue survey service', () => {
       expect(bad.body.detail).toContain('html, markdown, whatsapp');
       expect(bad.body.errors[0].field).toBe('format');
     }
-    expect((await rest('GET', `${base}/api/surveys/00000000-0000-4000-8000-000000000000/export?format=html`, undefined, as('alice'))).status).toBe(404);
+    expect(
+      (
+        await rest(
+          'GET',
+          `${base}/api/surveys/00000000-0000-4000-8000-000000000000/export?format=html`,
+          undefined,
+          as('alice'),
+        )
+      ).status,
+    ).toBe(404);
   });
 
   it('submits only a complete draft, stamps the time and freezes it', async () => {
-    const incomplete = await rest('PUT', `${base}/api/surveys/${draftId}`, { venueName: 'The Grand Hall', capacity: null }, as('alice'));
+    const incomplete = await rest(
+      'PUT',
+      `${base}/api/surveys/${draftId}`,
+      { venueName: 'The Grand Hall', capacity: null },
+      as('alice'),
+    );
     expect(incomplete.status).toBe(200);
     const early = await rest('POST', `${base}/api/surveys/${draftId}/submit`, undefined, as('alice'));
     expect(early.status).toBe(400);
-    expect(early.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['address', 'capacity', 'contactName', 'contactPhone']);
+    expect(early.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'address',
+      'capacity',
+      'contactName',
+      'contactPhone',
+    ]);
     expect((await rest('GET', `${base}/api/surveys/${draftId}`, undefined, as('alice'))).body.status).toBe('draft');
 
     expect((await rest('PUT', `${base}/api/surveys/${draftId}`, complete, as('alice'))).status).toBe(200);
@@ -564,37 +678,64 @@ describe('venue survey service', () => {
     const change = await rest('PUT', `${base}/api/surveys/${draftId}`, { notes: 'too late' }, as('alice'));
     expect(change.status).toBe(409);
     expect(change.body.state).toBe('submitted');
-    const upload = await rest('POST', `${base}/api/surveys/${draftId}/assets/presign`, { filename: 'a.png', contentType: 'image/png', size: 10 }, as('alice'));
+    const upload = await rest(
+      'POST',
+      `${base}/api/surveys/${draftId}/assets/presign`,
+      { filename: 'a.png', contentType: 'image/png', size: 10 },
+      as('alice'),
+    );
     expect(upload.status).toBe(409);
 
     const filtered = await rest('GET', `${base}/api/surveys?status=submitted`, undefined, as('alice'));
     expect(filtered.body.data.map((s: { id: string }) => s.id)).toEqual([draftId]);
-    const events = await db().execute(`select kind, actor_email from surveys.survey_event where survey_id = ? and kind = 'submitted'`, [draftId]);
+    const events = await db().execute(
+      `select kind, actor_email from surveys.survey_event where survey_id = ? and kind = 'submitted'`,
+      [draftId],
+    );
     expect(events).toEqual([{ kind: 'submitted', actor_email: `alice@${ALLOWED_DOMAIN}` }]);
   });
 
   it('resolves Survey.contact and Contact.surveys across subgraphs through the gateway', async () => {
-    const contact = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, { firstName: 'Vera', lastName: 'Venue', email: 'vera@venues.example' });
+    const contact = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
+      firstName: 'Vera',
+      lastName: 'Venue',
+      email: 'vera@venues.example',
+    });
     expect(contact.status).toBe(201);
     const contactId = contact.body.id as string;
     const mine = await createSurvey('alice', { venueName: 'Vera’s Hotel', contactId });
     await createSurvey('bob', { venueName: 'Vera’s Annex', contactId });
 
-    const survey = await graphql<{ survey: { venueName: string; contact: { id: string; firstName: string; lastName: string } } }>(
+    const survey = await graphql<{
+      survey: { venueName: string; contact: { id: string; firstName: string; lastName: string } };
+    }>(
       gateway,
       'query ($id: ID!) { survey(id: $id) { venueName contact { id firstName lastName } } }',
       { id: mine.id },
       as('alice'),
     );
     expect(survey.body.errors).toBeUndefined();
-    expect(survey.body.data?.survey).toEqual({ venueName: 'Vera’s Hotel', contact: { id: contactId, firstName: 'Vera', lastName: 'Venue' } });
+    expect(survey.body.data?.survey).toEqual({
+      venueName: 'Vera’s Hotel',
+      contact: { id: contactId, firstName: 'Vera', lastName: 'Venue' },
+    });
 
     const query = 'query ($id: ID!) { contact(id: $id) { firstName surveys { venueName ownerEmail } } }';
-    const own = await graphql<{ contact: { firstName: string; surveys: Array<{ venueName: string }> } }>(gateway, query, { id: contactId }, as('alice'));
+    const own = await graphql<{ contact: { firstName: string; surveys: Array<{ venueName: string }> } }>(
+      gateway,
+      query,
+      { id: contactId },
+      as('alice'),
+    );
     expect(own.body.errors).toBeUndefined();
     expect(own.body.data?.contact.firstName).toBe('Vera');
     expect(own.body.data?.contact.surveys.map((s) => s.venueName)).toEqual(['Vera’s Hotel']);
-    const admin = await graphql<{ contact: { surveys: Array<{ venueName: string }> } }>(gateway, query, { id: contactId }, as('admin'));
+    const admin = await graphql<{ contact: { surveys: Array<{ venueName: string }> } }>(
+      gateway,
+      query,
+      { id: contactId },
+      as('admin'),
+    );
     expect(admin.body.data?.contact.surveys.map((s) => s.venueName).sort()).toEqual(['Vera’s Annex', 'Vera’s Hotel']);
     const anonymous = await graphql(gateway, query, { id: contactId });
     expect(anonymous.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
@@ -655,7 +796,12 @@ describe('mailer without SMTP_URL', () => {
     });
     const mailer = createMailer(loadConfig({}), pino({ level: 'info' }, sink));
     expect(mailer.kind).toBe('log');
-    await mailer.send({ from: 'a@b.example', to: 'c@d.example', subject: 'Sign in', text: 'https://app.example/auth/magic?token=abc' });
+    await mailer.send({
+      from: 'a@b.example',
+      to: 'c@d.example',
+      subject: 'Sign in',
+      text: 'https://app.example/auth/magic?token=abc',
+    });
     expect(lines.join('')).toContain('https://app.example/auth/magic?token=abc');
   });
 });

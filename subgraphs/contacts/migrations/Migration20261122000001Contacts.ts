@@ -28,6 +28,8 @@ export class Migration20261122000001Contacts extends Migration {
     )`);
     this.addSql('create index contact_search_idx on contact using gin (search_vector)');
     this.addSql('create index contact_live_created_idx on contact (created_at desc, id desc) where not deleted');
-    this.addSql('create unique index contact_live_email_uq on contact (lower(email)) where not deleted and email is not null');
+    this.addSql(
+      'create unique index contact_live_email_uq on contact (lower(email)) where not deleted and email is not null',
+    );
   }
 }

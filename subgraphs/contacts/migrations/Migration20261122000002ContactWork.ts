@@ -7,7 +7,9 @@ export class Migration20261122000002ContactWork extends Migration {
   override up(): void {
     // Millisecond precision, as JavaScript dates have: the export pages by (created_at, id) keyset
     // cursors, which must compare equal to the value they were read from.
-    this.addSql('alter table contact alter column created_at type timestamptz(3), alter column updated_at type timestamptz(3)');
+    this.addSql(
+      'alter table contact alter column created_at type timestamptz(3), alter column updated_at type timestamptz(3)',
+    );
 
     this.addSql(`create table note (
       id uuid primary key,

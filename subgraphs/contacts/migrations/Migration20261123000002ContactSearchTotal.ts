@@ -16,7 +16,8 @@ export class Migration20261123000002ContactSearchTotal extends Migration {
   override name = 'Migration20261123000002ContactSearchTotal';
 
   override up(): void {
-    this.addSql(`create function contact_search_total(query tsquery, exact_limit integer, out total bigint, out exact boolean)
+    this
+      .addSql(`create function contact_search_total(query tsquery, exact_limit integer, out total bigint, out exact boolean)
       language plpgsql set search_path from current as $$
       declare
         plan json;

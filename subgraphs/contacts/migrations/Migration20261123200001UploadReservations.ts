@@ -9,9 +9,13 @@ export class Migration20261123200001UploadReservations extends Migration {
   override name = 'Migration20261123200001UploadReservations';
 
   override up(): void {
-    this.addSql(`alter table attachment add column status text not null default 'committed', add column upload_expires_at timestamptz`);
+    this.addSql(
+      `alter table attachment add column status text not null default 'committed', add column upload_expires_at timestamptz`,
+    );
     this.addSql(`alter table attachment alter column status set default 'pending'`);
-    this.addSql(`create index attachment_pending_expiry_idx on attachment (upload_expires_at) where status = 'pending'`);
+    this.addSql(
+      `create index attachment_pending_expiry_idx on attachment (upload_expires_at) where status = 'pending'`,
+    );
     this.addSql(`create table import_upload (
       id uuid primary key,
       storage_key text not null unique,

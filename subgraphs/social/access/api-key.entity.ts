@@ -34,7 +34,10 @@ export class ApiKey {
 
   /** Brands the key reaches; null is `brand:*` (every brand of the owner). */
   @Property({ type: 'uuid[]', nullable: true })
-  @Field(() => [ID], { nullable: true, description: 'Brands the key reaches; null means every brand of the owner (brand:*)' })
+  @Field(() => [ID], {
+    nullable: true,
+    description: 'Brands the key reaches; null means every brand of the owner (brand:*)',
+  })
   brandIds: string[] | null = null;
 
   @Property({ type: 'timestamptz', nullable: true })

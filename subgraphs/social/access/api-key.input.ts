@@ -9,7 +9,9 @@ export class CreateApiKeyInput {
   @MaxLength(200)
   name!: string;
 
-  @Field(() => [String], { description: 'Scopes such as posts.read; brand:* or brand:<id> entries set the brand reach too' })
+  @Field(() => [String], {
+    description: 'Scopes such as posts.read; brand:* or brand:<id> entries set the brand reach too',
+  })
   @ArrayMaxSize(64)
   @IsString({ each: true })
   scopes!: string[];
@@ -22,6 +24,9 @@ export class CreateApiKeyInput {
 
 @ObjectType({ description: 'A new API key: `key` is shown this once and never again' })
 export class CreatedApiKey {
-  @Field(() => String, { description: 'The API key itself, to send as X-API-Key: store it now, it is never shown again' }) key!: string;
+  @Field(() => String, {
+    description: 'The API key itself, to send as X-API-Key: store it now, it is never shown again',
+  })
+  key!: string;
   @Field(() => ApiKey, { description: 'The key record, as apiKeys lists it' }) apiKey!: ApiKey;
 }

@@ -10,13 +10,22 @@ export class ApiKeyResolver {
     return ctx.apiKeys.list();
   }
 
-  @Mutation(() => CreatedApiKey, { description: 'Makes an API key (bearer token only); the key is in the answer this once' })
-  createApiKey(@Arg('input', () => CreateApiKeyInput, { description: 'Name, scopes and brand reach of the key' }) input: CreateApiKeyInput, @Ctx() ctx: AccessContext) {
+  @Mutation(() => CreatedApiKey, {
+    description: 'Makes an API key (bearer token only); the key is in the answer this once',
+  })
+  createApiKey(
+    @Arg('input', () => CreateApiKeyInput, { description: 'Name, scopes and brand reach of the key' })
+    input: CreateApiKeyInput,
+    @Ctx() ctx: AccessContext,
+  ) {
     return ctx.apiKeys.create(input);
   }
 
   @Mutation(() => ApiKey, { description: 'Revokes an API key at once (bearer token only)' })
-  revokeApiKey(@Arg('id', () => ID, { description: 'The key to revoke (its id, not the key)' }) id: string, @Ctx() ctx: AccessContext) {
+  revokeApiKey(
+    @Arg('id', () => ID, { description: 'The key to revoke (its id, not the key)' }) id: string,
+    @Ctx() ctx: AccessContext,
+  ) {
     return ctx.apiKeys.revoke(id);
   }
 }

@@ -46,7 +46,8 @@ export class ApiKeyService {
     }
     if (!scopes.size) throw AppError.badInput('scopes', 'must name at least one scope');
     const beyond = [...scopes].filter((scope) => !hasScope(principal, scope));
-    if (beyond.length) throw new AppError(ErrorCode.FORBIDDEN, `Your token does not hold ${beyond.join(', ')}, so a key cannot either`);
+    if (beyond.length)
+      throw new AppError(ErrorCode.FORBIDDEN, `Your token does not hold ${beyond.join(', ')}, so a key cannot either`);
     if ([...brandIds].some((id) => !isUuid(id))) throw AppError.badInput('brandIds', 'must be brand ids');
     if (brandIds.size) {
       const owned = await this.em.count(Brand, { id: { $in: [...brandIds] }, ownerId: principal.userId });

@@ -24,7 +24,10 @@ export class BrandSettingsInput {
   @MaxLength(64)
   timezone?: string | null;
 
-  @Field(() => [String], { nullable: true, description: 'Local times of day (HH:MM, 24-hour) the brand usually posts at' })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Local times of day (HH:MM, 24-hour) the brand usually posts at',
+  })
   @IsOptional()
   @ArrayMaxSize(24)
   @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { each: true, message: 'each time must be HH:MM (24-hour)' })
@@ -35,6 +38,7 @@ export class BrandSettingsInput {
 export class BrandSettings {
   @Field(() => ID, { description: 'The brand these settings belong to' }) brandId!: string;
   @Field(() => String, { description: 'IANA time zone' }) timezone!: string;
-  @Field(() => [String], { description: 'Local times of day (HH:MM) the brand usually posts at' }) defaultPostingTimes!: string[];
+  @Field(() => [String], { description: 'Local times of day (HH:MM) the brand usually posts at' })
+  defaultPostingTimes!: string[];
   @Field(() => Date, { description: 'When the settings last changed' }) updatedAt!: Date;
 }

@@ -1,5 +1,14 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import {
+  ConnectionArgs,
+  ConnectionType,
+  PageArgs,
+  PageType,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../../lib/pagination.js';
 import { Brand } from './brand.entity.js';
 import { BrandInput, BrandSettings, BrandSettingsInput } from './brand.input.js';
 import type { AccessContext } from './access.context.js';
@@ -22,18 +31,32 @@ export class BrandResolver {
   }
 
   @Mutation(() => Brand, { description: 'Creates a brand owned by the caller' })
-  createBrand(@Arg('input', () => BrandInput, { description: 'Name and time zone of the brand' }) input: BrandInput, @Ctx() ctx: AccessContext) {
+  createBrand(
+    @Arg('input', () => BrandInput, { description: 'Name and time zone of the brand' }) input: BrandInput,
+    @Ctx() ctx: AccessContext,
+  ) {
     return ctx.brands.create(input);
   }
 
-  @Query(() => BrandSettings, { nullable: true, description: 'Time zone and default posting times of a brand; null when unknown' })
-  async brandSettings(@Arg('brandId', () => ID, { description: 'The brand' }) brandId: string, @Ctx() ctx: AccessContext) {
+  @Query(() => BrandSettings, {
+    nullable: true,
+    description: 'Time zone and default posting times of a brand; null when unknown',
+  })
+  async brandSettings(
+    @Arg('brandId', () => ID, { description: 'The brand' }) brandId: string,
+    @Ctx() ctx: AccessContext,
+  ) {
     const brand = await ctx.brands.find(brandId);
     return brand ? ctx.brands.settingsOf(brand) : null;
   }
 
   @Mutation(() => BrandSettings, { description: 'Changes the time zone or default posting times of a brand' })
-  updateBrandSettings(@Arg('brandId', () => ID, { description: 'The brand to change' }) brandId: string, @Arg('input', () => BrandSettingsInput, { description: 'Settings to change; omitted ones stay' }) input: BrandSettingsInput, @Ctx() ctx: AccessContext) {
+  updateBrandSettings(
+    @Arg('brandId', () => ID, { description: 'The brand to change' }) brandId: string,
+    @Arg('input', () => BrandSettingsInput, { description: 'Settings to change; omitted ones stay' })
+    input: BrandSettingsInput,
+    @Ctx() ctx: AccessContext,
+  ) {
     return ctx.brands.updateSettings(brandId, input);
   }
 }

@@ -18,7 +18,9 @@ export class BrandService {
 
   private where(): Record<string, unknown> {
     const brandIds = this.reach.brandIds;
-    return brandIds === null ? { ownerId: this.reach.ownerId } : { ownerId: this.reach.ownerId, id: { $in: [...brandIds] } };
+    return brandIds === null
+      ? { ownerId: this.reach.ownerId }
+      : { ownerId: this.reach.ownerId, id: { $in: [...brandIds] } };
   }
 
   async list(window: Window): Promise<Slice<Brand>> {
@@ -63,7 +65,10 @@ export class BrandService {
    */
   async brandForNewPost(tx: EntityManager, brandId: string | null | undefined): Promise<Brand> {
     if (brandId !== undefined && brandId !== null) {
-      const brand = isUuid(brandId) && this.reach.covers(brandId) ? await tx.findOne(Brand, { id: brandId, ownerId: this.reach.ownerId }) : null;
+      const brand =
+        isUuid(brandId) && this.reach.covers(brandId)
+          ? await tx.findOne(Brand, { id: brandId, ownerId: this.reach.ownerId })
+          : null;
       if (!brand) throw AppError.badInput('brandId', 'is not one of your brands');
       return brand;
     }
@@ -71,11 +76,19 @@ export class BrandService {
     let brands = await find();
     if (!brands.length && this.reach.everyBrand) {
       // Two first posts at once must not make two default brands: the first takes the owner's lock, the second then sees its brand.
-      await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`social.brand:${this.reach.ownerId}`], 'all', tx.getTransactionContext());
+      await tx
+        .getConnection()
+        .execute(
+          'select pg_advisory_xact_lock(hashtext(?))',
+          [`social.brand:${this.reach.ownerId}`],
+          'all',
+          tx.getTransactionContext(),
+        );
       brands = await find();
     }
     if (brands.length === 1) return brands[0];
-    if (brands.length > 1 || !this.reach.everyBrand) throw AppError.badInput('brandId', 'is required: you have several brands');
+    if (brands.length > 1 || !this.reach.everyBrand)
+      throw AppError.badInput('brandId', 'is required: you have several brands');
     const brand = this.build(DEFAULT_BRAND_NAME);
     // Ids are plain columns, not ORM relations, so the brand row must exist before the post's.
     await tx.persist(brand).flush();
@@ -83,7 +96,12 @@ export class BrandService {
   }
 
   settingsOf(brand: Brand): BrandSettings {
-    return { brandId: brand.id, timezone: brand.timezone, defaultPostingTimes: brand.defaultPostingTimes, updatedAt: brand.updatedAt };
+    return {
+      brandId: brand.id,
+      timezone: brand.timezone,
+      defaultPostingTimes: brand.defaultPostingTimes,
+      updatedAt: brand.updatedAt,
+    };
   }
 
   async updateSettings(brandId: string, input: BrandSettingsInput): Promise<BrandSettings> {

@@ -27,17 +27,28 @@ export class CampaignResolver {
   }
 
   @Mutation(() => Campaign, { description: 'Creates a campaign for one of your brands' })
-  createCampaign(@Arg('input', () => CampaignInput, { description: 'Brand, name and description of the campaign' }) input: CampaignInput, @Ctx() ctx: ContentContext) {
+  createCampaign(
+    @Arg('input', () => CampaignInput, { description: 'Brand, name and description of the campaign' })
+    input: CampaignInput,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.campaigns.create(input);
   }
 
   @Mutation(() => Campaign, { description: 'Changes the name or description of a campaign' })
-  updateCampaign(@Arg('id', () => ID, { description: 'The campaign to change' }) id: string, @Arg('input', () => CampaignInput, { description: 'Fields to change; omitted ones stay' }) input: CampaignInput, @Ctx() ctx: ContentContext) {
+  updateCampaign(
+    @Arg('id', () => ID, { description: 'The campaign to change' }) id: string,
+    @Arg('input', () => CampaignInput, { description: 'Fields to change; omitted ones stay' }) input: CampaignInput,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.campaigns.update(id, input);
   }
 
   @Mutation(() => ID, { description: 'Deletes a campaign; its posts stay, outside any campaign' })
-  async deleteCampaign(@Arg('id', () => ID, { description: 'The campaign to delete' }) id: string, @Ctx() ctx: ContentContext) {
+  async deleteCampaign(
+    @Arg('id', () => ID, { description: 'The campaign to delete' }) id: string,
+    @Ctx() ctx: ContentContext,
+  ) {
     await ctx.campaigns.delete(id);
     return id;
   }
@@ -45,7 +56,11 @@ export class CampaignResolver {
   @Mutation(() => Post, { description: 'Puts a post into a campaign of its brand, or takes it out (campaignId null)' })
   setPostCampaign(
     @Arg('postId', () => ID, { description: 'The post to move' }) postId: string,
-    @Arg('campaignId', () => ID, { nullable: true, description: 'A campaign of the post\'s brand; null takes the post out of its campaign' }) campaignId: string | null,
+    @Arg('campaignId', () => ID, {
+      nullable: true,
+      description: "A campaign of the post's brand; null takes the post out of its campaign",
+    })
+    campaignId: string | null,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.campaigns.setPostCampaign(postId, campaignId ?? null);
@@ -56,7 +71,10 @@ export class CampaignResolver {
     return ctx.postsByCampaign.load(campaign.id);
   }
 
-  @FieldResolver(() => Brand, { nullable: true, description: "The brand of the campaign; null when out of the caller's reach" })
+  @FieldResolver(() => Brand, {
+    nullable: true,
+    description: "The brand of the campaign; null when out of the caller's reach",
+  })
   brand(@Root() campaign: Campaign, @Ctx() ctx: ContentContext) {
     return ctx.brandById.load(campaign.brandId);
   }

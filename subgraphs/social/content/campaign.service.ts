@@ -62,7 +62,8 @@ export class CampaignService {
 
   async update(id: string, input: CampaignInput): Promise<Campaign> {
     const campaign = await this.get(id);
-    if (input.brandId !== undefined && input.brandId !== campaign.brandId) throw AppError.badInput('brandId', 'a campaign stays with its brand');
+    if (input.brandId !== undefined && input.brandId !== campaign.brandId)
+      throw AppError.badInput('brandId', 'a campaign stays with its brand');
     if (input.name !== undefined) {
       const name = input.name?.trim();
       if (!name) throw AppError.badInput('name', 'cannot be empty');
@@ -92,16 +93,24 @@ export class CampaignService {
       assertCanApply('update', post);
       let target: string | null = null;
       if (campaignId !== null) {
-        const campaign = isUuid(campaignId) ? await tx.findOne(Campaign, { id: campaignId, ...this.reach.filter() }) : null;
+        const campaign = isUuid(campaignId)
+          ? await tx.findOne(Campaign, { id: campaignId, ...this.reach.filter() })
+          : null;
         if (!campaign) throw AppError.notFound('Campaign');
-        if (campaign.brandId !== post.brandId) throw AppError.badInput('campaignId', 'belongs to another brand than the post');
+        if (campaign.brandId !== post.brandId)
+          throw AppError.badInput('campaignId', 'belongs to another brand than the post');
         target = campaign.id;
       }
       if (post.campaignId === target) return post;
       const before = snapshotOf(post);
       post.campaignId = target;
       post.updatedAt = new Date();
-      ContentEventService.record(tx, { post, type: ContentEventType.updated, actor: actorOf(this.reach.caller), before });
+      ContentEventService.record(tx, {
+        post,
+        type: ContentEventType.updated,
+        actor: actorOf(this.reach.caller),
+        before,
+      });
       return post;
     });
   }
@@ -110,7 +119,11 @@ export class CampaignService {
     const byCampaign = new Map<string, Post[]>(campaignIds.map((id) => [id, []]));
     const valid = campaignIds.filter(isUuid);
     if (!valid.length) return byCampaign;
-    const posts = await this.em.find(Post, { campaignId: { $in: valid }, ...this.reach.filter() }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+    const posts = await this.em.find(
+      Post,
+      { campaignId: { $in: valid }, ...this.reach.filter() },
+      { orderBy: { createdAt: 'desc', id: 'desc' } },
+    );
     for (const post of posts) byCampaign.get(post.campaignId!)?.push(post);
     return byCampaign;
   }

@@ -25,13 +25,22 @@ export enum ActorType {
   review_link = 'review_link',
 }
 
-registerEnumType(ContentEventType, { name: 'ContentEventType', description: 'What an audit event records: a change by someone, or a step of publishing' });
-registerEnumType(ActorType, { name: 'ActorType', description: 'Who made a change: a signed-in user, an API key, the platform itself, or a client through a review link' });
+registerEnumType(ContentEventType, {
+  name: 'ContentEventType',
+  description: 'What an audit event records: a change by someone, or a step of publishing',
+});
+registerEnumType(ActorType, {
+  name: 'ActorType',
+  description:
+    'Who made a change: a signed-in user, an API key, the platform itself, or a client through a review link',
+});
 
 @ObjectType({ description: 'Who made a change' })
 export class Actor {
-  @Field(() => ActorType, { description: 'What kind of actor: a user, an API key, or the platform itself' }) type!: ActorType;
-  @Field(() => String, { description: 'User id, API key id, review link id, or the name of the platform part' }) id!: string;
+  @Field(() => ActorType, { description: 'What kind of actor: a user, an API key, or the platform itself' })
+  type!: ActorType;
+  @Field(() => String, { description: 'User id, API key id, review link id, or the name of the platform part' })
+  id!: string;
 }
 
 /**
@@ -71,11 +80,17 @@ export class ContentEvent {
   actorId!: string;
 
   @Property({ type: 'jsonb', nullable: true })
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The fields that changed, as they were before; null when nothing existed before' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'The fields that changed, as they were before; null when nothing existed before',
+  })
   before: Record<string, unknown> | null = null;
 
   @Property({ type: 'jsonb', nullable: true })
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The fields that changed, as they are after; null when the item was deleted' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'The fields that changed, as they are after; null when the item was deleted',
+  })
   after: Record<string, unknown> | null = null;
 
   @Property({ type: 'timestamptz' })

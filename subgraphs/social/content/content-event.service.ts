@@ -62,7 +62,11 @@ export class ContentEventService {
   }
 
   /** Newest first, keyset-paginated on the log's sequence, so pages never skip or repeat. */
-  async list(filter: EventFilter, limit: number | undefined | null, cursor: string | undefined | null): Promise<EventSlice> {
+  async list(
+    filter: EventFilter,
+    limit: number | undefined | null,
+    cursor: string | undefined | null,
+  ): Promise<EventSlice> {
     const size = checkSize('limit', limit);
     if (filter.contentId !== undefined && filter.contentId !== null && !isUuid(filter.contentId)) {
       return { items: [], nextCursor: null, total: 0 };
@@ -84,7 +88,11 @@ export class ContentEventService {
     if (!contentIds.length) return byContent;
     // Each event keeps the brand the post had then: after a post moved brands, its older events stay
     // with the old brand, out of reach of an API key limited to the new one.
-    const rows = await this.em.find(ContentEvent, { contentId: { $in: [...contentIds] }, ...this.reach.filter() }, { orderBy: { seq: 'desc' } });
+    const rows = await this.em.find(
+      ContentEvent,
+      { contentId: { $in: [...contentIds] }, ...this.reach.filter() },
+      { orderBy: { seq: 'desc' } },
+    );
     for (const row of rows) byContent.get(row.contentId)?.push(row);
     return byContent;
   }

@@ -7,7 +7,11 @@ export const ContentEventConnection = ConnectionType(ContentEvent, 'ContentEvent
 @ArgsType()
 export class EventArgs {
   @Field(() => Int, { nullable: true, description: 'Events to return, 1 to 100 (default 20)' }) first?: number;
-  @Field(() => String, { nullable: true, description: 'Cursor of the event after which to continue (older ones follow)' }) after?: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Cursor of the event after which to continue (older ones follow)',
+  })
+  after?: string;
   @Field(() => ID, { nullable: true, description: 'Only events of this content item' }) contentId?: string;
   @Field(() => ContentEventType, { nullable: true, description: 'Only events of this kind' }) type?: ContentEventType;
 }

@@ -13,7 +13,9 @@ class SuggestionArgs extends ConnectionArgs {
 /** The content operations surface: the queue, suggestions and the actions on one item (a post). */
 @Resolver()
 export class ContentOpsResolver {
-  @Query(() => PostConnection, { description: 'Queued, publishing and failed items (or the statuses asked for), in due order' })
+  @Query(() => PostConnection, {
+    description: 'Queued, publishing and failed items (or the statuses asked for), in due order',
+  })
   async contentQueue(@Args(() => QueueConnectionArgs) args: QueueConnectionArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.posts.queue(window, { brandId: args.brandId, statuses: args.statuses }), window);
@@ -28,7 +30,10 @@ export class ContentOpsResolver {
   @Query(() => SuggestionConnection, { description: 'Suggestion drafts waiting for approval, newest first' })
   async suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfConnection(args);
-    return toConnection(await ctx.posts.list(window, { brandId: args.brandId, statuses: [PostStatus.suggested] }), window);
+    return toConnection(
+      await ctx.posts.list(window, { brandId: args.brandId, statuses: [PostStatus.suggested] }),
+      window,
+    );
   }
 
   @Query(() => Post, { nullable: true, description: 'One content item with its events and publish attempts' })
@@ -37,29 +42,50 @@ export class ContentOpsResolver {
   }
 
   @Mutation(() => Post, { description: 'Edits a draft or suggestion draft' })
-  editContentItem(@Arg('id', () => ID, { description: 'The draft or suggestion draft to edit' }) id: string, @Arg('input', () => ContentEditInput, { description: 'Fields to change; omitted ones stay' }) input: ContentEditInput, @Ctx() ctx: ContentContext) {
+  editContentItem(
+    @Arg('id', () => ID, { description: 'The draft or suggestion draft to edit' }) id: string,
+    @Arg('input', () => ContentEditInput, { description: 'Fields to change; omitted ones stay' })
+    input: ContentEditInput,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.posts.edit(id, input);
   }
 
   @Mutation(() => Post, { description: 'Approves a suggestion draft: queued when it has a time, else a draft' })
-  approveContentItem(@Arg('id', () => ID, { description: 'The suggestion draft to approve' }) id: string, @Ctx() ctx: ContentContext) {
+  approveContentItem(
+    @Arg('id', () => ID, { description: 'The suggestion draft to approve' }) id: string,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.posts.approve(id);
   }
 
   @Mutation(() => Post, { description: 'Rejects a suggestion draft' })
-  rejectContentItem(@Arg('id', () => ID, { description: 'The suggestion draft to reject' }) id: string, @Ctx() ctx: ContentContext) {
+  rejectContentItem(
+    @Arg('id', () => ID, { description: 'The suggestion draft to reject' }) id: string,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.posts.reject(id);
   }
 
   @Mutation(() => Post, { description: 'Moves a queued or failed item to a new future time' })
-  rescheduleContentItem(@Arg('id', () => ID, { description: 'The queued or failed item to move' }) id: string, @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' }) scheduledAt: string | null, @Ctx() ctx: ContentContext) {
+  rescheduleContentItem(
+    @Arg('id', () => ID, { description: 'The queued or failed item to move' }) id: string,
+    @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' })
+    scheduledAt: string | null,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.posts.reschedule(id, scheduledAt);
   }
 
   @Mutation(() => Post, { description: 'Queues a failed item again, due now' })
   retryContentItem(
     @Arg('id', () => ID, { description: 'The failed item to queue again' }) id: string,
-    @Arg('force', () => Boolean, { nullable: true, description: 'Required (true) when a platform\'s last attempt ended with its outcome unknown: it may have been posted, and publishing again may post twice' }) force: boolean | null,
+    @Arg('force', () => Boolean, {
+      nullable: true,
+      description:
+        "Required (true) when a platform's last attempt ended with its outcome unknown: it may have been posted, and publishing again may post twice",
+    })
+    force: boolean | null,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.posts.retry(id, force ?? false);

@@ -32,11 +32,17 @@ export class PostInput {
   @ArrayMaxSize(20)
   mediaIds?: string[] | null;
 
-  @Field(() => String, { nullable: true, description: 'When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00',
+  })
   @IsOptional()
   scheduledAt?: string | null;
 
-  @Field(() => PostStatus, { nullable: true, description: 'On create: draft (the default) or suggested; a post with scheduledAt and no status is queued' })
+  @Field(() => PostStatus, {
+    nullable: true,
+    description: 'On create: draft (the default) or suggested; a post with scheduledAt and no status is queued',
+  })
   @IsOptional()
   status?: PostStatus | null;
 

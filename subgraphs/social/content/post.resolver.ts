@@ -17,22 +17,35 @@ export class PostResolver {
   @Query(() => PostConnection, { description: 'Your posts, newest first' })
   async posts(@Args(() => PostConnectionArgs) args: PostConnectionArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfConnection(args);
-    return toConnection(await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }), window);
+    return toConnection(
+      await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }),
+      window,
+    );
   }
 
   @Query(() => PostPage, { description: 'The same list as numbered pages' })
   async postPage(@Args(() => PostPageArgs) args: PostPageArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfPage(args);
-    return toPage(await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }), window);
+    return toPage(
+      await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }),
+      window,
+    );
   }
 
   @Mutation(() => Post, { description: 'Creates a post: a draft, a suggestion, or queued when it has scheduledAt' })
-  createPost(@Arg('input', () => PostInput, { description: 'Fields of the new post' }) input: PostInput, @Ctx() ctx: ContentContext) {
+  createPost(
+    @Arg('input', () => PostInput, { description: 'Fields of the new post' }) input: PostInput,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.posts.create(input);
   }
 
   @Mutation(() => Post, { description: 'Changes a post that has not gone out yet' })
-  updatePost(@Arg('id', () => ID, { description: 'The post to change' }) id: string, @Arg('input', () => PostInput, { description: 'Fields to change; omitted ones stay' }) input: PostInput, @Ctx() ctx: ContentContext) {
+  updatePost(
+    @Arg('id', () => ID, { description: 'The post to change' }) id: string,
+    @Arg('input', () => PostInput, { description: 'Fields to change; omitted ones stay' }) input: PostInput,
+    @Ctx() ctx: ContentContext,
+  ) {
     return ctx.posts.update(id, input);
   }
 
@@ -47,7 +60,10 @@ export class PostResolver {
     return post.id;
   }
 
-  @FieldResolver(() => Brand, { nullable: true, description: "The brand of the post; null when out of the caller's reach" })
+  @FieldResolver(() => Brand, {
+    nullable: true,
+    description: "The brand of the post; null when out of the caller's reach",
+  })
   brand(@Root() post: Post, @Ctx() ctx: ContentContext) {
     return ctx.brandById.load(post.brandId);
   }

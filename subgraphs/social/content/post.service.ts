@@ -65,7 +65,8 @@ export class PostService {
   private async checkMedia(tx: EntityManager, post: Post): Promise<void> {
     if (!post.mediaIds.length) return;
     const reachable = await this.mediaInReach(tx, post.mediaIds);
-    if (post.mediaIds.some((id) => !reachable.has(id))) throw AppError.badInput('mediaIds', 'names a media file that is unknown or out of reach');
+    if (post.mediaIds.some((id) => !reachable.has(id)))
+      throw AppError.badInput('mediaIds', 'names a media file that is unknown or out of reach');
   }
 
   private where(filter: PostFilter = {}): Record<string, unknown> | null {
@@ -117,8 +118,10 @@ export class PostService {
     const content = requireContent(input.content);
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
     const status = input.status ?? (scheduledAt ? PostStatus.queued : PostStatus.draft);
-    if (!CREATE_STATUSES.includes(status)) throw AppError.badInput('status', 'must be draft or suggested (or queued with scheduledAt)');
-    if (status === PostStatus.queued && !scheduledAt) throw AppError.badInput('scheduledAt', 'is required for a queued post');
+    if (!CREATE_STATUSES.includes(status))
+      throw AppError.badInput('status', 'must be draft or suggested (or queued with scheduledAt)');
+    if (status === PostStatus.queued && !scheduledAt)
+      throw AppError.badInput('scheduledAt', 'is required for a queued post');
     return this.em.transactional(async (tx) => {
       const brand = await this.brands.brandForNewPost(tx, input.brandId);
       const post = new Post();
@@ -132,7 +135,12 @@ export class PostService {
       post.status = status;
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
       tx.persist(post);
-      ContentEventService.record(tx, { post, type: ContentEventType.created, actor: actorOf(this.reach.caller), before: null });
+      ContentEventService.record(tx, {
+        post,
+        type: ContentEventType.created,
+        actor: actorOf(this.reach.caller),
+        before: null,
+      });
       await this.schedule.follow(tx, post);
       return post;
     });
@@ -151,7 +159,8 @@ export class PostService {
       if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
       if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
       if (input.status !== undefined && input.status !== null && input.status !== post.status) {
-        if (!CREATE_STATUSES.includes(input.status)) throw AppError.badInput('status', 'can be set to draft, suggested or queued');
+        if (!CREATE_STATUSES.includes(input.status))
+          throw AppError.badInput('status', 'can be set to draft, suggested or queued');
         post.status = input.status;
       }
       if (post.status === PostStatus.queued && !post.scheduledAt) {
@@ -165,7 +174,13 @@ export class PostService {
       const post = await this.lockedPost(tx, id);
       assertCanApply('delete', post);
       const before = snapshotOf(post);
-      ContentEventService.record(tx, { post, type: ContentEventType.deleted, actor: actorOf(this.reach.caller), before, after: null });
+      ContentEventService.record(tx, {
+        post,
+        type: ContentEventType.deleted,
+        actor: actorOf(this.reach.caller),
+        before,
+        after: null,
+      });
       tx.remove(post);
       await this.schedule.follow(tx, post, { removed: true });
       return post;
@@ -182,15 +197,27 @@ export class PostService {
   }
 
   async approve(id: string, decision: Decision = {}): Promise<Post> {
-    return this.change(id, 'approve', ContentEventType.approved, async (post) => {
-      post.status = approvedStatus(post);
-    }, decision);
+    return this.change(
+      id,
+      'approve',
+      ContentEventType.approved,
+      async (post) => {
+        post.status = approvedStatus(post);
+      },
+      decision,
+    );
   }
 
   async reject(id: string, decision: Decision = {}): Promise<Post> {
-    return this.change(id, 'reject', ContentEventType.rejected, async (post) => {
-      post.status = PostStatus.rejected;
-    }, decision);
+    return this.change(
+      id,
+      'reject',
+      ContentEventType.rejected,
+      async (post) => {
+        post.status = PostStatus.rejected;
+      },
+      decision,
+    );
   }
 
   async reschedule(id: string, when: string | null | undefined): Promise<Post> {
@@ -214,7 +241,10 @@ export class PostService {
         throw new AppError(
           ErrorCode.CONFLICT,
           `The last publish to ${unknown.join(' and ')} may have gone out (its outcome is unknown); retry with force: true to publish again, which may post twice`,
-          { fields: [{ field: 'force', message: 'must be true to retry a publish whose outcome is unknown' }], details: { unknownOutcome: unknown } },
+          {
+            fields: [{ field: 'force', message: 'must be true to retry a publish whose outcome is unknown' }],
+            details: { unknownOutcome: unknown },
+          },
         );
       }
       post.scheduledAt = new Date();
@@ -223,7 +253,13 @@ export class PostService {
   }
 
   /** Loads the post in `tx`, applies one action to it and writes its event, all in one transaction. */
-  private change(id: string, action: PostAction, type: ContentEventType, apply: (post: Post, tx: EntityManager) => Promise<void>, decision: Decision = {}): Promise<Post> {
+  private change(
+    id: string,
+    action: PostAction,
+    type: ContentEventType,
+    apply: (post: Post, tx: EntityManager) => Promise<void>,
+    decision: Decision = {},
+  ): Promise<Post> {
     return this.em.transactional(async (tx) => {
       const post = await this.lockedPost(tx, id);
       assertCanApply(action, post);
@@ -233,7 +269,13 @@ export class PostService {
       if (JSON.stringify(snapshotOf(post)) === JSON.stringify(before)) return post;
       post.updatedAt = new Date();
       const after = decision.comment ? { ...snapshotOf(post), reviewComment: decision.comment } : undefined;
-      ContentEventService.record(tx, { post, type, actor: decision.actor ?? actorOf(this.reach.caller), before, after });
+      ContentEventService.record(tx, {
+        post,
+        type,
+        actor: decision.actor ?? actorOf(this.reach.caller),
+        before,
+        after,
+      });
       await this.schedule.follow(tx, post);
       return post;
     });
@@ -241,14 +283,18 @@ export class PostService {
 
   /** The post, row-locked for the rest of the transaction so two actions cannot both pass the state check. */
   private async lockedPost(tx: EntityManager, id: string): Promise<Post> {
-    const post = isUuid(id) ? await tx.findOne(Post, { id, ...this.reach.filter() }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    const post = isUuid(id)
+      ? await tx.findOne(Post, { id, ...this.reach.filter() }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : null;
     if (!post) throw AppError.notFound('Content item');
     return post;
   }
 
   private async campaignFor(tx: EntityManager, campaignId: string | null, brandId: string): Promise<string | null> {
     if (campaignId === null) return null;
-    const campaign = isUuid(campaignId) ? await tx.findOne(Campaign, { id: campaignId, ownerId: this.reach.ownerId }) : null;
+    const campaign = isUuid(campaignId)
+      ? await tx.findOne(Campaign, { id: campaignId, ownerId: this.reach.ownerId })
+      : null;
     if (!campaign) throw AppError.badInput('campaignId', 'is not one of your campaigns');
     if (campaign.brandId !== brandId) throw AppError.badInput('campaignId', 'belongs to another brand');
     return campaign.id;
@@ -272,7 +318,8 @@ function requireContent(content: string | null | undefined): string {
 function normalizePlatforms(platforms: string[] | null | undefined): string[] {
   const names = [...new Set((platforms ?? []).map((name) => name.trim().toLowerCase()))];
   const bad = names.filter((name) => !PLATFORM_NAME.test(name));
-  if (bad.length) throw AppError.badInput('platforms', `contains names that are not platforms: ${bad.slice(0, 3).join(', ')}`);
+  if (bad.length)
+    throw AppError.badInput('platforms', `contains names that are not platforms: ${bad.slice(0, 3).join(', ')}`);
   return names;
 }
 

@@ -12,7 +12,8 @@ import { PostStatus, type Post } from './post.entity.js';
  *   failed --retry--> queued (due now)
  *   queued --publisher--> publishing --> published | failed
  */
-export type PostAction = 'edit' | 'approve' | 'reject' | 'reschedule' | 'retry' | 'update' | 'delete' | 'startPublishing' | 'finishPublishing';
+export type PostAction =
+  'edit' | 'approve' | 'reject' | 'reschedule' | 'retry' | 'update' | 'delete' | 'startPublishing' | 'finishPublishing';
 
 export const ALLOWED_FROM: Record<PostAction, readonly PostStatus[]> = {
   edit: [PostStatus.draft, PostStatus.suggested],
@@ -21,7 +22,14 @@ export const ALLOWED_FROM: Record<PostAction, readonly PostStatus[]> = {
   reschedule: [PostStatus.queued, PostStatus.failed],
   retry: [PostStatus.failed],
   update: [PostStatus.draft, PostStatus.suggested, PostStatus.rejected, PostStatus.queued, PostStatus.failed],
-  delete: [PostStatus.draft, PostStatus.suggested, PostStatus.rejected, PostStatus.queued, PostStatus.published, PostStatus.failed],
+  delete: [
+    PostStatus.draft,
+    PostStatus.suggested,
+    PostStatus.rejected,
+    PostStatus.queued,
+    PostStatus.published,
+    PostStatus.failed,
+  ],
   startPublishing: [PostStatus.queued],
   finishPublishing: [PostStatus.publishing],
 };

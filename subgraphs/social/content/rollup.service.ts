@@ -35,9 +35,15 @@ export class RollupService {
     const from = args.from ? checkCalendarDate(args.from, 'from') : shiftDate(to, -6);
     if (from > to) throw AppError.badInput('from', 'must not be after to');
     const dates = datesBetween(from, to);
-    if (dates.length > MAX_ROLLUP_DAYS) throw AppError.badInput('to', `the range may span at most ${MAX_ROLLUP_DAYS} days`);
+    if (dates.length > MAX_ROLLUP_DAYS)
+      throw AppError.badInput('to', `the range may span at most ${MAX_ROLLUP_DAYS} days`);
 
-    const days = new Map(dates.map((date) => [date, { total: 0, byStatus: new Map<string, number>(), byPlatform: new Map<string, number>() }]));
+    const days = new Map(
+      dates.map((date) => [
+        date,
+        { total: 0, byStatus: new Map<string, number>(), byPlatform: new Map<string, number>() },
+      ]),
+    );
     const where = postsWhere(this.reach, { brandId: args.brandId });
     if (where) {
       // Every zone is within a day of UTC, so a day either side catches every local day of the range.
@@ -45,7 +51,10 @@ export class RollupService {
       const hi = new Date(`${shiftDate(to, 2)}T00:00:00Z`);
       const rows = await this.em.find(
         Post,
-        { ...where, $or: [{ scheduledAt: { $gte: lo, $lt: hi } }, { scheduledAt: null, createdAt: { $gte: lo, $lt: hi } }] },
+        {
+          ...where,
+          $or: [{ scheduledAt: { $gte: lo, $lt: hi } }, { scheduledAt: null, createdAt: { $gte: lo, $lt: hi } }],
+        },
         { fields: ['id', 'status', 'platforms', 'scheduledAt', 'createdAt'], orderBy: { id: QueryOrder.ASC } },
       );
       for (const row of rows) {
@@ -66,7 +75,9 @@ export class RollupService {
         return {
           date,
           total: day.total,
-          byStatus: Object.fromEntries([...POST_STATUSES].sort().map((status) => [status, day.byStatus.get(status) ?? 0])),
+          byStatus: Object.fromEntries(
+            [...POST_STATUSES].sort().map((status) => [status, day.byStatus.get(status) ?? 0]),
+          ),
           byPlatform: Object.fromEntries(platforms.map((platform) => [platform, day.byPlatform.get(platform) ?? 0])),
         };
       }),

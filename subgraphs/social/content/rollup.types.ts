@@ -5,8 +5,12 @@ import { Field, Int, ObjectType } from 'type-graphql';
 export class DayRollup {
   @Field(() => String, { description: 'YYYY-MM-DD in the rollup time zone' }) date!: string;
   @Field(() => Int, { description: 'Posts scheduled or published that day' }) total!: number;
-  @Field(() => GraphQLJSONObject, { description: 'Posts per status; every status is listed' }) byStatus!: Record<string, number>;
-  @Field(() => GraphQLJSONObject, { description: 'Posts per target platform (a post counts once per platform)' }) byPlatform!: Record<string, number>;
+  @Field(() => GraphQLJSONObject, { description: 'Posts per status; every status is listed' }) byStatus!: Record<
+    string,
+    number
+  >;
+  @Field(() => GraphQLJSONObject, { description: 'Posts per target platform (a post counts once per platform)' })
+  byPlatform!: Record<string, number>;
 }
 
 @ObjectType({ description: 'Daily rollups over a range of calendar days in one IANA time zone' })
@@ -14,5 +18,6 @@ export class DailyRollups {
   @Field(() => String, { description: 'IANA time zone the days are counted in' }) timezone!: string;
   @Field(() => String, { description: 'First day of the range, YYYY-MM-DD' }) from!: string;
   @Field(() => String, { description: 'Last day of the range, YYYY-MM-DD, included' }) to!: string;
-  @Field(() => [DayRollup], { description: 'One entry per day of the range, in order, days without posts included' }) days!: DayRollup[];
+  @Field(() => [DayRollup], { description: 'One entry per day of the range, in order, days without posts included' })
+  days!: DayRollup[];
 }

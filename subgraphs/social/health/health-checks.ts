@@ -6,5 +6,6 @@ export { runHealthChecks, type HealthCheck } from '../../../lib/health.js';
 @ObjectType({ description: 'Health of the social service and the parts it depends on' })
 export class SocialHealth {
   @Field(() => Boolean, { description: 'True when every check passed' }) ok!: boolean;
-  @Field(() => [HealthCheckResult], { description: 'Each part checked, with its verdict' }) checks!: HealthCheckResult[];
+  @Field(() => [HealthCheckResult], { description: 'Each part checked, with its verdict' })
+  checks!: HealthCheckResult[];
 }

@@ -4,7 +4,9 @@ import { runHealthChecks, SocialHealth } from './health-checks.js';
 
 @Resolver()
 export class HealthResolver {
-  @Query(() => SocialHealth, { description: 'Database, storage and job queue of the social service (public: names and verdicts only)' })
+  @Query(() => SocialHealth, {
+    description: 'Database, storage and job queue of the social service (public: names and verdicts only)',
+  })
   socialHealth(@Ctx() ctx: HealthContext) {
     return runHealthChecks(ctx.healthChecks);
   }

@@ -11,7 +11,9 @@ export enum IntegrationStatus {
 registerEnumType(IntegrationStatus, {
   name: 'IntegrationStatus',
   description: 'Whether a connected platform account still works',
-  valuesConfig: { needs_reconnect: { description: 'The platform refused the stored credentials: the user must connect again' } },
+  valuesConfig: {
+    needs_reconnect: { description: 'The platform refused the stored credentials: the user must connect again' },
+  },
 });
 
 /**
@@ -45,7 +47,10 @@ export class Integration {
   accountName!: string;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true, description: "Link to the account's profile; null when the platform gives none" })
+  @Field(() => String, {
+    nullable: true,
+    description: "Link to the account's profile; null when the platform gives none",
+  })
   accountUrl: string | null = null;
 
   @Property({ type: 'text' })

@@ -4,13 +4,17 @@ import type { IntegrationsContext } from './integrations.context.js';
 
 @ObjectType({ description: 'Where to send the browser to authorize the platform, and until when that link works' })
 export class IntegrationConnectStart {
-  @Field(() => String, { description: 'The platform\'s page where the user authorizes this service' }) authorizeUrl!: string;
+  @Field(() => String, { description: "The platform's page where the user authorizes this service" })
+  authorizeUrl!: string;
   @Field(() => Date, { description: 'Until when the connect can be completed' }) expiresAt!: Date;
 }
 
 @ObjectType({ description: 'How a connect ended, and where the browser goes next' })
 export class IntegrationConnectOutcome {
-  @Field(() => Integration, { nullable: true, description: 'The connected account; null when the user or platform declined' })
+  @Field(() => Integration, {
+    nullable: true,
+    description: 'The connected account; null when the user or platform declined',
+  })
   integration!: Integration | null;
 
   @Field(() => String, { description: 'The web app page that tells the user how it went' })
@@ -29,11 +33,17 @@ export class IntegrationResolver {
     return ctx.integrations.available();
   }
 
-  @Mutation(() => IntegrationConnectStart, { description: 'Starts the OAuth authorization-code flow (PKCE) for a platform' })
+  @Mutation(() => IntegrationConnectStart, {
+    description: 'Starts the OAuth authorization-code flow (PKCE) for a platform',
+  })
   startIntegrationConnect(
-    @Arg('platform', () => String, { description: 'The platform to connect, e.g. mastodon or x (see integrationPlatforms)' }) platform: string,
+    @Arg('platform', () => String, {
+      description: 'The platform to connect, e.g. mastodon or x (see integrationPlatforms)',
+    })
+    platform: string,
     @Arg('browserBinding', () => String, {
-      description: 'SHA-256 (hex) of a nonce kept in the starting browser (the REST connect route sets it as a cookie); the callback completes only with that nonce',
+      description:
+        'SHA-256 (hex) of a nonce kept in the starting browser (the REST connect route sets it as a cookie); the callback completes only with that nonce',
     })
     browserBinding: string,
     @Ctx() ctx: IntegrationsContext,
@@ -42,14 +52,24 @@ export class IntegrationResolver {
   }
 
   @Mutation(() => IntegrationConnectOutcome, {
-    description: "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect and to that user's browser.",
+    description:
+      "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect and to that user's browser.",
   })
   completeIntegrationConnect(
     @Arg('platform', () => String, { description: 'The platform of the redirect' }) platform: string,
-    @Arg('state', () => String, { nullable: true, description: 'The `state` query parameter of the redirect' }) state: string | null,
-    @Arg('code', () => String, { nullable: true, description: 'The `code` query parameter of the redirect' }) code: string | null,
-    @Arg('error', () => String, { nullable: true, description: 'The `error` query parameter of the redirect, when the user or platform declined' }) error: string | null,
-    @Arg('browserNonce', () => String, { nullable: true, description: 'The nonce of the browser that started the connect (its cookie); the state is bound to its hash' })
+    @Arg('state', () => String, { nullable: true, description: 'The `state` query parameter of the redirect' })
+    state: string | null,
+    @Arg('code', () => String, { nullable: true, description: 'The `code` query parameter of the redirect' })
+    code: string | null,
+    @Arg('error', () => String, {
+      nullable: true,
+      description: 'The `error` query parameter of the redirect, when the user or platform declined',
+    })
+    error: string | null,
+    @Arg('browserNonce', () => String, {
+      nullable: true,
+      description: 'The nonce of the browser that started the connect (its cookie); the state is bound to its hash',
+    })
     browserNonce: string | null,
     @Ctx() ctx: IntegrationsContext,
   ) {

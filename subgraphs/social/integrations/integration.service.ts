@@ -67,9 +67,13 @@ export class IntegrationService {
    */
   async startConnect(platform: string, browserBinding: string): Promise<ConnectStart> {
     const ownerId = this.reach.ownerId;
-    if (!/^[0-9a-f]{64}$/.test(String(browserBinding))) throw AppError.badInput('browserBinding', 'must be the SHA-256 (hex) of a nonce the browser keeps');
+    if (!/^[0-9a-f]{64}$/.test(String(browserBinding)))
+      throw AppError.badInput('browserBinding', 'must be the SHA-256 (hex) of a nonce the browser keeps');
     if (!this.reach.everyBrand) {
-      throw new AppError(ErrorCode.FORBIDDEN, 'A platform account serves every brand of its owner; this API key reaches only some of them');
+      throw new AppError(
+        ErrorCode.FORBIDDEN,
+        'A platform account serves every brand of its owner; this API key reaches only some of them',
+      );
     }
     const adapter = this.adapterOf(platform);
     const state = randomToken(32);
@@ -123,11 +127,15 @@ export class IntegrationService {
       throw AppError.badInput('state', 'has expired; start connecting again');
     }
 
-    if (input.error) return { integration: null, redirectUrl: this.webRedirect(platform, 'error', input.error.slice(0, 100)) };
+    if (input.error)
+      return { integration: null, redirectUrl: this.webRedirect(platform, 'error', input.error.slice(0, 100)) };
 
     let codeVerifier: string;
     try {
-      codeVerifier = this.settings.cipher.open(pending.codeVerifierSealed, verifierContext(stateHash, sha256Hex(input.browserNonce ?? '')));
+      codeVerifier = this.settings.cipher.open(
+        pending.codeVerifierSealed,
+        verifierContext(stateHash, sha256Hex(input.browserNonce ?? '')),
+      );
     } catch {
       throw AppError.badInput('state', 'was issued to another browser; start connecting again in this one');
     }

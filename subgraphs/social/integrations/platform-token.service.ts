@@ -44,7 +44,9 @@ export class PlatformTokenService {
     integration.accessTokenSealed = cipher.seal(tokens.accessToken, `integration:${integration.id}:access`);
     // A platform that does not send a new refresh token expects the old one to be used again.
     const refreshToken = tokens.refreshToken ?? previousRefreshToken;
-    integration.refreshTokenSealed = refreshToken ? cipher.seal(refreshToken, `integration:${integration.id}:refresh`) : null;
+    integration.refreshTokenSealed = refreshToken
+      ? cipher.seal(refreshToken, `integration:${integration.id}:refresh`)
+      : null;
     integration.tokenExpiresAt = tokens.expiresAt ?? null;
     integration.scope = tokens.scope ?? integration.scope;
     integration.updatedAt = new Date();
@@ -74,7 +76,11 @@ export class PlatformTokenService {
         await this.refresh(integration);
       } catch (error) {
         // Still valid for a while: use it now and renew on a later run.
-        if (error instanceof TokenRefreshDeferred && integration.tokenExpiresAt && integration.tokenExpiresAt.getTime() > Date.now() + 30_000) {
+        if (
+          error instanceof TokenRefreshDeferred &&
+          integration.tokenExpiresAt &&
+          integration.tokenExpiresAt.getTime() > Date.now() + 30_000
+        ) {
           return this.accessTokenOf(integration);
         }
         throw error;
@@ -84,7 +90,10 @@ export class PlatformTokenService {
   }
 
   private isDue(integration: Integration): boolean {
-    return integration.tokenExpiresAt !== null && integration.tokenExpiresAt.getTime() <= Date.now() + REFRESH_MARGIN_SECONDS * 1000;
+    return (
+      integration.tokenExpiresAt !== null &&
+      integration.tokenExpiresAt.getTime() <= Date.now() + REFRESH_MARGIN_SECONDS * 1000
+    );
   }
 
   /**
@@ -96,7 +105,12 @@ export class PlatformTokenService {
     const refreshToken = this.refreshTokenOf(integration);
     if (!adapter || !refreshToken) {
       if (integration.tokenExpiresAt && integration.tokenExpiresAt.getTime() <= Date.now()) {
-        await this.markNeedsReconnect(integration, adapter ? 'the access token expired and the platform gave no refresh token' : 'the platform is no longer configured');
+        await this.markNeedsReconnect(
+          integration,
+          adapter
+            ? 'the access token expired and the platform gave no refresh token'
+            : 'the platform is no longer configured',
+        );
       }
       return;
     }

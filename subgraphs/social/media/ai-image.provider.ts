@@ -28,7 +28,13 @@ const MAX_IMAGE_BYTES = 25 * 1024 * 1024;
  */
 export class OpenAIImageProvider implements ImageProvider {
   constructor(
-    private readonly options: { baseUrl: string; apiKey?: string; model: string; timeoutMs: number; imageHosts?: readonly string[] },
+    private readonly options: {
+      baseUrl: string;
+      apiKey?: string;
+      model: string;
+      timeoutMs: number;
+      imageHosts?: readonly string[];
+    },
   ) {}
 
   /**
@@ -39,7 +45,9 @@ export class OpenAIImageProvider implements ImageProvider {
     if (!URL.canParse(url)) return false;
     const target = new URL(url);
     if (!['http:', 'https:'].includes(target.protocol)) return false;
-    const allowed = [new URL(this.options.baseUrl).host, ...(this.options.imageHosts ?? [])].map((host) => host.toLowerCase());
+    const allowed = [new URL(this.options.baseUrl).host, ...(this.options.imageHosts ?? [])].map((host) =>
+      host.toLowerCase(),
+    );
     return allowed.includes(target.host.toLowerCase());
   }
 
@@ -47,11 +55,15 @@ export class OpenAIImageProvider implements ImageProvider {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     // An inline image is base64 in JSON: a third larger than its bytes, plus a little.
-    const answer = await this.call(`${this.options.baseUrl.replace(/\/+$/, '')}/images/generations`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ model: this.options.model, prompt: request.prompt, size: request.size, n: 1 }),
-    }, MAX_IMAGE_BYTES * 2);
+    const answer = await this.call(
+      `${this.options.baseUrl.replace(/\/+$/, '')}/images/generations`,
+      {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: this.options.model, prompt: request.prompt, size: request.size, n: 1 }),
+      },
+      MAX_IMAGE_BYTES * 2,
+    );
     let body: { data?: Array<{ b64_json?: string; url?: string }> };
     try {
       body = JSON.parse(answer.toString('utf8')) as typeof body;
@@ -62,7 +74,10 @@ export class OpenAIImageProvider implements ImageProvider {
     let bytes: Buffer;
     if (typeof first?.b64_json === 'string' && first.b64_json) bytes = Buffer.from(first.b64_json, 'base64');
     else if (typeof first?.url === 'string' && first.url) {
-      if (!this.mayFetch(first.url)) throw new ImageProviderError('the image provider answered a URL on a host that is not allowed (AI_IMAGE_URL_HOSTS)');
+      if (!this.mayFetch(first.url))
+        throw new ImageProviderError(
+          'the image provider answered a URL on a host that is not allowed (AI_IMAGE_URL_HOSTS)',
+        );
       bytes = await this.call(first.url, { method: 'GET' }, MAX_IMAGE_BYTES);
     } else throw new ImageProviderError('the image provider answered without an image');
     const contentType = sniffImageType(bytes);
@@ -78,7 +93,11 @@ export class OpenAIImageProvider implements ImageProvider {
       response = await fetch(url, { ...init, redirect: 'manual', signal });
     } catch (error) {
       const name = (error as { name?: string }).name;
-      throw new ImageProviderError(name === 'TimeoutError' ? 'the image provider did not answer in time' : 'the image provider could not be reached');
+      throw new ImageProviderError(
+        name === 'TimeoutError'
+          ? 'the image provider did not answer in time'
+          : 'the image provider could not be reached',
+      );
     }
     if (!response.ok) {
       const text = await response.text().catch(() => '');
@@ -89,7 +108,9 @@ export class OpenAIImageProvider implements ImageProvider {
       } catch {
         // not JSON
       }
-      throw new ImageProviderError(`the image provider answered ${response.status}${reason ? `: ${reason.slice(0, 200)}` : ''}`);
+      throw new ImageProviderError(
+        `the image provider answered ${response.status}${reason ? `: ${reason.slice(0, 200)}` : ''}`,
+      );
     }
     return readCapped(response, maxBytes);
   }
@@ -113,7 +134,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<Buffer>
   } catch (error) {
     await response.body?.cancel().catch(() => undefined);
     if (error instanceof ImageProviderError) throw error;
-    throw new ImageProviderError((error as { name?: string }).name === 'TimeoutError' ? 'the image provider did not answer in time' : 'the image provider broke off its answer');
+    throw new ImageProviderError(
+      (error as { name?: string }).name === 'TimeoutError'
+        ? 'the image provider did not answer in time'
+        : 'the image provider broke off its answer',
+    );
   }
   return Buffer.concat(chunks);
 }
@@ -123,7 +148,8 @@ export function sniffImageType(bytes: Buffer): string | null {
   if (bytes.length < 12) return null;
   if (bytes[0] === 0x89 && bytes.subarray(1, 4).toString('latin1') === 'PNG') return 'image/png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   if (bytes.subarray(0, 3).toString('latin1') === 'GIF') return 'image/gif';
   return null;
 }

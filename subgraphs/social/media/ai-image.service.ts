@@ -7,7 +7,16 @@ import type { MediaFile } from './media.entity.js';
 import type { MediaService } from './media.service.js';
 
 export const PROMPT_MAX = 4000;
-export const IMAGE_SIZES = ['256x256', '512x512', '1024x1024', '1536x1024', '1024x1536', '1792x1024', '1024x1792', 'auto'] as const;
+export const IMAGE_SIZES = [
+  '256x256',
+  '512x512',
+  '1024x1024',
+  '1536x1024',
+  '1024x1536',
+  '1792x1024',
+  '1024x1792',
+  'auto',
+] as const;
 const DEFAULT_SIZE = '1024x1024';
 
 export interface GenerateImageRequest {
@@ -34,10 +43,14 @@ export class AiImageService {
     if (!prompt) throw AppError.badInput('prompt', 'is required');
     if (prompt.length > PROMPT_MAX) throw AppError.badInput('prompt', `must be at most ${PROMPT_MAX} characters`);
     const size = request.size ?? DEFAULT_SIZE;
-    if (!(IMAGE_SIZES as readonly string[]).includes(size)) throw AppError.badInput('size', `must be one of ${IMAGE_SIZES.join(', ')}`);
+    if (!(IMAGE_SIZES as readonly string[]).includes(size))
+      throw AppError.badInput('size', `must be one of ${IMAGE_SIZES.join(', ')}`);
     const brandId = await this.media.brandFor(request.brandId);
     if (!this.provider) {
-      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'AI image generation is not configured (set AI_IMAGE_API_URL, AI_IMAGE_API_KEY and AI_IMAGE_MODEL)');
+      throw new AppError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'AI image generation is not configured (set AI_IMAGE_API_URL, AI_IMAGE_API_KEY and AI_IMAGE_MODEL)',
+      );
     }
     await this.limiter.consume(this.reach.ownerId, 'Too many images generated; try again later');
 
@@ -50,6 +63,12 @@ export class AiImageService {
       throw new AppError(ErrorCode.BAD_GATEWAY, `Image generation failed: ${error.message}`);
     }
     const extension = image.contentType.split('/')[1] ?? 'png';
-    return this.media.storeGenerated({ bytes: image.bytes, contentType: image.contentType, prompt, brandId, filename: `generated-${Date.now()}.${extension === 'jpeg' ? 'jpg' : extension}` });
+    return this.media.storeGenerated({
+      bytes: image.bytes,
+      contentType: image.contentType,
+      prompt,
+      brandId,
+      filename: `generated-${Date.now()}.${extension === 'jpeg' ? 'jpg' : extension}`,
+    });
   }
 }

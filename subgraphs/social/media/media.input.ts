@@ -31,7 +31,10 @@ export class GenerateImageInput {
   @IsOptional()
   size?: string | null;
 
-  @Field(() => ID, { nullable: true, description: 'The brand the image is for; required when the caller has several brands' })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The brand the image is for; required when the caller has several brands',
+  })
   @IsOptional()
   brandId?: string | null;
 }

@@ -1,5 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import {
+  ConnectionArgs,
+  ConnectionType,
+  PageArgs,
+  PageType,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../../lib/pagination.js';
 import { MediaFile } from './media.entity.js';
 import type { MediaContext } from './media.context.js';
 import { GenerateImageInput, MediaUploadInput } from './media.input.js';
@@ -28,12 +37,22 @@ export class MediaResolver {
   }
 
   @Mutation(() => MediaUploadGrant, { description: 'Declares a file and answers a signed upload URL for its bytes' })
-  requestMediaUpload(@Arg('input', () => MediaUploadInput, { description: 'Name, type and exact size of the file' }) input: MediaUploadInput, @Ctx() ctx: MediaContext) {
+  requestMediaUpload(
+    @Arg('input', () => MediaUploadInput, { description: 'Name, type and exact size of the file' })
+    input: MediaUploadInput,
+    @Ctx() ctx: MediaContext,
+  ) {
     return ctx.media.requestUpload(input);
   }
 
-  @Mutation(() => MediaFile, { description: 'Generates an image with the configured AI provider and keeps it as a media file' })
-  generateImage(@Arg('input', () => GenerateImageInput, { description: 'Prompt, size and brand of the image' }) input: GenerateImageInput, @Ctx() ctx: MediaContext) {
+  @Mutation(() => MediaFile, {
+    description: 'Generates an image with the configured AI provider and keeps it as a media file',
+  })
+  generateImage(
+    @Arg('input', () => GenerateImageInput, { description: 'Prompt, size and brand of the image' })
+    input: GenerateImageInput,
+    @Ctx() ctx: MediaContext,
+  ) {
     return ctx.aiImages.generate(input);
   }
 

@@ -4,14 +4,30 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
 import type { ObjectStorage } from '../../../lib/storage.js';
-import { checkDeclaration, commitUpload, dropUploadBytes, presignUpload, SWEEP_BATCH, sweepBefore, type UploadPolicy } from '../../../lib/uploads.js';
+import {
+  checkDeclaration,
+  commitUpload,
+  dropUploadBytes,
+  presignUpload,
+  SWEEP_BATCH,
+  sweepBefore,
+  type UploadPolicy,
+} from '../../../lib/uploads.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import { MediaFile, MediaSource, MediaStatus } from './media.entity.js';
 import type { MediaUploadGrant } from './media.types.js';
 
 /** What a media file may be: the images and videos the supported platforms accept. */
-export const MEDIA_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4', 'video/quicktime', 'video/webm'] as const;
+export const MEDIA_CONTENT_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'video/mp4',
+  'video/quicktime',
+  'video/webm',
+] as const;
 export const UPLOAD_URL_TTL_SECONDS = 900;
 const DOWNLOAD_URL_TTL_SECONDS = 3600;
 const FILENAME_MAX = 255;
@@ -62,7 +78,8 @@ export class MediaService {
   async requestUpload(request: UploadRequest): Promise<MediaUploadGrant> {
     const filename = cleanFilename(request.filename);
     // `size` is required here (an upload URL is for an exact number of bytes), unlike a multipart part's.
-    if (typeof request.size !== 'number') throw AppError.badInput('size', 'must be a whole number of bytes, at least 1');
+    if (typeof request.size !== 'number')
+      throw AppError.badInput('size', 'must be a whole number of bytes, at least 1');
     const contentType = checkDeclaration(policyOf(this.settings), request);
     const brandId = await this.brandFor(request.brandId);
 
@@ -81,7 +98,13 @@ export class MediaService {
     );
     file.uploadExpiresAt = upload.expiresAt;
     await this.em.persist(file).flush();
-    return { id: file.id, uploadUrl: upload.url, method: upload.method, headers: upload.headers, expiresAt: upload.expiresAt };
+    return {
+      id: file.id,
+      uploadUrl: upload.url,
+      method: upload.method,
+      headers: upload.headers,
+      expiresAt: upload.expiresAt,
+    };
   }
 
   /** Files in reach whose bytes have arrived and were committed, newest first. */
@@ -119,7 +142,13 @@ export class MediaService {
   }
 
   /** Stores bytes made by the platform itself (a generated image) as a ready media file. */
-  async storeGenerated(image: { bytes: Buffer; contentType: string; prompt: string; brandId: string | null; filename: string }): Promise<MediaFile> {
+  async storeGenerated(image: {
+    bytes: Buffer;
+    contentType: string;
+    prompt: string;
+    brandId: string | null;
+    filename: string;
+  }): Promise<MediaFile> {
     const file = new MediaFile();
     file.ownerId = this.reach.ownerId;
     file.brandId = image.brandId;
@@ -131,7 +160,10 @@ export class MediaService {
     file.prompt = image.prompt;
     file.status = MediaStatus.ready;
     file.readyAt = new Date();
-    await this.settings.storage.put(file.storageKey, Readable.from([image.bytes]), { contentType: image.contentType, maxBytes: this.settings.maxBytes });
+    await this.settings.storage.put(file.storageKey, Readable.from([image.bytes]), {
+      contentType: image.contentType,
+      maxBytes: this.settings.maxBytes,
+    });
     try {
       await this.em.persist(file).flush();
     } catch (error) {
@@ -148,11 +180,14 @@ export class MediaService {
    */
   async brandFor(brandId: string | null | undefined): Promise<string | null> {
     if (brandId === undefined || brandId === null || brandId === '') {
-      if (!this.reach.everyBrand) throw AppError.badInput('brandId', 'is required: this API key reaches only some brands');
+      if (!this.reach.everyBrand)
+        throw AppError.badInput('brandId', 'is required: this API key reaches only some brands');
       return null;
     }
     const brand =
-      isUuid(brandId) && this.reach.covers(brandId) ? await this.em.findOne(Brand, { id: brandId, ownerId: this.reach.ownerId }, { fields: ['id'] }) : null;
+      isUuid(brandId) && this.reach.covers(brandId)
+        ? await this.em.findOne(Brand, { id: brandId, ownerId: this.reach.ownerId }, { fields: ['id'] })
+        : null;
     if (!brand) throw AppError.notFound('Brand');
     return brand.id;
   }
@@ -174,25 +209,41 @@ export class MediaService {
  * While sweeping (URLs long expired), a file whose commit had moved its bytes but not changed its row
  * is made ready too, and the others are answered as `dropped`.
  */
-async function commitMediaUploads(em: EntityManager, settings: MediaSettings, files: readonly MediaFile[], options: { sweeping: boolean }): Promise<{ ready: string[]; dropped: MediaFile[] }> {
+async function commitMediaUploads(
+  em: EntityManager,
+  settings: MediaSettings,
+  files: readonly MediaFile[],
+  options: { sweeping: boolean },
+): Promise<{ ready: string[]; dropped: MediaFile[] }> {
   const ready: string[] = [];
   const dropped: MediaFile[] = [];
   for (const file of files) {
     try {
       await commitUpload(
         settings.storage,
-        { key: file.storageKey, contentType: file.contentType, size: file.size, expiresAt: options.sweeping ? null : file.uploadExpiresAt },
+        {
+          key: file.storageKey,
+          contentType: file.contentType,
+          size: file.size,
+          expiresAt: options.sweeping ? null : file.uploadExpiresAt,
+        },
         policyOf(settings),
       );
       ready.push(file.id);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       // Only a commit puts bytes in the final key: those are checked.
-      if (options.sweeping && error.code === ErrorCode.CONFLICT && error.extensions.state === 'committed') ready.push(file.id);
+      if (options.sweeping && error.code === ErrorCode.CONFLICT && error.extensions.state === 'committed')
+        ready.push(file.id);
       else if (options.sweeping) dropped.push(file);
     }
   }
-  if (ready.length) await em.nativeUpdate(MediaFile, { id: { $in: ready }, status: MediaStatus.pending }, { status: MediaStatus.ready, readyAt: new Date() });
+  if (ready.length)
+    await em.nativeUpdate(
+      MediaFile,
+      { id: { $in: ready }, status: MediaStatus.pending },
+      { status: MediaStatus.ready, readyAt: new Date() },
+    );
   return { ready, dropped };
 }
 
@@ -212,16 +263,30 @@ export async function sweepMediaUploads(em: EntityManager, settings: MediaSettin
   // commits or drops each upload, and none drops what another has just committed.
   const claimed: MediaFile[] = [];
   for (const file of expired) {
-    if (await em.nativeUpdate(MediaFile, { id: file.id, status: MediaStatus.pending, uploadExpiresAt: file.uploadExpiresAt }, { uploadExpiresAt: new Date(0) })) claimed.push(file);
+    if (
+      await em.nativeUpdate(
+        MediaFile,
+        { id: file.id, status: MediaStatus.pending, uploadExpiresAt: file.uploadExpiresAt },
+        { uploadExpiresAt: new Date(0) },
+      )
+    )
+      claimed.push(file);
   }
   const { dropped } = await commitMediaUploads(em, settings, claimed, { sweeping: true });
   if (!dropped.length) return 0;
-  await dropUploadBytes(settings.storage, dropped.map((file) => file.storageKey));
+  await dropUploadBytes(
+    settings.storage,
+    dropped.map((file) => file.storageKey),
+  );
   return em.nativeDelete(MediaFile, { id: { $in: dropped.map((file) => file.id) }, status: MediaStatus.pending });
 }
 
 /** Which of `ids` are media files inside `reach`, read in `em` (the caller's transaction): what a post may carry. */
-export async function mediaInReach(em: EntityManager, reach: Reach, ids: readonly string[]): Promise<ReadonlySet<string>> {
+export async function mediaInReach(
+  em: EntityManager,
+  reach: Reach,
+  ids: readonly string[],
+): Promise<ReadonlySet<string>> {
   const valid = ids.filter(isUuid);
   if (!valid.length) return new Set();
   const found = await em.find(MediaFile, { id: { $in: valid }, ...reach.filter() }, { fields: ['id'] });
@@ -231,7 +296,11 @@ export async function mediaInReach(em: EntityManager, reach: Reach, ids: readonl
 function cleanFilename(value: unknown): string {
   const text = typeof value === 'string' ? value : '';
   // Only the last path segment is a name; control characters have no place in one.
-  const name = text.split(/[\\/]/).pop()!.replace(/\p{Cc}/gu, '').trim();
+  const name = text
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\p{Cc}/gu, '')
+    .trim();
   if (!name) throw AppError.badInput('filename', 'is required');
   if (name.length > FILENAME_MAX) throw AppError.badInput('filename', `must be at most ${FILENAME_MAX} characters`);
   return name;

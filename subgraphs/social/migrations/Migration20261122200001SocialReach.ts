@@ -55,8 +55,12 @@ export class Migration20261122200001SocialReach extends Migration {
       created_at timestamptz not null default now(),
       ready_at timestamptz null
     )`);
-    this.addSql('create index media_file_owner_ready_idx on media_file (owner_id, created_at desc, id desc) where status = \'ready\'');
-    this.addSql('create index media_file_owner_pending_idx on media_file (owner_id, created_at desc) where status = \'pending\'');
+    this.addSql(
+      "create index media_file_owner_ready_idx on media_file (owner_id, created_at desc, id desc) where status = 'ready'",
+    );
+    this.addSql(
+      "create index media_file_owner_pending_idx on media_file (owner_id, created_at desc) where status = 'pending'",
+    );
 
     // At most once per platform: while one attempt is in flight or has succeeded, no second one
     // can be recorded, whichever worker tries.

@@ -53,7 +53,9 @@ export class Migration20261123100001SocialWebhooks extends Migration {
       duration_ms integer not null,
       attempted_at timestamptz not null default now()
     )`);
-    this.addSql('create index webhook_delivery_webhook_idx on webhook_delivery (webhook_id, attempted_at desc, id desc)');
+    this.addSql(
+      'create index webhook_delivery_webhook_idx on webhook_delivery (webhook_id, attempted_at desc, id desc)',
+    );
     // Pruning of the history finds old rows by time.
     this.addSql('create index webhook_delivery_attempted_idx on webhook_delivery (attempted_at)');
     this.addSql(`create index webhook_message_done_idx on webhook_message (created_at) where status <> 'pending'`);

@@ -8,7 +8,10 @@ export enum PublishAttemptStatus {
   failed = 'failed',
 }
 
-registerEnumType(PublishAttemptStatus, { name: 'PublishAttemptStatus', description: 'How one publish attempt went: pending until the platform answers' });
+registerEnumType(PublishAttemptStatus, {
+  name: 'PublishAttemptStatus',
+  description: 'How one publish attempt went: pending until the platform answers',
+});
 
 /** One try at publishing a post to one platform; written by the publisher, shown in item detail. */
 @Entity({ tableName: 'publish_attempt' })
@@ -32,12 +35,16 @@ export class PublishAttempt {
 
   @Property({ type: 'boolean' })
   @Field(() => Boolean, {
-    description: 'True when the attempt was cut off mid-call (timeout, a worker stopped) on a platform without an idempotency key: it may have been posted, so a retry needs force',
+    description:
+      'True when the attempt was cut off mid-call (timeout, a worker stopped) on a platform without an idempotency key: it may have been posted, so a retry needs force',
   })
   outcomeUnknown = false;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true, description: 'Id of the published post on the platform; null unless it succeeded' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Id of the published post on the platform; null unless it succeeded',
+  })
   platformPostId: string | null = null;
 
   @Property({ type: 'text', nullable: true })

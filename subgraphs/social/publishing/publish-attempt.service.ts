@@ -14,7 +14,11 @@ export class PublishAttemptService {
     const byPost = new Map<string, PublishAttempt[]>(postIds.map((id) => [id, []]));
     const valid = postIds.filter(isUuid);
     if (!valid.length) return byPost;
-    const rows = await this.em.find(PublishAttempt, { postId: { $in: valid } }, { orderBy: { attemptedAt: 'asc', id: 'asc' } });
+    const rows = await this.em.find(
+      PublishAttempt,
+      { postId: { $in: valid } },
+      { orderBy: { attemptedAt: 'asc', id: 'asc' } },
+    );
     for (const row of rows) byPost.get(row.postId)?.push(row);
     return byPost;
   }

@@ -21,7 +21,13 @@ const JOBS_SCHEMA = 'social_jobs';
  */
 const HEARTBEAT_SECONDS = 10;
 const RETRY_DELAY_SECONDS = 10;
-const QUEUE_OPTIONS = { retryLimit: 5, retryDelay: RETRY_DELAY_SECONDS, retryBackoff: true, expireInSeconds: 300, heartbeatSeconds: HEARTBEAT_SECONDS };
+const QUEUE_OPTIONS = {
+  retryLimit: 5,
+  retryDelay: RETRY_DELAY_SECONDS,
+  retryBackoff: true,
+  expireInSeconds: 300,
+  heartbeatSeconds: HEARTBEAT_SECONDS,
+};
 /** How often pg-boss looks for jobs whose heartbeat stopped (it also runs its maintenance then). */
 const SUPERVISION = { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 };
 
@@ -60,7 +66,8 @@ async function embeddedDb(orm: Orm): Promise<IDatabase> {
   const pglite = await (connection as unknown as { getNativeClient(): Promise<PGliteLike> }).getNativeClient();
   const direct = fromPglite(pglite);
   return {
-    executeSql: (text: string, values?: unknown[]) => kysely.connection().execute(() => direct.executeSql(text, values)),
+    executeSql: (text: string, values?: unknown[]) =>
+      kysely.connection().execute(() => direct.executeSql(text, values)),
   };
 }
 
@@ -80,18 +87,22 @@ export class PublishQueue implements PublishSchedule {
   static async start(config: Config, orm: Orm, logger: Logger): Promise<PublishQueue> {
     const log = logger.child({ component: 'social-jobs' });
     const boss = config.env.DATABASE_URL
-      ? new PgBoss({ connectionString: config.env.DATABASE_URL, schema: JOBS_SCHEMA, max: 4, application_name: 'social-publisher', ...SUPERVISION })
+      ? new PgBoss({
+          connectionString: config.env.DATABASE_URL,
+          schema: JOBS_SCHEMA,
+          max: 4,
+          application_name: 'social-publisher',
+          ...SUPERVISION,
+        })
       : new PgBoss({ db: await embeddedDb(orm), schema: JOBS_SCHEMA, backend: 'pglite', ...SUPERVISION });
     boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
     await boss.start();
     for (const name of [PUBLISH_QUEUE, REFRESH_QUEUE]) {
       if (!(await boss.getQueue(name))) {
-        await boss
-          .createQueue(name, QUEUE_OPTIONS)
-          .catch(async (error) => {
-            // Another process made it a moment ago.
-            if (!(await boss.getQueue(name))) throw error;
-          });
+        await boss.createQueue(name, QUEUE_OPTIONS).catch(async (error) => {
+          // Another process made it a moment ago.
+          if (!(await boss.getQueue(name))) throw error;
+        });
       } else {
         // Queues made by an earlier release get today's settings too.
         const { retryLimit, retryDelay, retryBackoff, expireInSeconds, heartbeatSeconds } = QUEUE_OPTIONS;
@@ -134,7 +145,11 @@ export class PublishQueue implements PublishSchedule {
     const job: PublishJob = { postId: post.id, scheduledAt: wanted.toISOString() };
     const jobId = await this.boss.send(PUBLISH_QUEUE, job, { startAfter: wanted, db });
     if (!jobId) throw new Error('the publish job was not created');
-    await db.executeSql('insert into social.publish_job (post_id, job_id, run_at) values ($1, $2, $3)', [post.id, jobId, wanted.toISOString()]);
+    await db.executeSql('insert into social.publish_job (post_id, job_id, run_at) values ($1, $2, $3)', [
+      post.id,
+      jobId,
+      wanted.toISOString(),
+    ]);
     this.logger.debug({ postId: post.id, jobId, runAt: job.scheduledAt }, 'publish job planned');
   }
 

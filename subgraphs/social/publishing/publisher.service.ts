@@ -7,7 +7,11 @@ import type { ObjectStorage } from '../../../lib/storage.js';
 import { ActorType, ContentEventType } from '../content/content-event.entity.js';
 import { ContentEventService } from '../content/content-event.service.js';
 import { Integration, IntegrationStatus } from '../integrations/integration.entity.js';
-import { PlatformTokenService, TokenRefreshDeferred, type PlatformClients } from '../integrations/platform-token.service.js';
+import {
+  PlatformTokenService,
+  TokenRefreshDeferred,
+  type PlatformClients,
+} from '../integrations/platform-token.service.js';
 import { MediaFile, MediaStatus } from '../media/media.entity.js';
 import { PlatformError, type MediaToAttach } from '../integrations/platforms/index.js';
 import { Post, PostStatus, snapshotOf } from '../content/post.entity.js';
@@ -40,7 +44,8 @@ interface CallOutcome {
   outcomeUnknown?: boolean;
 }
 
-const UNKNOWN_OUTCOME = 'the outcome is unknown, so it is not posted again automatically (retry with force: true to post anyway; it may post twice)';
+const UNKNOWN_OUTCOME =
+  'the outcome is unknown, so it is not posted again automatically (retry with force: true to post anyway; it may post twice)';
 
 interface PlannedCall {
   attempt: PublishAttempt;
@@ -83,7 +88,10 @@ export class PublisherService {
     if (!this.isDue(post, job)) return 'skipped';
 
     // 1. Usable tokens before anything is recorded.
-    const usable = new Map<string, { integration: Integration | null; accessToken: string | null; problem: string | null }>();
+    const usable = new Map<
+      string,
+      { integration: Integration | null; accessToken: string | null; problem: string | null }
+    >();
     for (const platform of post.platforms) {
       const integration = await tokens.find(post.ownerId, platform);
       if (!integration) {
@@ -94,12 +102,21 @@ export class PublisherService {
         usable.set(platform, { integration, accessToken: await tokens.accessToken(integration), problem: null });
       } catch (error) {
         if (error instanceof TokenRefreshDeferred) {
-          if (!options.lastChance) throw new PublishDeferred(`the ${platform} token could not be renewed yet: ${error.reason}`);
-          usable.set(platform, { integration, accessToken: null, problem: `the ${platform} token could not be renewed: ${error.reason}` });
+          if (!options.lastChance)
+            throw new PublishDeferred(`the ${platform} token could not be renewed yet: ${error.reason}`);
+          usable.set(platform, {
+            integration,
+            accessToken: null,
+            problem: `the ${platform} token could not be renewed: ${error.reason}`,
+          });
           continue;
         }
         if (error instanceof PlatformError) {
-          usable.set(platform, { integration, accessToken: null, problem: `the ${platform} account needs to be reconnected (${error.message})` });
+          usable.set(platform, {
+            integration,
+            accessToken: null,
+            problem: `the ${platform} account needs to be reconnected (${error.message})`,
+          });
           continue;
         }
         throw error;
@@ -107,33 +124,43 @@ export class PublisherService {
     }
 
     // 2. Claim: the post leaves the queue and each platform gets its one attempt.
-    const claimed = await this.em.transactional(async (tx) => {
-      const locked = await tx.findOne(Post, { id: job.postId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      if (!locked || !this.isDue(locked, job)) return null;
-      const before = snapshotOf(locked);
-      assertCanApply('startPublishing', locked);
-      locked.status = PostStatus.publishing;
-      locked.updatedAt = new Date();
-      const earlier = await tx.find(PublishAttempt, { postId: locked.id, status: PublishAttemptStatus.succeeded });
-      const done = new Set(earlier.map((attempt) => attempt.platform));
-      const calls: PlannedCall[] = [];
-      for (const platform of locked.platforms) {
-        if (done.has(platform)) continue;
-        const attempt = new PublishAttempt();
-        attempt.postId = locked.id;
-        attempt.platform = platform;
-        tx.persist(attempt);
-        const planned = usable.get(platform) ?? { integration: null, accessToken: null, problem: `no ${platform} account is connected` };
-        calls.push({ attempt, ...planned });
-      }
-      ContentEventService.record(tx, { post: locked, type: ContentEventType.publishing, actor: PUBLISHER, before });
-      await this.schedule.follow(tx, locked);
-      return { post: locked, calls };
-    }).catch((error) => {
-      // Another worker recorded an attempt for this post first; it owns the publish.
-      if (error instanceof UniqueConstraintViolationException) return null;
-      throw error;
-    });
+    const claimed = await this.em
+      .transactional(async (tx) => {
+        const locked = await tx.findOne(
+          Post,
+          { id: job.postId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+        );
+        if (!locked || !this.isDue(locked, job)) return null;
+        const before = snapshotOf(locked);
+        assertCanApply('startPublishing', locked);
+        locked.status = PostStatus.publishing;
+        locked.updatedAt = new Date();
+        const earlier = await tx.find(PublishAttempt, { postId: locked.id, status: PublishAttemptStatus.succeeded });
+        const done = new Set(earlier.map((attempt) => attempt.platform));
+        const calls: PlannedCall[] = [];
+        for (const platform of locked.platforms) {
+          if (done.has(platform)) continue;
+          const attempt = new PublishAttempt();
+          attempt.postId = locked.id;
+          attempt.platform = platform;
+          tx.persist(attempt);
+          const planned = usable.get(platform) ?? {
+            integration: null,
+            accessToken: null,
+            problem: `no ${platform} account is connected`,
+          };
+          calls.push({ attempt, ...planned });
+        }
+        ContentEventService.record(tx, { post: locked, type: ContentEventType.publishing, actor: PUBLISHER, before });
+        await this.schedule.follow(tx, locked);
+        return { post: locked, calls };
+      })
+      .catch((error) => {
+        // Another worker recorded an attempt for this post first; it owns the publish.
+        if (error instanceof UniqueConstraintViolationException) return null;
+        throw error;
+      });
     if (!claimed) return 'skipped';
 
     // 3. One call per platform, each outcome written as it is known.
@@ -146,13 +173,21 @@ export class PublisherService {
         platform: this.tools.platforms.get(call.attempt.platform) ? call.attempt.platform : 'unconfigured',
         outcome: outcome.error ? 'failed' : 'succeeded',
       });
-      result = await this.settle(claimed.post, { attempt: call.attempt, ...outcome }, index === claimed.calls.length - 1);
+      result = await this.settle(
+        claimed.post,
+        { attempt: call.attempt, ...outcome },
+        index === claimed.calls.length - 1,
+      );
     }
     return result;
   }
 
   private isDue(post: Post, job: PublishJob): boolean {
-    return post.status === PostStatus.queued && post.scheduledAt !== null && post.scheduledAt.toISOString() === job.scheduledAt;
+    return (
+      post.status === PostStatus.queued &&
+      post.scheduledAt !== null &&
+      post.scheduledAt.toISOString() === job.scheduledAt
+    );
   }
 
   private async call(post: Post, call: PlannedCall, media: MediaToAttach[]): Promise<CallOutcome> {
@@ -168,7 +203,10 @@ export class PublisherService {
       return { platformPostId: published.id, url: published.url };
     } catch (error) {
       if (!(error instanceof PlatformError)) {
-        this.logger.error({ err: error, postId: post.id, platform: call.attempt.platform }, 'publish call failed unexpectedly');
+        this.logger.error(
+          { err: error, postId: post.id, platform: call.attempt.platform },
+          'publish call failed unexpectedly',
+        );
         return { error: 'the publish call failed unexpectedly; it is not retried automatically' };
       }
       if (error.kind === 'rejected') await this.markNeedsReconnect(call.integration, error.message);
@@ -195,7 +233,11 @@ export class PublisherService {
     last: boolean,
   ): Promise<'published' | 'failed'> {
     return this.em.transactional(async (tx) => {
-      const locked = await tx.findOneOrFail(Post, { id: post.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      const locked = await tx.findOneOrFail(
+        Post,
+        { id: post.id },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+      );
       const before = snapshotOf(locked);
       if (outcome) {
         const attempt = await tx.findOneOrFail(PublishAttempt, { id: outcome.attempt.id });
@@ -209,8 +251,14 @@ export class PublisherService {
       let status: 'published' | 'failed' = outcome?.error ? 'failed' : 'published';
       if (last) {
         await tx.flush();
-        const attempts = await tx.find(PublishAttempt, { postId: post.id }, { orderBy: { attemptedAt: 'asc', id: 'asc' } });
-        const succeeded = new Set(attempts.filter((a) => a.status === PublishAttemptStatus.succeeded).map((a) => a.platform));
+        const attempts = await tx.find(
+          PublishAttempt,
+          { postId: post.id },
+          { orderBy: { attemptedAt: 'asc', id: 'asc' } },
+        );
+        const succeeded = new Set(
+          attempts.filter((a) => a.status === PublishAttemptStatus.succeeded).map((a) => a.platform),
+        );
         const allDone = locked.platforms.length > 0 && locked.platforms.every((platform) => succeeded.has(platform));
         status = allDone ? 'published' : 'failed';
         assertCanApply('finishPublishing', locked);
@@ -220,13 +268,20 @@ export class PublisherService {
       }
       ContentEventService.record(tx, {
         post: locked,
-        type: (outcome ? outcome.error : status === 'failed') ? ContentEventType.publish_failed : ContentEventType.published,
+        type: (outcome ? outcome.error : status === 'failed')
+          ? ContentEventType.publish_failed
+          : ContentEventType.published,
         actor: PUBLISHER,
         before,
         after: {
           ...snapshotOf(locked),
           ...(outcome
-            ? { platform: outcome.attempt.platform, platformPostId: outcome.platformPostId ?? null, url: outcome.url ?? null, error: outcome.error ?? null }
+            ? {
+                platform: outcome.attempt.platform,
+                platformPostId: outcome.platformPostId ?? null,
+                url: outcome.url ?? null,
+                error: outcome.error ?? null,
+              }
             : { error: status === 'failed' ? 'the post names no platform to publish to' : null }),
         },
       });
@@ -243,7 +298,11 @@ export class PublisherService {
    * posts again.
    */
   private async recoverInterrupted(post: Post, tokens: PlatformTokenService): Promise<'published' | 'failed'> {
-    const pending = await this.em.find(PublishAttempt, { postId: post.id, status: PublishAttemptStatus.pending }, { orderBy: { attemptedAt: 'asc' } });
+    const pending = await this.em.find(
+      PublishAttempt,
+      { postId: post.id, status: PublishAttemptStatus.pending },
+      { orderBy: { attemptedAt: 'asc' } },
+    );
     let result: 'published' | 'failed' = 'failed';
     if (!pending.length) return this.settle(post, null, true);
     let media: MediaToAttach[] | undefined;
@@ -256,8 +315,15 @@ export class PublisherService {
         const integration = await tokens.find(post.ownerId, attempt.platform);
         const accessToken = integration ? await tokens.accessToken(integration).catch(() => null) : null;
         media ??= await this.mediaOf(post);
-        this.logger.info({ postId: post.id, platform: attempt.platform, attemptId: attempt.id }, 'repeating an interrupted publish with its idempotency key');
-        outcome = await this.call(post, { attempt, integration, accessToken, problem: `the ${attempt.platform} account cannot be used now` }, media);
+        this.logger.info(
+          { postId: post.id, platform: attempt.platform, attemptId: attempt.id },
+          'repeating an interrupted publish with its idempotency key',
+        );
+        outcome = await this.call(
+          post,
+          { attempt, integration, accessToken, problem: `the ${attempt.platform} account cannot be used now` },
+          media,
+        );
       }
       result = await this.settle(post, { attempt, ...outcome }, index === pending.length - 1);
     }

@@ -10,21 +10,33 @@ import { PublishDeferred, PublisherService, type PublisherTools } from './publis
  * token renewal runs every minute. pg-boss hands each job to one worker of all the processes
  * that work on the queue; the attempt records keep a post from going out twice whatever happens.
  */
-export async function startPublisherWorkers(queue: PublishQueue, orm: Orm, tools: PublisherTools, logger: Logger): Promise<void> {
+export async function startPublisherWorkers(
+  queue: PublishQueue,
+  orm: Orm,
+  tools: PublisherTools,
+  logger: Logger,
+): Promise<void> {
   const log = logger.child({ component: 'publisher' });
-  await queue.boss.work<PublishJob>(PUBLISH_QUEUE, { pollingIntervalSeconds: 1, batchSize: 1, includeMetadata: true }, async ([job]) => {
-    const publisher = new PublisherService(orm.em.fork(), tools, queue, log);
-    try {
-      const { retryCount, retryLimit } = job as JobWithMetadata<PublishJob>;
-      const outcome = await publisher.run(job.data, { lastChance: retryCount >= retryLimit });
-      log.info({ postId: job.data.postId, outcome }, 'publish job done');
-      return { outcome };
-    } catch (error) {
-      if (error instanceof PublishDeferred) log.warn({ postId: job.data.postId, reason: error.message }, 'publish deferred');
-      throw error;
-    }
-  });
-  await queue.boss.work(REFRESH_QUEUE, { pollingIntervalSeconds: 5 }, async () => new PlatformTokenService(orm.em.fork(), tools).refreshDue());
+  await queue.boss.work<PublishJob>(
+    PUBLISH_QUEUE,
+    { pollingIntervalSeconds: 1, batchSize: 1, includeMetadata: true },
+    async ([job]) => {
+      const publisher = new PublisherService(orm.em.fork(), tools, queue, log);
+      try {
+        const { retryCount, retryLimit } = job as JobWithMetadata<PublishJob>;
+        const outcome = await publisher.run(job.data, { lastChance: retryCount >= retryLimit });
+        log.info({ postId: job.data.postId, outcome }, 'publish job done');
+        return { outcome };
+      } catch (error) {
+        if (error instanceof PublishDeferred)
+          log.warn({ postId: job.data.postId, reason: error.message }, 'publish deferred');
+        throw error;
+      }
+    },
+  );
+  await queue.boss.work(REFRESH_QUEUE, { pollingIntervalSeconds: 5 }, async () =>
+    new PlatformTokenService(orm.em.fork(), tools).refreshDue(),
+  );
   await queue.boss.schedule(REFRESH_QUEUE, '* * * * *');
   log.info('publisher working on the queue');
 }

@@ -8,29 +8,41 @@ const COMMENT_DESCRIPTION = 'A note of the reviewer, kept in the audit event';
 
 @Resolver(() => ReviewLink)
 export class ReviewLinkResolver {
-  @Mutation(() => CreatedReviewLink, { description: 'Makes a link that lets a client without an account approve or reject one suggested post' })
+  @Mutation(() => CreatedReviewLink, {
+    description: 'Makes a link that lets a client without an account approve or reject one suggested post',
+  })
   createReviewLink(
     @Arg('postId', () => ID, { description: 'The suggested post to review' }) postId: string,
-    @Arg('expiresInHours', () => Int, { nullable: true, description: 'Hours the link works, 1 to 720 (default 72)' }) expiresInHours: number | null | undefined,
+    @Arg('expiresInHours', () => Int, { nullable: true, description: 'Hours the link works, 1 to 720 (default 72)' })
+    expiresInHours: number | null | undefined,
     @Ctx() ctx: ReviewContext,
   ) {
     return ctx.reviewLinks.create(postId, expiresInHours);
   }
 
   @Mutation(() => ReviewLink, { description: 'Ends a review link at once' })
-  revokeReviewLink(@Arg('id', () => ID, { description: 'The link to revoke (its id, not its token)' }) id: string, @Ctx() ctx: ReviewContext) {
+  revokeReviewLink(
+    @Arg('id', () => ID, { description: 'The link to revoke (its id, not its token)' }) id: string,
+    @Ctx() ctx: ReviewContext,
+  ) {
     return ctx.reviewLinks.revoke(id);
   }
 
-  @Query(() => ReviewedPost, { description: 'The post a review link shows (no account needed: the token is the credential)' })
-  reviewByToken(@Arg('token', () => String, { description: TOKEN_DESCRIPTION }) token: string, @Ctx() ctx: ReviewContext) {
+  @Query(() => ReviewedPost, {
+    description: 'The post a review link shows (no account needed: the token is the credential)',
+  })
+  reviewByToken(
+    @Arg('token', () => String, { description: TOKEN_DESCRIPTION }) token: string,
+    @Ctx() ctx: ReviewContext,
+  ) {
     return ctx.reviewLinks.show(token);
   }
 
   @Mutation(() => ReviewedPost, { description: "Approves the link's post, as its owner's approve does" })
   approveByReviewLink(
     @Arg('token', () => String, { description: TOKEN_DESCRIPTION }) token: string,
-    @Arg('comment', () => String, { nullable: true, description: COMMENT_DESCRIPTION }) comment: string | null | undefined,
+    @Arg('comment', () => String, { nullable: true, description: COMMENT_DESCRIPTION })
+    comment: string | null | undefined,
     @Ctx() ctx: ReviewContext,
   ) {
     return ctx.reviewLinks.decide(token, 'approve', comment);
@@ -39,7 +51,8 @@ export class ReviewLinkResolver {
   @Mutation(() => ReviewedPost, { description: "Rejects the link's post, as its owner's reject does" })
   rejectByReviewLink(
     @Arg('token', () => String, { description: TOKEN_DESCRIPTION }) token: string,
-    @Arg('comment', () => String, { nullable: true, description: COMMENT_DESCRIPTION }) comment: string | null | undefined,
+    @Arg('comment', () => String, { nullable: true, description: COMMENT_DESCRIPTION })
+    comment: string | null | undefined,
     @Ctx() ctx: ReviewContext,
   ) {
     return ctx.reviewLinks.decide(token, 'reject', comment);

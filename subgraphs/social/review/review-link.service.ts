@@ -37,11 +37,14 @@ export class ReviewLinkService {
 
   async create(postId: string, expiresInHours: number | null | undefined): Promise<CreatedReviewLink> {
     const hours = expiresInHours ?? DEFAULT_HOURS;
-    if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS) throw AppError.badInput('expiresInHours', `must be a whole number of hours from 1 to ${MAX_HOURS}`);
+    if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS)
+      throw AppError.badInput('expiresInHours', `must be a whole number of hours from 1 to ${MAX_HOURS}`);
     // Inside the caller's reach: a key limited to one brand finds no post of another.
     const post = await this.tools.postsIn(this.reach).get(postId);
     if (post.status !== PostStatus.suggested) {
-      throw new AppError(ErrorCode.CONFLICT, `Only a suggestion draft can be reviewed; this one is ${post.status}`, { details: { currentState: post.status } });
+      throw new AppError(ErrorCode.CONFLICT, `Only a suggestion draft can be reviewed; this one is ${post.status}`, {
+        details: { currentState: post.status },
+      });
     }
     const token = randomToken(32);
     const link = new ReviewLink();
@@ -75,16 +78,23 @@ export class ReviewLinkService {
     const note = comment?.trim() || null;
     if (note && note.length > 2000) throw AppError.badInput('comment', 'is longer than 2000 characters');
     const link = await this.usableLink(token);
-    const ownerReach = Reach.of({ userId: link.ownerId, scopes: new Set(['suggestions.write']), via: 'api-key', brandIds: new Set([link.brandId]) });
+    const ownerReach = Reach.of({
+      userId: link.ownerId,
+      scopes: new Set(['suggestions.write']),
+      via: 'api-key',
+      brandIds: new Set([link.brandId]),
+    });
     const posts = this.tools.postsIn(ownerReach);
     const decision = { actor: { type: ActorType.review_link, id: link.id }, comment: note };
-    const post = action === 'approve' ? await posts.approve(link.postId, decision) : await posts.reject(link.postId, decision);
+    const post =
+      action === 'approve' ? await posts.approve(link.postId, decision) : await posts.reject(link.postId, decision);
     return this.viewOf(link, post);
   }
 
   /** The link of `token`: 404 when there is none, 410 once it expired or was revoked. */
   private async usableLink(token: string): Promise<ReviewLink> {
-    const link = token && token.length <= 128 ? await this.em.findOne(ReviewLink, { tokenHash: sha256Hex(token) }) : null;
+    const link =
+      token && token.length <= 128 ? await this.em.findOne(ReviewLink, { tokenHash: sha256Hex(token) }) : null;
     if (!link) throw AppError.notFound('Review link');
     if (link.revokedAt) throw new AppError(ErrorCode.GONE, 'This review link was revoked');
     if (link.expiresAt.getTime() <= Date.now()) throw new AppError(ErrorCode.GONE, 'This review link has expired');
@@ -94,10 +104,20 @@ export class ReviewLinkService {
   private async viewOf(link: ReviewLink, post: Post): Promise<ReviewedPost> {
     const brand = await this.em.findOneOrFail(Brand, { id: post.brandId });
     const ids = post.mediaIds.filter(isUuid);
-    const files = ids.length ? await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.ready }) : [];
+    const files = ids.length
+      ? await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.ready })
+      : [];
     const media = new MediaService(this.em, this.reach, this.tools.media);
     const byId = new Map(files.map((file) => [file.id, file]));
     const mediaUrls = await Promise.all(ids.flatMap((id) => (byId.has(id) ? [media.urlOf(byId.get(id)!)] : [])));
-    return { content: post.content, platforms: post.platforms, mediaUrls, scheduledAt: post.scheduledAt, brandName: brand.name, status: post.status, expiresAt: link.expiresAt };
+    return {
+      content: post.content,
+      platforms: post.platforms,
+      mediaUrls,
+      scheduledAt: post.scheduledAt,
+      brandName: brand.name,
+      status: post.status,
+      expiresAt: link.expiresAt,
+    };
   }
 }

@@ -108,7 +108,11 @@ export function guardedLookup(policy: AddressPolicy) {
       if (error) return callback(error, []);
       for (const { address } of addresses) {
         const refusal = refusalOf(address, policy);
-        if (refusal) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refusal}`), { code: 'EADDRREFUSED' }), []);
+        if (refusal)
+          return callback(
+            Object.assign(new Error(`refused: ${hostname} resolves to ${refusal}`), { code: 'EADDRREFUSED' }),
+            [],
+          );
       }
       if (options.all) return callback(null, addresses);
       const [first] = addresses;

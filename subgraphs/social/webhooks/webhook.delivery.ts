@@ -18,7 +18,9 @@ import { sendWebhook, type SendSettings } from './webhook.sender.js';
 export const WEBHOOK_QUEUE = 'social-webhook-delivery';
 
 /** After the first attempt fails, the waits before each retry (Standard Webhooks' usual schedule, about a day and a half in all). */
-export const RETRY_DELAYS_MS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 14 * 3600].map((seconds) => seconds * 1000);
+export const RETRY_DELAYS_MS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 14 * 3600].map(
+  (seconds) => seconds * 1000,
+);
 const JITTER = 0.2;
 const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const OUTBOX_BATCH = 100;
@@ -36,11 +38,20 @@ export interface WebhookSettings extends SendSettings {
   outboxPollMs: number;
 }
 
-export const DEFAULT_WEBHOOK_TIMING = { timeoutMs: 10_000, retryDelaysMs: RETRY_DELAYS_MS, disableAfterMs: DISABLE_AFTER_MS, outboxPollMs: 1000 };
+export const DEFAULT_WEBHOOK_TIMING = {
+  timeoutMs: 10_000,
+  retryDelaysMs: RETRY_DELAYS_MS,
+  disableAfterMs: DISABLE_AFTER_MS,
+  outboxPollMs: 1000,
+};
 
 /** Production calls public HTTPS endpoints only; secrets are sealed like platform tokens, under a key of their own. */
 export function webhookSettingsOf(config: Config): WebhookSettings {
-  return { ...DEFAULT_WEBHOOK_TIMING, production: config.isProduction, cipher: new TokenCipher(deriveKey(masterKey(config), 'webhook-secrets')) };
+  return {
+    ...DEFAULT_WEBHOOK_TIMING,
+    production: config.isProduction,
+    cipher: new TokenCipher(deriveKey(masterKey(config), 'webhook-secrets')),
+  };
 }
 
 export interface DeliveryJob {
@@ -58,15 +69,22 @@ export function withJitter(delayMs: number, random = Math.random): number {
 export async function prepareWebhookQueue(boss: PgBoss): Promise<void> {
   if (!(await boss.getQueue(WEBHOOK_QUEUE))) {
     // pg-boss's own retries only cover a worker that crashed mid-job; HTTP failures are retried on our schedule.
-    await boss.createQueue(WEBHOOK_QUEUE, { retryLimit: 2, retryDelay: 30, expireInSeconds: 120 }).catch(async (error) => {
-      if (!(await boss.getQueue(WEBHOOK_QUEUE))) throw error;
-    });
+    await boss
+      .createQueue(WEBHOOK_QUEUE, { retryLimit: 2, retryDelay: 30, expireInSeconds: 120 })
+      .catch(async (error) => {
+        if (!(await boss.getQueue(WEBHOOK_QUEUE))) throw error;
+      });
   }
   await boss.getJobById(WEBHOOK_QUEUE, randomUUID());
 }
 
 /** Queues one delivery attempt in `tx`'s transaction, so it exists exactly when the change that asked for it does. */
-export async function enqueueDelivery(boss: PgBoss, tx: EntityManager, job: DeliveryJob, startAfter?: Date): Promise<void> {
+export async function enqueueDelivery(
+  boss: PgBoss,
+  tx: EntityManager,
+  job: DeliveryJob,
+  startAfter?: Date,
+): Promise<void> {
   const id = await boss.send(WEBHOOK_QUEUE, job, { db: jobsDbOf(tx), ...(startAfter ? { startAfter } : {}) });
   if (!id) throw new Error('the webhook delivery job was not created');
 }
@@ -88,7 +106,11 @@ export async function dispatchOutbox(em: EntityManager, boss: PgBoss): Promise<n
   const { rows: waiting } = await jobsDbOf(em).executeSql('select 1 from social.webhook_outbox limit 1');
   if (!waiting.length) return 0;
   return em.transactional(async (tx) => {
-    const rows = await tx.find(WebhookOutbox, {}, { orderBy: { seq: 'asc' }, limit: OUTBOX_BATCH, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE });
+    const rows = await tx.find(
+      WebhookOutbox,
+      {},
+      { orderBy: { seq: 'asc' }, limit: OUTBOX_BATCH, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+    );
     if (!rows.length) return 0;
     const contentIds = rows.filter((row) => row.source === 'content_event').map((row) => row.sourceId);
     const contentEvents = contentIds.length ? await tx.find(ContentEvent, { id: { $in: contentIds } }) : [];
@@ -127,22 +149,47 @@ export async function dispatchOutbox(em: EntityManager, boss: PgBoss): Promise<n
  * recorded with what follows from it in one transaction: the next retry's job, the message's end,
  * and the webhook's health (disabled after `disableAfterMs` of nothing but failures).
  */
-export async function deliverMessage(em: EntityManager, boss: PgBoss, settings: WebhookSettings, job: DeliveryJob): Promise<'succeeded' | 'retrying' | 'failed' | 'skipped'> {
+export async function deliverMessage(
+  em: EntityManager,
+  boss: PgBoss,
+  settings: WebhookSettings,
+  job: DeliveryJob,
+): Promise<'succeeded' | 'retrying' | 'failed' | 'skipped'> {
   const message = await em.findOne(WebhookMessage, { id: job.messageId });
   if (!message || (message.status !== WebhookMessageStatus.pending && !job.manual)) return 'skipped';
   const webhook = await em.findOne(Webhook, { id: message.webhookId });
   if (!webhook) return 'skipped';
   if (!webhook.enabled) {
     if (message.status === WebhookMessageStatus.pending) {
-      await em.nativeUpdate(WebhookMessage, { id: message.id }, { status: WebhookMessageStatus.failed, nextAttemptAt: null });
+      await em.nativeUpdate(
+        WebhookMessage,
+        { id: message.id },
+        { status: WebhookMessageStatus.failed, nextAttemptAt: null },
+      );
     }
     return 'failed';
   }
-  const outcome = await sendWebhook({ url: webhook.url, secret: settings.cipher.open(webhook.secretSealed, webhook.id), id: message.eventId, body: message.body }, settings);
+  const outcome = await sendWebhook(
+    {
+      url: webhook.url,
+      secret: settings.cipher.open(webhook.secretSealed, webhook.id),
+      id: message.eventId,
+      body: message.body,
+    },
+    settings,
+  );
 
   return em.transactional(async (tx) => {
-    const current = await tx.findOneOrFail(WebhookMessage, { id: message.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    const hook = await tx.findOneOrFail(Webhook, { id: webhook.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const current = await tx.findOneOrFail(
+      WebhookMessage,
+      { id: message.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
+    const hook = await tx.findOneOrFail(
+      Webhook,
+      { id: webhook.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
     current.attempts += 1;
     const attempt = new WebhookDelivery();
     Object.assign(attempt, {
@@ -203,15 +250,24 @@ export async function pruneWebhookHistory(em: EntityManager, now = new Date()): 
  * delivery attempt is a pg-boss job, a few at a time so one slow receiver does not hold up others;
  * once an hour the history older than HISTORY_DAYS is pruned.
  */
-export async function startWebhookWorkers(boss: PgBoss, orm: Orm, settings: WebhookSettings, logger: Logger): Promise<{ stop(): Promise<void> }> {
+export async function startWebhookWorkers(
+  boss: PgBoss,
+  orm: Orm,
+  settings: WebhookSettings,
+  logger: Logger,
+): Promise<{ stop(): Promise<void> }> {
   const log = logger.child({ component: 'webhooks' });
   await prepareWebhookQueue(boss);
-  await boss.work<DeliveryJob>(WEBHOOK_QUEUE, { pollingIntervalSeconds: 1, batchSize: 1, localConcurrency: 4 }, async ([job]) => {
-    const outcome = await deliverMessage(orm.em.fork(), boss, settings, job.data);
-    if (outcome !== 'skipped') webhookDeliveries.inc({ outcome });
-    log.debug({ messageId: job.data.messageId, outcome }, 'webhook attempt done');
-    return { outcome };
-  });
+  await boss.work<DeliveryJob>(
+    WEBHOOK_QUEUE,
+    { pollingIntervalSeconds: 1, batchSize: 1, localConcurrency: 4 },
+    async ([job]) => {
+      const outcome = await deliverMessage(orm.em.fork(), boss, settings, job.data);
+      if (outcome !== 'skipped') webhookDeliveries.inc({ outcome });
+      log.debug({ messageId: job.data.messageId, outcome }, 'webhook attempt done');
+      return { outcome };
+    },
+  );
   const stopping = new AbortController();
   let prunedAt = 0;
   // Background work, not a request's: no trace of its own every second (pg-boss makes spans).

@@ -46,7 +46,10 @@ export class Webhook {
 
   /** Start of the current run of failed attempts; null after a success. */
   @Property({ type: 'timestamptz', nullable: true })
-  @Field(() => Date, { nullable: true, description: 'Since when every delivery attempt has failed; null when the last one succeeded' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Since when every delivery attempt has failed; null when the last one succeeded',
+  })
   failingSince: Date | null = null;
 
   @Property({ type: 'timestamptz' })
@@ -156,7 +159,10 @@ export class WebhookDelivery {
   statusCode: number | null = null;
 
   @Property({ type: 'text', nullable: true })
-  @Field(() => String, { nullable: true, description: 'Why the attempt failed when the endpoint did not answer 2xx (timeout, refused address, ...)' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why the attempt failed when the endpoint did not answer 2xx (timeout, refused address, ...)',
+  })
   error: string | null = null;
 
   /** The start of the answer only: bodies are read up to a small cap and never kept whole. */

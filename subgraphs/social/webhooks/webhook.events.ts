@@ -40,7 +40,8 @@ const statusOf = (snapshot: Record<string, unknown> | null) => (snapshot?.status
  * the end of a post (`post.published`) and each failed platform (`post.failed`) are told.
  */
 export function webhookTypesOf(event: Pick<ContentEvent, 'type' | 'before' | 'after'>): WebhookEventType[] {
-  const becameSuggested = statusOf(event.after) === PostStatus.suggested && statusOf(event.before) !== PostStatus.suggested;
+  const becameSuggested =
+    statusOf(event.after) === PostStatus.suggested && statusOf(event.before) !== PostStatus.suggested;
   switch (event.type) {
     case ContentEventType.created:
       return becameSuggested ? ['post.created', 'post.suggested'] : ['post.created'];
@@ -82,7 +83,12 @@ function postData(event: ContentEvent): Record<string, unknown> {
     actor: { type: event.actorType, id: event.actorId },
   };
   if (event.type === ContentEventType.published || event.type === ContentEventType.publish_failed) {
-    Object.assign(data, { platform: platform ?? null, platformPostId: platformPostId ?? null, url: url ?? null, error: error ?? null });
+    Object.assign(data, {
+      platform: platform ?? null,
+      platformPostId: platformPostId ?? null,
+      url: url ?? null,
+      error: error ?? null,
+    });
   }
   if (reviewComment !== undefined) data.comment = reviewComment;
   return data;
@@ -91,8 +97,15 @@ function postData(event: ContentEvent): Record<string, unknown> {
 /** The events of one outbox row; `contentEvent` is the audit event it points at (absent for integrations). */
 export function eventsOfOutbox(row: WebhookOutbox, contentEvent: ContentEvent | null): WebhookEvent[] {
   if (row.source === 'integration') {
-    return [{ type: 'integration.needs_reconnect', brandId: null, occurredAt: row.occurredAt, data: { ...(row.data ?? {}) } }];
+    return [
+      { type: 'integration.needs_reconnect', brandId: null, occurredAt: row.occurredAt, data: { ...(row.data ?? {}) } },
+    ];
   }
   if (!contentEvent) return [];
-  return webhookTypesOf(contentEvent).map((type) => ({ type, brandId: contentEvent.brandId, occurredAt: contentEvent.occurredAt, data: postData(contentEvent) }));
+  return webhookTypesOf(contentEvent).map((type) => ({
+    type,
+    brandId: contentEvent.brandId,
+    occurredAt: contentEvent.occurredAt,
+    data: postData(contentEvent),
+  }));
 }

@@ -10,12 +10,17 @@ export class CreateWebhookInput {
   @MaxLength(2000)
   url!: string;
 
-  @Field(() => [String], { description: 'Event types to receive, e.g. post.published, post.failed, integration.needs_reconnect' })
+  @Field(() => [String], {
+    description: 'Event types to receive, e.g. post.published, post.failed, integration.needs_reconnect',
+  })
   @ArrayMaxSize(20)
   @IsString({ each: true })
   events!: string[];
 
-  @Field(() => [ID], { nullable: true, description: 'Only events of these brands; none or empty: every brand you reach' })
+  @Field(() => [ID], {
+    nullable: true,
+    description: 'Only events of these brands; none or empty: every brand you reach',
+  })
   @IsOptional()
   @ArrayMaxSize(100)
   brandIds?: string[] | null;
@@ -52,14 +57,20 @@ export class UpdateWebhookInput {
   @MaxLength(500)
   description?: string | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'False pauses deliveries; true enables it again (also after it was disabled for failing)' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'False pauses deliveries; true enables it again (also after it was disabled for failing)',
+  })
   @IsOptional()
   enabled?: boolean | null;
 }
 
 @ObjectType({ description: 'A new webhook: `secret` is shown this once and never again' })
 export class CreatedWebhook {
-  @Field(() => String, { description: 'The signing secret (whsec_...), to verify webhook-signature with: store it now, it is never shown again' })
+  @Field(() => String, {
+    description:
+      'The signing secret (whsec_...), to verify webhook-signature with: store it now, it is never shown again',
+  })
   secret!: string;
 
   @Field(() => Webhook, { description: 'The webhook, as webhooks lists it' })

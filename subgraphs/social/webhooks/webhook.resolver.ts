@@ -1,7 +1,13 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { toConnection, windowOfConnection } from '../../../lib/pagination.js';
 import { Webhook, WebhookMessage } from './webhook.entity.js';
-import { CreatedWebhook, CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesArgs, WebhookDeliveryConnection } from './webhook.input.js';
+import {
+  CreatedWebhook,
+  CreateWebhookInput,
+  UpdateWebhookInput,
+  WebhookDeliveriesArgs,
+  WebhookDeliveryConnection,
+} from './webhook.input.js';
 import type { WebhooksContext } from './webhooks.context.js';
 
 @Resolver(() => Webhook)
@@ -11,14 +17,20 @@ export class WebhookResolver {
     return ctx.webhooks.list();
   }
 
-  @Query(() => WebhookDeliveryConnection, { description: 'Delivery attempts of one webhook, newest first: event, status code or error, duration' })
+  @Query(() => WebhookDeliveryConnection, {
+    description: 'Delivery attempts of one webhook, newest first: event, status code or error, duration',
+  })
   async webhookDeliveries(@Args(() => WebhookDeliveriesArgs) args: WebhookDeliveriesArgs, @Ctx() ctx: WebhooksContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.webhooks.deliveries(args.webhookId, window), window);
   }
 
   @Mutation(() => CreatedWebhook, { description: 'Makes a webhook; its signing secret is in the answer this once' })
-  createWebhook(@Arg('input', () => CreateWebhookInput, { description: 'URL, event types, brands and a note' }) input: CreateWebhookInput, @Ctx() ctx: WebhooksContext) {
+  createWebhook(
+    @Arg('input', () => CreateWebhookInput, { description: 'URL, event types, brands and a note' })
+    input: CreateWebhookInput,
+    @Ctx() ctx: WebhooksContext,
+  ) {
     return ctx.webhooks.create(input);
   }
 
@@ -32,12 +44,23 @@ export class WebhookResolver {
   }
 
   @Mutation(() => Webhook, { description: 'Deletes a webhook with its pending events and attempts' })
-  deleteWebhook(@Arg('id', () => ID, { description: 'The webhook to delete' }) id: string, @Ctx() ctx: WebhooksContext) {
+  deleteWebhook(
+    @Arg('id', () => ID, { description: 'The webhook to delete' }) id: string,
+    @Ctx() ctx: WebhooksContext,
+  ) {
     return ctx.webhooks.delete(id);
   }
 
-  @Mutation(() => WebhookMessage, { description: 'Sends the event of a delivery attempt again, now, with the same webhook-id' })
-  redeliverWebhookEvent(@Arg('deliveryId', () => ID, { description: 'A delivery attempt (from webhookDeliveries) whose event to send again' }) deliveryId: string, @Ctx() ctx: WebhooksContext) {
+  @Mutation(() => WebhookMessage, {
+    description: 'Sends the event of a delivery attempt again, now, with the same webhook-id',
+  })
+  redeliverWebhookEvent(
+    @Arg('deliveryId', () => ID, {
+      description: 'A delivery attempt (from webhookDeliveries) whose event to send again',
+    })
+    deliveryId: string,
+    @Ctx() ctx: WebhooksContext,
+  ) {
     return ctx.webhooks.redeliver(deliveryId);
   }
 }

@@ -32,7 +32,10 @@ export interface SendOutcome {
 }
 
 /** The three Standard Webhooks headers for `body`, signed now. */
-export function signedHeaders(message: Pick<OutgoingMessage, 'secret' | 'id' | 'body'>, now = new Date()): Record<string, string> {
+export function signedHeaders(
+  message: Pick<OutgoingMessage, 'secret' | 'id' | 'body'>,
+  now = new Date(),
+): Record<string, string> {
   const timestamp = new Date(Math.floor(now.getTime() / 1000) * 1000);
   return {
     'webhook-id': message.id,
@@ -47,7 +50,10 @@ export function signedHeaders(message: Pick<OutgoingMessage, 'secret' | 'id' | '
  */
 export function sendWebhook(message: OutgoingMessage, settings: SendSettings): Promise<SendOutcome> {
   const started = performance.now();
-  const done = (outcome: Omit<SendOutcome, 'durationMs'>): SendOutcome => ({ ...outcome, durationMs: Math.round(performance.now() - started) });
+  const done = (outcome: Omit<SendOutcome, 'durationMs'>): SendOutcome => ({
+    ...outcome,
+    durationMs: Math.round(performance.now() - started),
+  });
   const failure = (error: string, statusCode: number | null = null, responseExcerpt: string | null = null) =>
     done({ succeeded: false, statusCode, error, responseExcerpt });
 
@@ -57,7 +63,8 @@ export function sendWebhook(message: OutgoingMessage, settings: SendSettings): P
   } catch {
     return Promise.resolve(failure('the URL is not valid'));
   }
-  if (settings.production && url.protocol !== 'https:') return Promise.resolve(failure('refused: only https URLs are called in production'));
+  if (settings.production && url.protocol !== 'https:')
+    return Promise.resolve(failure('refused: only https URLs are called in production'));
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // An IP literal is connected to without a lookup, so it is checked here.
   const literalRefusal = isIP(host) ? refusalOf(host, settings) : null;
@@ -88,15 +95,21 @@ export function sendWebhook(message: OutgoingMessage, settings: SendSettings): P
       request.destroy();
       finish(failure(`no complete answer within ${settings.timeoutMs / 1000} s`));
     }, settings.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish(failure(error.message.startsWith('refused:') ? error.message : `${error.code ?? 'error'}: ${error.message}`)));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish(
+        failure(error.message.startsWith('refused:') ? error.message : `${error.code ?? 'error'}: ${error.message}`),
+      ),
+    );
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
       const chunks: Buffer[] = [];
       let read = 0;
       const conclude = () => {
         const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS) || null;
-        if (status >= 200 && status < 300) finish(done({ succeeded: true, statusCode: status, error: null, responseExcerpt: excerpt }));
-        else if (status >= 300 && status < 400) finish(failure(`answered a redirect (${status}), which is not followed`, status, excerpt));
+        if (status >= 200 && status < 300)
+          finish(done({ succeeded: true, statusCode: status, error: null, responseExcerpt: excerpt }));
+        else if (status >= 300 && status < 400)
+          finish(failure(`answered a redirect (${status}), which is not followed`, status, excerpt));
         else finish(failure(`answered ${status}`, status, excerpt));
         request.destroy();
       };

@@ -38,7 +38,11 @@ export class WebhookService {
   }
 
   async list(): Promise<Webhook[]> {
-    const all = await this.em.find(Webhook, { ownerId: this.reach.ownerId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+    const all = await this.em.find(
+      Webhook,
+      { ownerId: this.reach.ownerId },
+      { orderBy: { createdAt: 'desc', id: 'desc' } },
+    );
     return all.filter((webhook) => this.visible(webhook));
   }
 
@@ -97,7 +101,9 @@ export class WebhookService {
   /** Sends the event of an attempt once more, now, with the same webhook-id (a receiver that has it already drops it). */
   async redeliver(deliveryId: string): Promise<WebhookMessage> {
     const attempt = isUuid(deliveryId) ? await this.em.findOne(WebhookDelivery, { id: deliveryId }) : null;
-    const webhook = attempt ? await this.em.findOne(Webhook, { id: attempt.webhookId, ownerId: this.reach.ownerId }) : null;
+    const webhook = attempt
+      ? await this.em.findOne(Webhook, { id: attempt.webhookId, ownerId: this.reach.ownerId })
+      : null;
     if (!attempt || !webhook || !this.visible(webhook)) throw AppError.notFound('Webhook delivery');
     if (!webhook.enabled) throw AppError.badInput('deliveryId', 'belongs to a disabled webhook: enable it first');
     return this.em.transactional(async (tx) => {
@@ -111,7 +117,8 @@ export class WebhookService {
   private async checkBrands(brandIds: string[] | null | undefined): Promise<string[] | null> {
     const ids = [...new Set((brandIds ?? []).map((id) => id.trim().toLowerCase()))];
     if (!ids.length) return this.reach.brandIds ? [...this.reach.brandIds].sort() : null;
-    if (ids.some((id) => !isUuid(id) || !this.reach.covers(id))) throw AppError.badInput('brandIds', 'must all be brands you reach');
+    if (ids.some((id) => !isUuid(id) || !this.reach.covers(id)))
+      throw AppError.badInput('brandIds', 'must all be brands you reach');
     const owned = await this.em.count(Brand, { id: { $in: ids }, ownerId: this.reach.ownerId });
     if (owned !== ids.length) throw AppError.badInput('brandIds', 'must all be brands you reach');
     return ids.sort();
@@ -122,6 +129,10 @@ function checkEvents(events: string[] | null | undefined): string[] {
   const names = [...new Set((events ?? []).map((name) => name.trim()))];
   if (!names.length) throw AppError.badInput('events', `must name at least one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   const unknown = names.filter((name) => !isWebhookEventType(name));
-  if (unknown.length) throw AppError.badInput('events', `${unknown.slice(0, 3).join(', ')} is not an event type (known: ${WEBHOOK_EVENT_TYPES.join(', ')})`);
+  if (unknown.length)
+    throw AppError.badInput(
+      'events',
+      `${unknown.slice(0, 3).join(', ')} is not an event type (known: ${WEBHOOK_EVENT_TYPES.join(', ')})`,
+    );
   return names.sort();
 }

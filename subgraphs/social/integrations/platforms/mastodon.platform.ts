@@ -62,7 +62,11 @@ export class MastodonPlatform implements PlatformAdapter {
     const answer = await callPlatform<Record<string, unknown>>(
       this.platform,
       `${this.base}/oauth/token`,
-      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body,
+      },
       { ...this.http, authFailure: isOAuthRefusal },
     );
     return toTokenSet(this.platform, answer);

@@ -120,7 +120,12 @@ export async function callPlatform<T>(
   const message = `${platform} answered ${response.status}: ${describeError(body)}`;
   if (response.status === 429) {
     const retryAfter = Number(response.headers.get('retry-after'));
-    throw new PlatformError('transient', message, 429, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+    throw new PlatformError(
+      'transient',
+      message,
+      429,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    );
   }
   if (response.status >= 500 || response.status === 408) throw new PlatformError('transient', message, response.status);
   const rejected = options.authFailure?.(response.status, body) ?? (response.status === 401 || response.status === 403);
@@ -135,7 +140,10 @@ function describeError(body: unknown): string {
       .filter((part) => typeof part === 'string' && part)
       .map(String);
     const nested = Array.isArray(record.errors)
-      ? (record.errors as Array<Record<string, unknown>>).map((e) => e.message ?? e.detail).filter(Boolean).map(String)
+      ? (record.errors as Array<Record<string, unknown>>)
+          .map((e) => e.message ?? e.detail)
+          .filter(Boolean)
+          .map(String)
       : [];
     const joined = [...new Set([...parts, ...nested])].join('; ');
     if (joined) return joined.slice(0, 500);
@@ -144,7 +152,12 @@ function describeError(body: unknown): string {
 }
 
 /** The authorization-code request with PKCE (S256), as RFC 6749 and RFC 7636 spell it. */
-export function authorizationCodeUrl(endpoint: string, clientId: string, scope: string, request: AuthorizeRequest): string {
+export function authorizationCodeUrl(
+  endpoint: string,
+  clientId: string,
+  scope: string,
+  request: AuthorizeRequest,
+): string {
   const url = new URL(endpoint);
   url.search = new URLSearchParams({
     response_type: 'code',

@@ -59,8 +59,12 @@ export class XPlatform implements PlatformAdapter {
 
   private async token(fields: Record<string, string>): Promise<TokenSet> {
     const { clientId, clientSecret } = this.credentials;
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    if (clientSecret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
+    if (clientSecret)
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
     const answer = await callPlatform<Record<string, unknown>>(
       this.platform,
       `${this.apiBase}/2/oauth2/token`,
@@ -102,7 +106,11 @@ export class XPlatform implements PlatformAdapter {
       `${this.apiBase}/2/tweets`,
       {
         method: 'POST',
-        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
         body: JSON.stringify({ text: post.text, ...(mediaIds.length ? { media: { media_ids: mediaIds } } : {}) }),
       },
       // X answers 403 for a duplicate or refused post too; only 401 says the token is no good.
