@@ -27,7 +27,7 @@ import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLCli
 import { operationTelemetry } from '../lib/graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
-import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from '../lib/input.js';
+import { checkJsonBody, refuseUnstorableGraphQLText } from '../lib/input.js';
 import type { LocalSubgraph } from '../lib/local-subgraph.js';
 import {
   assignRequestId,
@@ -237,7 +237,7 @@ export async function startGateway(
     '/graphql',
     corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
-    express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
+    express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: checkJsonBody }),
     refuseUnstorableGraphQLText,
     resumeTrace,
     expressMiddleware(apollo, {

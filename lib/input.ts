@@ -10,11 +10,58 @@ import { MAX_PAGE_SIZE } from './pagination.js';
  */
 
 /**
- * `verify` of `express.json`: a body that is not valid UTF-8 is refused rather than decoded with
- * U+FFFD in place of its bad bytes (which would then be stored as if the client had sent them).
+ * A body that is not valid UTF-8 is refused rather than decoded with U+FFFD in place of its bad
+ * bytes (which would then be stored as if the client had sent them).
  */
 export function refuseInvalidUtf8(_req: IncomingMessage, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw AppError.badInput('body', 'is not valid UTF-8');
+}
+
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. No input of the platform nests more
+ * than a few levels (a GraphQL input in its variables, a JSONObject setting); 64 leaves room for
+ * any honest body, while a body of nothing but brackets (a megabyte of `[` is half a million levels)
+ * is refused before the code behind the parser, which walks values by recursion (graphql-js input
+ * coercion, JSON.stringify towards a subgraph, validation), overflows the stack on it.
+ */
+export const MAX_JSON_NESTING = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x5b, 0x7b]); // [ {
+const CLOSERS = new Set([0x5d, 0x7d]); // ] }
+
+/**
+ * Refuses JSON text nested deeper than MAX_JSON_NESTING, from its bytes, before it is parsed: the
+ * brackets outside strings are counted in one pass (multi-byte UTF-8 never holds an ASCII byte).
+ */
+export function refuseDeepJson(body: Buffer): void {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < body.length; index++) {
+    const byte = body[index];
+    if (inString) {
+      if (byte === BACKSLASH) index++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (OPENERS.has(byte)) {
+      if (++depth > MAX_JSON_NESTING) {
+        throw AppError.badInput('body', `nests arrays and objects deeper than ${MAX_JSON_NESTING} levels`);
+      }
+    } else if (CLOSERS.has(byte)) {
+      depth--;
+    }
+  }
+}
+
+/**
+ * `verify` of `express.json` on every face (REST adapters, gateway, subgraph ports): the body is
+ * valid UTF-8 and not absurdly nested, or it is a 400 before it is even parsed.
+ */
+export function checkJsonBody(req: IncomingMessage, res: unknown, body: Buffer): void {
+  refuseInvalidUtf8(req, res, body);
+  refuseDeepJson(body);
 }
 
 // NUL, or a lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
@@ -35,24 +82,29 @@ export function unstorable(text: string): string | undefined {
  * surrogates), as a problem naming where it is (`tags[1]`, `input.content`), or undefined.
  */
 export function findUnstorableText(value: unknown, path: string): AppError | undefined {
-  if (typeof value === 'string') {
-    const why = unstorable(value);
-    return why ? AppError.badInput(path || 'body', why) : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const problem = findUnstorableText(item, `${path}[${index}]`);
-      if (problem) return problem;
+  // A stack of its own rather than recursion: a client chooses how deep a value nests, and the call
+  // stack must not be what stops it. Children are pushed last-first, so the first problem in reading
+  // order is the one named. A field name is checked when its value is reached (`owner` is where it is).
+  const pending: { value: unknown; path: string; key?: { name: string; owner: string } }[] = [{ value, path }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.key) {
+      const keyProblem = unstorable(next.key.name);
+      if (keyProblem) return AppError.badInput(next.key.owner || 'body', `field names ${keyProblem}`);
     }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const where = path ? `${path}.${key}` : key;
-      const keyProblem = unstorable(key);
-      if (keyProblem) return AppError.badInput(path || 'body', `field names ${keyProblem}`);
-      const problem = findUnstorableText(item, where);
-      if (problem) return problem;
+    const { value: item, path: where } = next;
+    if (typeof item === 'string') {
+      const why = unstorable(item);
+      if (why) return AppError.badInput(where || 'body', why);
+    } else if (Array.isArray(item)) {
+      for (let index = item.length - 1; index >= 0; index--) {
+        pending.push({ value: item[index] as unknown, path: `${where}[${index}]` });
+      }
+    } else if (item && typeof item === 'object') {
+      const entries = Object.entries(item as Record<string, unknown>);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [name, child] = entries[index];
+        pending.push({ value: child, path: where ? `${where}.${name}` : name, key: { name, owner: where } });
+      }
     }
   }
   return undefined;

@@ -36,7 +36,7 @@ import { corsFor } from './cors.js';
 import { applyTrustProxy } from './client-address.js';
 import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from './http.js';
-import { checkPagingParameters, refuseInvalidUtf8, refuseUnstorableText } from './input.js';
+import { checkPagingParameters, checkJsonBody, refuseUnstorableText } from './input.js';
 import { CACHE_CONTROL, compressAnswers } from './http-answers.js';
 import { API_VERSION, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from './logger.js';
@@ -263,7 +263,7 @@ export function createRestApp(options: RestAppOptions): Express {
     express.json({
       limit: config.env.BODY_LIMIT_BYTES,
       type: ['application/json', 'application/*+json'],
-      verify: refuseInvalidUtf8,
+      verify: checkJsonBody,
     }),
   );
   app.use(refuseUnstorableText, checkPagingParameters);

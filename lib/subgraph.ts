@@ -26,7 +26,7 @@ import {
   type SubgraphFaults,
 } from './availability.js';
 import { untilDatabaseAnswers } from './startup.js';
-import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from './input.js';
+import { checkJsonBody, refuseUnstorableGraphQLText } from './input.js';
 import { operationTelemetry } from './graphql-telemetry.js';
 import { localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
@@ -216,7 +216,7 @@ export async function openSubgraphPort(
       handlers.use(
         httpLogger(logger, `${name}-subgraph`),
         requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
-        express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
+        express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: checkJsonBody }),
         refuseUnstorableGraphQLText,
         resumeTrace,
         expressMiddleware(server, {
