@@ -62,12 +62,38 @@ export class PageArgs {
   limit?: number;
 }
 
+/**
+ * The one answer to a cursor that names no position of its list: not a cursor at all, another
+ * list's, or beyond anything a list holds (which the database would fail on). It is the caller's
+ * mistake, named by the argument it came in; every connection, offset or keyset, refuses with this.
+ */
+export function notACursor(): AppError {
+  return AppError.badInput('after', 'is not a cursor of this list');
+}
+
+/** Furthest offset a cursor may name: totalCount is a GraphQL Int (32 bits), so no list holds an item past it. */
+const MAX_CURSOR_OFFSET = 2 ** 31 - 1;
+
+/** The time in a keyset cursor, as `toISOString` writes it for a row: a four-digit year, which PostgreSQL takes. */
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The time a keyset cursor holds (written with `toISOString`), or `notACursor` for any other value. */
+export function timeOfCursor(value: unknown): Date {
+  const time = typeof value === 'string' && CURSOR_TIME.test(value) ? new Date(value) : undefined;
+  // The round trip refuses what the pattern lets through but is no real instant (month 13, year 0).
+  if (!time || Number.isNaN(time.getTime()) || time.toISOString() !== value || time.getUTCFullYear() < 1) {
+    throw notACursor();
+  }
+  return time;
+}
+
 const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
 
 function decodeCursor(cursor: string): number {
-  const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw AppError.badInput('after', 'is not a cursor of this list');
-  return Number(match[1]);
+  const match = /^o:(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  const offset = Number(match?.[1]);
+  if (!match || offset > MAX_CURSOR_OFFSET) throw notACursor();
+  return offset;
 }
 
 /** A page size as asked (default when absent), or BAD_USER_INPUT naming `field`; also for lists keyed by something else than offsets. */

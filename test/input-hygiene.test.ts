@@ -149,6 +149,69 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
     ]);
   });
 
+  it('refuses a cursor that decodes to no position with BAD_USER_INPUT naming `after`, on every connection', async () => {
+    const encode = (text: string) => Buffer.from(text).toString('base64url');
+    const uuid = '00000000-0000-4000-8000-000000000000';
+    // Each of the three cursor shapes, well formed but beyond anything PostgreSQL or a list holds.
+    const cursors = [
+      encode('o:99999999999999999999'),
+      encode('s:99999999999999999999'),
+      encode(JSON.stringify(['+275760-09-13T00:00:00.000Z', uuid])),
+      encode(JSON.stringify(['-271821-04-20T00:00:00.000Z', uuid])),
+    ];
+    type Field = { name: string; args: { name: string; type: { kind: string } }[] };
+    const schema = await graphql<{ __type: { fields: Field[] } }>(
+      platform.urls.gateway,
+      '{ __type(name: "Query") { fields { name args { name type { kind } } } } }',
+    );
+    // Surveys answer only a signed-in session (a mailed link), not a bearer token; their list decodes
+    // its cursor with the same windowOfConnection as the offset lists here (test/lib/pagination.test.ts).
+    const connections = schema.body.data!.__type.fields.filter(
+      (field) => field.name !== 'surveys' && field.args.some((arg) => arg.name === 'after'),
+    );
+    expect(connections.length).toBeGreaterThanOrEqual(14);
+    // The lists under one contact or webhook need one that exists: an unknown one is NOT_FOUND first.
+    const user = { authorization: `Bearer ${token}` };
+    const contact = await graphql<{ createContact: { id: string } }>(
+      platform.urls.gateway,
+      'mutation { createContact(input: { firstName: "Cursor" }) { id } }',
+      {},
+      user,
+    );
+    const webhook = await graphql<{ createWebhook: { webhook: { id: string } } }>(
+      platform.urls.gateway,
+      'mutation { createWebhook(input: { url: "http://127.0.0.1:9/hook", events: ["post.approved"] }) { webhook { id } } }',
+      {},
+      user,
+    );
+    const ids: Record<string, string | undefined> = {
+      contactId: contact.body.data?.createContact.id,
+      webhookId: webhook.body.data?.createWebhook.webhook.id,
+    };
+    expect(ids).toEqual({ contactId: expect.any(String), webhookId: expect.any(String) });
+    const answers = [];
+    for (const field of connections) {
+      const required = field.args
+        .filter((arg) => arg.type.kind === 'NON_NULL')
+        .map((arg) => `${arg.name}: "${ids[arg.name]}"`);
+      const query = `query ($after: String) { ${field.name}(${[...required, 'after: $after'].join(', ')}) { __typename } }`;
+      for (const after of cursors) {
+        const answer = await graphql(platform.urls.gateway, query, { after }, user);
+        answers.push({ field: field.name, after, extensions: answer.body.errors?.[0]?.extensions });
+      }
+    }
+    expect(answers).toEqual(
+      answers.map(({ field, after }) => ({
+        field,
+        after,
+        extensions: expect.objectContaining({
+          code: 'BAD_USER_INPUT',
+          errors: [{ field: 'after', message: 'is not a cursor of this list' }],
+        }),
+      })),
+    );
+  });
+
   it('refuses bad page and limit values with 400 naming the parameter, on every list route alike', async () => {
     const bad = ['-1', '0', '1.5', 'abc', '', '99999999999', '1e3', ' 1'];
     let listRoutes = 0;

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { EntityManager } from '../../lib/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/pagination.js';
+import { notACursor, timeOfCursor, type Slice, type Window } from '../../lib/pagination.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 import { contactQueries, READ_FIELDS } from './contact.queries.js';
 import { SCROLL_MAX, type ContactInput } from './contact.input.js';
@@ -242,14 +242,15 @@ export function encodeKeyset(contact: Pick<Contact, 'createdAt' | 'id'>): string
 }
 
 function decodeKeyset(cursor: string): { createdAt: Date; id: string } {
+  let keyset: unknown;
   try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string];
-    const createdAt = new Date(at);
-    if (isUuid(id) && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
+    keyset = JSON.parse(Buffer.from(cursor, 'base64url').toString());
   } catch {
-    // falls through to the input error
+    throw notACursor();
   }
-  throw AppError.badInput('after', 'is not a cursor of this list');
+  const [at, id] = Array.isArray(keyset) ? (keyset as unknown[]) : [];
+  if (typeof id !== 'string' || !isUuid(id)) throw notACursor();
+  return { createdAt: timeOfCursor(at), id };
 }
 
 function normalizeTags(tags: string[] | null): string[] {

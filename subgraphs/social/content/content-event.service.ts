@@ -1,8 +1,7 @@
 import type { EntityManager } from '../../../lib/database.js';
-import { AppError } from '../../../lib/errors.js';
 import type { Principal } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
-import { checkSize } from '../../../lib/pagination.js';
+import { checkSize, notACursor } from '../../../lib/pagination.js';
 import type { Reach } from '../access/reach.js';
 import { ActorType, ContentEvent, type Actor, type ContentEventType } from './content-event.entity.js';
 import { snapshotOf, type Post } from './post.entity.js';
@@ -30,9 +29,12 @@ export interface EventSlice {
 
 const encodeCursor = (seq: string | number) => Buffer.from(`s:${seq}`).toString('base64url');
 
+/** Largest `seq` (a PostgreSQL bigint): a cursor past it names no event, and the database would fail on it. */
+const MAX_SEQ = 2n ** 63n - 1n;
+
 function decodeCursor(cursor: string): string {
-  const match = /^s:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw AppError.badInput('cursor', 'is not a cursor of this list');
+  const match = /^s:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match || BigInt(match[1]) > MAX_SEQ) throw notACursor();
   return match[1];
 }
 
