@@ -61,7 +61,8 @@ describe('request bodies of absurd shape or size: a client error on every face, 
   });
 
   it('refuses a deeply nested GraphQL request body with a GraphQL-shaped 400 on the gateway and each subgraph port', async () => {
-    const query = 'query ($input: JSONObject) { __typename }';
+    // Any document: the body is refused for its shape before GraphQL reads it.
+    const query = '{ __typename }';
     for (const [face, url] of graphqlPorts) {
       for (const body of [
         `{"query":${JSON.stringify(query)},"variables":{"input":${nested(300_000)}}}`,
