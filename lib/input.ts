@@ -19,10 +19,10 @@ export function refuseInvalidUtf8(_req: IncomingMessage, _res: unknown, body: Bu
 
 /**
  * Deepest nesting of arrays and objects a JSON body may have. No input of the platform nests more
- * than a few levels (a GraphQL input in its variables, a JSONObject setting); 64 leaves room for
- * any honest body, while a body of nothing but brackets (a megabyte of `[` is half a million levels)
- * is refused before the code behind the parser, which walks values by recursion (graphql-js input
- * coercion, JSON.stringify towards a subgraph, validation), overflows the stack on it.
+ * than a few levels (a REST body, a GraphQL input inside `variables`); 64 leaves room for any honest
+ * body, while a body of nothing but brackets (a megabyte of them is half a million levels) is
+ * refused before the code behind the parser, which walks values by recursion (graphql-js input
+ * coercion, JSON.stringify towards a subgraph, body validation), overflows the stack on it.
  */
 export const MAX_JSON_NESTING = 64;
 
