@@ -24,7 +24,7 @@ import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { freePort } from '../lib/ports.js';
-import { loadOperations } from '../lib/rest.js';
+import { ContactDocument, ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
 import {
   SERVE,
   benchDatabase,
@@ -138,7 +138,6 @@ async function main(): Promise<void> {
     ).rows.map((row) => row.id);
     const randomId = () => ids[Math.floor(Math.random() * ids.length)];
 
-    const operations = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations'));
     const pids = {
       platform: [platform.process.pid!],
       floor: [floor.process.pid!],
@@ -185,8 +184,8 @@ async function main(): Promise<void> {
               ...request,
               body: JSON.stringify(
                 kind === 'by id'
-                  ? { query: operations.Contact, variables: { id: randomId() } }
-                  : { query: operations.ContactPage, variables: { search: randomWord() } },
+                  ? { query: String(ContactDocument), variables: { id: randomId() } }
+                  : { query: String(ContactPageDocument), variables: { search: randomWord() } },
               ),
             }),
           },

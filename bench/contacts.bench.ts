@@ -25,8 +25,7 @@ import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { loadOperations } from '../lib/rest.js';
+import { ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
 import { startGateway } from '../gateway/gateway.js';
 import { Identity } from '../lib/identity.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
@@ -274,7 +273,7 @@ async function main(): Promise<void> {
     await seedContacts(db, SEED_ROWS);
     console.log(`seeded ${SEED_ROWS} contacts in ${fmt((performance.now() - started) / 1000, 1)} s`);
 
-    const operation = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations')).ContactPage;
+    const operation = String(ContactPageDocument);
     const targets: Target[] = [
       restTarget('floor (Express + pg)', floor.urls.floor),
       graphqlTarget('subgraph (GraphQL)', platform.urls.subgraph, operation),

@@ -23,8 +23,7 @@ import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
 import { Identity } from '../lib/identity.js';
 import { createLogger } from '../lib/logger.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { loadOperations } from '../lib/rest.js';
+import { PostPageDocument } from '../rest-adapters/social/operations.generated.js';
 import { buildFederatedSchema, serveSubgraph } from '../lib/subgraph.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';
 import { startSocialSubgraph } from '../subgraphs/social/index.js';
@@ -138,7 +137,6 @@ async function main(): Promise<void> {
   const platform = await startPlatform(url.toString());
   try {
     const { urls, authorization } = platform.served;
-    const operations = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations'));
     for (let i = 0; i < POSTS; i++) {
       const response = await fetch(`${urls.rest}/api/posts`, {
         method: 'POST',
@@ -151,7 +149,7 @@ async function main(): Promise<void> {
       });
       if (response.status !== 201) throw new Error(`seeding answered ${response.status}: ${await response.text()}`);
     }
-    const graphqlBody = JSON.stringify({ query: operations.PostPage, variables: { limit: POSTS } });
+    const graphqlBody = JSON.stringify({ query: String(PostPageDocument), variables: { limit: POSTS } });
     const targets: Array<{ name: string; options: autocannon.Options }> = [
       {
         name: `REST GET /api/posts?limit=${POSTS}, whole chain, shield on`,

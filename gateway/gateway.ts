@@ -15,8 +15,8 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import '../lib/url-parse-warning.js';
-import './operation-memo.js';
+import { settleUrlParseWarning } from '../lib/url-parse-warning.js';
+import { keepFederationOperations } from './operation-memo.js';
 import express from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';
@@ -170,6 +170,8 @@ export async function startGateway(
   options: GatewayOptions,
 ): Promise<RunningGateway> {
   const { config, logger } = deps;
+  settleUrlParseWarning();
+  keepFederationOperations();
   const log = logger.child({ component: 'gateway' });
   const queryPlans = new QueryPlanCache();
   const gateway = new ApolloGateway({

@@ -13,7 +13,7 @@ import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
  * here per schema and operation node, weakly: a new supergraph or an evicted document lets it go.
  *
  * The gateway reaches `operationFromDocument` through the package's exports at call time, so the
- * kept version is installed there, once, at load. Only the gateway's own call shape is kept (a
+ * kept version is installed there, once, by `keepFederationOperations()` as the gateway starts. Only the gateway's own call shape is kept (a
  * document led by its operation, `validate: false`); every other call goes straight through. The
  * test in test/gateway/query-plans.test.ts fails if an upgrade stops the gateway from calling it.
  */
@@ -30,7 +30,13 @@ export const federationOperations = { asked: 0, built: 0 };
 const build = operations.operationFromDocument;
 const kept = new WeakMap<object, WeakMap<OperationDefinitionNode, unknown>>();
 
-operations.operationFromDocument = (schema, document, options) => {
+/** Installs the kept `operationFromDocument` in federation's exports; once, whatever the number of gateways. */
+export function keepFederationOperations(): void {
+  if (operations.operationFromDocument === keptOperationFromDocument) return;
+  operations.operationFromDocument = keptOperationFromDocument;
+}
+
+const keptOperationFromDocument: OperationFromDocument = (schema, document, options) => {
   const operation = document.definitions[0];
   if (options?.validate !== false || operation?.kind !== Kind.OPERATION_DEFINITION)
     return build(schema, document, options);

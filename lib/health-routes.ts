@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { ErrorCode, problemFor } from './errors.js';
 import type { GraphQLClient } from './graphql-client.js';
 import { CACHE_CONTROL } from './http-answers.js';
 import { healthSchema } from './openapi.js';
 import { untraced } from './tracing.js';
-import { sendProblem, type RestRoute, type RunOperation } from './rest.js';
+import { sendProblem, type OperationDocument, type RestRoute, type RunOperation } from './rest.js';
 
 interface HealthAnswer {
   ok: boolean;
@@ -19,9 +18,9 @@ export interface HealthQuery {
   /** The subgraph's root field (`contactsHealth`), asked by the operations `<Name>Health` and `<Name>Readiness`. */
   field: string;
   /** The operation behind `/health` (every check with its detail), typed by the adapter's generated operations. */
-  healthOperation: TypedDocumentNode<unknown, Record<string, never>>;
+  healthOperation: OperationDocument<unknown, Record<string, never>>;
   /** The operation behind `/readyz` (the database check). */
-  readinessOperation: string;
+  readinessOperation: OperationDocument<unknown, Record<string, never>>;
 }
 
 /**

@@ -1,5 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import express, {
   type Express,
   type NextFunction,
@@ -8,17 +6,7 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import {
-  getOperationAST,
-  Kind,
-  parse,
-  print,
-  visit,
-  type ASTNode,
-  type DefinitionNode,
-  type FragmentDefinitionNode,
-} from 'graphql';
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import type { Config } from './config.js';
 import {
   AppError,
@@ -57,42 +45,6 @@ export interface RestRoute {
   cacheControl?: string;
   /** Its part of the service's OpenAPI document; a JSON `body` schema there is also checked before the handler runs. */
   doc?: RouteDoc;
-}
-
-/**
- * The named GraphQL operations of one adapter, read from the `.graphql` files beside it, each
- * printed with just the fragments it uses. Operation texts are fixed and take every value as a
- * variable, so the gateway's query-plan cache always hits.
- */
-export function loadOperations(folder: string): Record<string, string> {
-  const definitions: DefinitionNode[] = readdirSync(folder)
-    .filter((name) => name.endsWith('.graphql'))
-    .flatMap((file) => parse(readFileSync(path.join(folder, file), 'utf8')).definitions);
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-
-  const operations: Record<string, string> = {};
-  for (const definition of definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    if (!definition.name) throw new Error(`${folder}: every operation needs a name`);
-    const used = new Map<string, FragmentDefinitionNode>();
-    const collect = (node: ASTNode) =>
-      visit(node, {
-        FragmentSpread(spread) {
-          const name = spread.name.value;
-          const fragment = fragments.get(name);
-          if (!fragment) throw new Error(`${folder}: unknown fragment ${name}`);
-          if (!used.has(name)) {
-            used.set(name, fragment);
-            collect(fragment);
-          }
-        },
-      });
-    collect(definition);
-    operations[definition.name.value] = print({ kind: Kind.DOCUMENT, definitions: [definition, ...used.values()] });
-  }
-  return operations;
 }
 
 /** Thrown by `runOperation` when the operation answered with an error: carries the problem to send. */
@@ -158,31 +110,24 @@ export async function runOperation<Data>(
 export type OperationVariables<Variables> = { [Name in keyof Variables]: unknown };
 
 /**
- * Runs one operation of an adapter's `operations/*.graphql` as the caller, named by its generated typed
- * document (`operations.generated.ts`, GraphQL Code Generator), which gives the answer its type; its errors become problems.
+ * One operation of an adapter's `operations/*.graphql`, as GraphQL Code Generator writes it into
+ * `operations.generated.ts`: the operation's text with the fragments it uses, typed by its answer and
+ * its variables. The text is fixed and takes every value as a variable, so the gateway's query-plan
+ * cache always hits.
  */
+export type OperationDocument<Result, Variables> = DocumentTypeDecoration<Result, Variables> & { toString(): string };
+
+/** Runs one operation of an adapter as the caller; the document gives the answer its type; its errors become problems. */
 export type RunOperation = <Result, Variables>(
-  operation: TypedDocumentNode<Result, Variables>,
+  operation: OperationDocument<Result, Variables>,
   variables: OperationVariables<Variables>,
   req: Request,
 ) => Promise<Result>;
 
-/**
- * `runOperation` by the typed document's operation name, over the texts of `folder`'s operations
- * read once at start (or given, when the adapter needs them for something else too); a name that is
- * not there fails loudly.
- */
-export function operationRunner(
-  client: GraphQLClient,
-  folder: string,
-  operations = loadOperations(folder),
-): RunOperation {
-  return (document, variables, req) => {
-    const name = getOperationAST(document)?.name?.value ?? '';
-    const operation = operations[name];
-    if (!operation) throw new Error(`no operation ${name} in ${folder}`);
-    return runOperation(client, operation, variables as Record<string, unknown>, req);
-  };
+/** `runOperation` over one GraphQL client, by the operation's generated document. */
+export function operationRunner(client: GraphQLClient): RunOperation {
+  return (document, variables, req) =>
+    runOperation(client, String(document), variables as Record<string, unknown>, req);
 }
 
 /**

@@ -6,7 +6,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
-import './url-parse-warning.js';
+import { settleUrlParseWarning } from './url-parse-warning.js';
 import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
 import express from 'express';
 import { GraphQLObjectType, type GraphQLSchema } from 'graphql';
@@ -144,6 +144,7 @@ export async function openSubgraphPort(
   options: Pick<SubgraphServerOptions<BaseContext>, 'name' | 'config' | 'logger' | 'port'>,
 ): Promise<SubgraphPort> {
   const { config, logger, name } = options;
+  settleUrlParseWarning();
   const log = logger.child({ component: `${name}-subgraph` });
   const app = express();
   app.disable('x-powered-by');

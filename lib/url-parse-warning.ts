@@ -1,7 +1,8 @@
 import { parse } from 'node:url';
 
 /**
- * Settles Node's `url.parse()` deprecation warning (DEP0169) once, silently, at load.
+ * Settles Node's `url.parse()` deprecation warning (DEP0169) once, silently: called by every part that
+ * serves GraphQL through Apollo's Express integration before it serves (the gateway, a subgraph port).
  *
  * Until a call from outside node_modules has printed that warning, Node 24 decides on every
  * `url.parse()` called from inside node_modules whether to print it, by walking up to 100 stack
@@ -11,10 +12,16 @@ import { parse } from 'node:url';
  * platform's own code never calls `url.parse`; this one call, made here with deprecation warnings
  * muted for its length, only sets Node's "already warned" flag.
  */
-const muted = process.noDeprecation;
-process.noDeprecation = true;
-try {
-  parse('/');
-} finally {
-  process.noDeprecation = muted;
+export function settleUrlParseWarning(): void {
+  if (settled) return;
+  settled = true;
+  const muted = process.noDeprecation;
+  process.noDeprecation = true;
+  try {
+    parse('/');
+  } finally {
+    process.noDeprecation = muted;
+  }
 }
+
+let settled = false;

@@ -37,6 +37,7 @@ export async function generateOperationTypes(): Promise<{ filename: string; cont
           config: {
             enumsAsTypes: true,
             skipTypename: true,
+            documentMode: 'string',
             useTypeImports: true,
             avoidOptionals: { field: true, inputValue: false, object: true, defaultValue: false },
             scalars: { ID: 'string', DateTimeISO: 'string', JSONObject: 'Record<string, unknown>' },

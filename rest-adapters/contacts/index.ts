@@ -1,13 +1,11 @@
-import path from 'node:path';
 import type { Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { listen } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { ContactsHealthDocument } from './operations.generated.js';
-import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
-import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { ContactsHealthDocument, ContactsReadinessDocument } from './operations.generated.js';
+import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { startRestService } from '../../lib/rest-service.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
@@ -16,12 +14,11 @@ import { contactRoutes } from './contacts.routes.js';
 import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
 
-const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'contacts', 'operations');
 const HEALTH: HealthQuery = {
   service: 'contact-management',
   field: 'contactsHealth',
   healthOperation: ContactsHealthDocument,
-  readinessOperation: 'ContactsReadiness',
+  readinessOperation: ContactsReadinessDocument,
 };
 
 /** The contact management API as its OpenAPI document introduces it; credentials only with CONTACTS_AUTH=required. */
@@ -52,13 +49,8 @@ function contactsApi(config: Config): ApiDescription {
 }
 
 /** Every route of the contact management REST contract, in matching order. */
-function contactsRestRoutes(
-  client: GraphQLClient,
-  operations: Record<string, string>,
-  storage: ObjectStorage,
-  config: Config,
-): RestRoute[] {
-  const run = operationRunner(client, OPERATIONS_DIR, operations);
+function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
+  const run = operationRunner(client);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
     ...serviceInfoRoutes('contact-management', () => routes),
@@ -75,33 +67,16 @@ function contactsRestRoutes(
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
 export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
-  return openApiDocument(
-    contactsApi(config),
-    contactsRestRoutes(client, loadOperations(OPERATIONS_DIR), createStorage(config), config),
-  );
+  return openApiDocument(contactsApi(config), contactsRestRoutes(client, createStorage(config), config));
 }
 
 export async function startContactsRest(
   deps: Pick<Deps, 'config' | 'logger'>,
   options: { port: number; client: GraphQLClient },
 ): Promise<RunningPart> {
-  const storage = createStorage(deps.config);
-  const operations = loadOperations(OPERATIONS_DIR);
-  const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);
-  const app = createRestApp({
+  return startRestService(deps, options, {
     name: 'contacts',
-    config: deps.config,
-    logger: deps.logger,
-    routes: contactsRestRoutes(options.client, operations, storage, deps.config),
-    isReady: () => ready.check(),
+    health: HEALTH,
+    routes: contactsRestRoutes(options.client, createStorage(deps.config), deps.config),
   });
-  const server = await listen(app, options.port, deps.config.env.HOST);
-  return {
-    name: 'contacts-rest',
-    url: server.url,
-    close: async () => {
-      ready.shutDown();
-      await server.close();
-    },
-  };
 }

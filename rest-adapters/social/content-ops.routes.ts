@@ -1,4 +1,3 @@
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Request } from 'express';
 import { AppError } from '../../lib/errors.js';
 import type { RouteDoc } from '../../lib/openapi.js';
@@ -9,6 +8,7 @@ import {
   type OperationVariables,
   type RestRoute,
   type RunOperation,
+  type OperationDocument,
 } from '../../lib/rest.js';
 import { pageBody } from '../../lib/pagination.js';
 import { listParam } from './rest.helpers.js';
@@ -44,7 +44,7 @@ const byId = (req: Request) => ({ id: req.params.contentId });
 export function contentOpsRoutes(run: RunOperation): RestRoute[] {
   /** An action on one item: its operation, and the item in the operation's answer. */
   const action = <Result, Variables>(
-    operation: TypedDocumentNode<Result, Variables>,
+    operation: OperationDocument<Result, Variables>,
     itemOf: (data: Result) => unknown,
     summary: string,
     path: string,

@@ -1,14 +1,12 @@
-import path from 'node:path';
 import express, { type Router } from 'express';
 import type { Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { listen } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { SocialHealthDocument } from './operations.generated.js';
-import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
-import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { SocialHealthDocument, SocialReadinessDocument } from './operations.generated.js';
+import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { startRestService } from '../../lib/rest-service.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
@@ -20,12 +18,11 @@ import { createStorage, storageRouter } from '../../lib/storage.js';
 import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
 import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
 
-const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations');
 const HEALTH: HealthQuery = {
   service: 'social-publishing',
   field: 'socialHealth',
   healthOperation: SocialHealthDocument,
-  readinessOperation: 'SocialReadiness',
+  readinessOperation: SocialReadinessDocument,
 };
 /** The routes that take an API key as well as a bearer token. */
 const CONTENT_OPS = '/api/content-ops/';
@@ -69,12 +66,8 @@ const SOCIAL_API: ApiDescription = {
 };
 
 /** Every route of the social publishing REST contract, in matching order. */
-function socialRestRoutes(
-  client: GraphQLClient,
-  operations: Record<string, string>,
-  reviewPerClient: RateLimiter,
-): RestRoute[] {
-  const run = operationRunner(client, OPERATIONS_DIR, operations);
+function socialRestRoutes(client: GraphQLClient, reviewPerClient: RateLimiter): RestRoute[] {
+  const run = operationRunner(client);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its parts: see lib/health-routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes),
@@ -96,7 +89,7 @@ export async function socialOpenApi(config: Config, client: GraphQLClient): Prom
   const limits = new RateLimits(config);
   try {
     const reviewPerClient = limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS);
-    return openApiDocument(SOCIAL_API, socialRestRoutes(client, loadOperations(OPERATIONS_DIR), reviewPerClient));
+    return openApiDocument(SOCIAL_API, socialRestRoutes(client, reviewPerClient));
   } finally {
     await limits.close();
   }
@@ -106,30 +99,16 @@ export async function startSocialRest(
   deps: Pick<Deps, 'config' | 'logger'>,
   options: { port: number; client: GraphQLClient },
 ): Promise<RunningPart> {
-  const operations = loadOperations(OPERATIONS_DIR);
-  const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);
   const limits = new RateLimits(deps.config);
-  const app = createRestApp({
+  return startRestService(deps, options, {
     name: 'social',
-    config: deps.config,
-    logger: deps.logger,
+    health: HEALTH,
     routes: socialRestRoutes(
       options.client,
-      operations,
       limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS),
     ),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
     routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config), deps.config)],
-    isReady: () => ready.check(),
+    release: () => limits.close(),
   });
-  const server = await listen(app, options.port, deps.config.env.HOST);
-  return {
-    name: 'social-rest',
-    url: server.url,
-    close: async () => {
-      ready.shutDown();
-      await server.close();
-      await limits.close();
-    },
-  };
 }

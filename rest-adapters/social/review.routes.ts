@@ -1,7 +1,6 @@
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Request } from 'express';
 import type { RateLimiter } from '../../lib/rate-limit.js';
-import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { jsonBody, type RestRoute, type RunOperation, type OperationDocument } from '../../lib/rest.js';
 import {
   ApproveByReviewLinkDocument,
   RejectByReviewLinkDocument,
@@ -27,7 +26,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
       'Too many review requests from this client; try again later',
     );
   const decision = <Result>(
-    operation: TypedDocumentNode<Result, { token: string; comment?: string | null }>,
+    operation: OperationDocument<Result, { token: string; comment?: string | null }>,
     postOf: (data: Result) => unknown,
     verb: string,
   ): RestRoute => ({

@@ -1,25 +1,22 @@
-import path from 'node:path';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { listen } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { SurveysHealthDocument } from './operations.generated.js';
-import { healthRoutes, readiness, type HealthQuery } from '../../lib/health-routes.js';
-import { createRestApp, loadOperations, operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { SurveysHealthDocument, SurveysReadinessDocument } from './operations.generated.js';
+import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
+import { startRestService } from '../../lib/rest-service.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { SESSION_COOKIE } from '../../lib/session-cookie.js';
 import { createStorage, storageRouter } from '../../lib/storage.js';
 import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
 
-const OPERATIONS_DIR = path.join(PROJECT_ROOT, 'rest-adapters', 'surveys', 'operations');
 const HEALTH: HealthQuery = {
   service: 'venue-survey',
   field: 'surveysHealth',
   healthOperation: SurveysHealthDocument,
-  readinessOperation: 'SurveysReadiness',
+  readinessOperation: SurveysReadinessDocument,
 };
 
 /** Routes that sign in (the magic link) take no session; every other /api route needs one. */
@@ -43,12 +40,8 @@ const SURVEYS_API: ApiDescription = {
 };
 
 /** Every route of the venue survey REST contract, in matching order. */
-function surveysRestRoutes(
-  client: GraphQLClient,
-  operations: Record<string, string>,
-  options: Parameters<typeof authRoutes>[1],
-): RestRoute[] {
-  const run = operationRunner(client, OPERATIONS_DIR, operations);
+function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[1]): RestRoute[] {
+  const run = operationRunner(client);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/health-routes.ts.
     ...serviceInfoRoutes('venue-survey', () => routes),
@@ -62,7 +55,7 @@ function surveysRestRoutes(
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
 export function surveysOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
-  return openApiDocument(SURVEYS_API, surveysRestRoutes(client, loadOperations(OPERATIONS_DIR), { config }));
+  return openApiDocument(SURVEYS_API, surveysRestRoutes(client, { config }));
 }
 
 export async function startSurveysRest(
@@ -70,25 +63,11 @@ export async function startSurveysRest(
   options: { port: number; client: GraphQLClient },
 ): Promise<RunningPart> {
   const { config } = deps;
-  const storage = createStorage(config);
-  const operations = loadOperations(OPERATIONS_DIR);
-  const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);
-  const app = createRestApp({
+  return startRestService(deps, options, {
     name: 'surveys',
-    config,
-    logger: deps.logger,
-    routes: surveysRestRoutes(options.client, operations, { config }),
+    health: HEALTH,
+    routes: surveysRestRoutes(options.client, { config }),
     // The local file store's signed upload and download URLs point here (SURVEYS_PUBLIC_URL).
-    routers: [storageRouter(storage, config)],
-    isReady: () => ready.check(),
+    routers: [storageRouter(createStorage(config), config)],
   });
-  const server = await listen(app, options.port, config.env.HOST);
-  return {
-    name: 'surveys-rest',
-    url: server.url,
-    close: async () => {
-      ready.shutDown();
-      await server.close();
-    },
-  };
 }

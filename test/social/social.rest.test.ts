@@ -1,9 +1,7 @@
 import 'reflect-metadata';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { loadOperations } from '../../lib/rest.js';
+import { SocialReadinessDocument } from '../../rest-adapters/social/operations.generated.js';
 import { readiness } from '../../lib/health-routes.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -63,8 +61,7 @@ describe('social publishing REST', () => {
     });
 
     it('is not ready when the subgraph does not answer, nor once shutdown began', async () => {
-      const operations = loadOperations(path.join(PROJECT_ROOT, 'rest-adapters', 'social', 'operations'));
-      const ready = readiness(platform.gateway.client, operations.SocialReadiness, 'socialHealth');
+      const ready = readiness(platform.gateway.client, String(SocialReadinessDocument), 'socialHealth');
       expect(await ready.check()).toBe(true);
       ready.shutDown();
       expect(await ready.check()).toBe(false);
@@ -74,7 +71,7 @@ describe('social publishing REST', () => {
             throw new Error('connection refused');
           },
         },
-        operations.SocialReadiness,
+        String(SocialReadinessDocument),
         'socialHealth',
       );
       expect(await unreachable.check()).toBe(false);
