@@ -45,6 +45,11 @@ export interface RestRoute {
   cacheControl?: string;
   /** Its part of the service's OpenAPI document; a JSON `body` schema there is also checked before the handler runs. */
   doc?: RouteDoc;
+  /**
+   * The REST name of each operation variable the route fills from a parameter of another name
+   * (`{ after: 'cursor' }`), so that a problem names the parameter the client sent.
+   */
+  parameterNames?: Record<string, string>;
 }
 
 /** Thrown by `runOperation` when the operation answered with an error: carries the problem to send. */
@@ -225,7 +230,7 @@ export function createRestApp(options: RestAppOptions): Express {
           // Back in the request's span: reading a body (JSON, multipart) left it.
           await inRequestTrace(req, () => route.handler(req, res));
         } catch (error) {
-          next(error);
+          next(route.parameterNames ? inRestTerms(error, route.parameterNames) : error);
         }
       },
     );
@@ -279,6 +284,13 @@ function allowedMethodsByPath(routes: RestRoute[]): Map<string, string[]> {
     methodsByPath.set(route.path, [...new Set([...methods, ...added])]);
   }
   return methodsByPath;
+}
+
+/** A problem about operation variables, renamed to the REST parameters they came from. */
+function inRestTerms(error: unknown, names: Record<string, string>): unknown {
+  if (!(error instanceof ProblemError) || !error.problem.errors) return error;
+  const errors = error.problem.errors.map((problem) => ({ ...problem, field: names[problem.field] ?? problem.field }));
+  return new ProblemError({ ...error.problem, errors }, error.headers);
 }
 
 function toProblem(error: unknown, req: Request): { problem: ProblemDetails; headers: Record<string, string> } {

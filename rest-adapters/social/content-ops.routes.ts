@@ -112,6 +112,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/events',
       summary: 'Audit events, newest first (limit, cursor, contentId, type)',
+      parameterNames: { after: 'cursor', first: 'limit' },
       doc: { query: eventsQuery, answer: { status: 200, description: 'Events, newest first', json: eventPageSchema } },
       handler: async (req, res) => {
         const { contentEvents } = await run(

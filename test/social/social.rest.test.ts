@@ -415,7 +415,10 @@ describe('social publishing REST', () => {
       const approvals = await rest('GET', `${base}/api/content-ops/events?type=approved`, undefined, frank);
       expect(approvals.body.data.map((e: { contentId: string }) => e.contentId)).toEqual([ids[0]]);
       expect((await rest('GET', `${base}/api/content-ops/events?type=nope`, undefined, frank)).status).toBe(400);
-      expect((await rest('GET', `${base}/api/content-ops/events?cursor=garbage`, undefined, frank)).status).toBe(400);
+      // The problem names the parameter the client sent, not the operation's variable it fills.
+      const garbage = await rest('GET', `${base}/api/content-ops/events?cursor=garbage`, undefined, frank);
+      expect(garbage.status).toBe(400);
+      expect(garbage.body.errors).toEqual([{ field: 'cursor', message: 'is not a cursor of this list' }]);
       // Nobody else's events show up.
       expect(
         (await rest('GET', `${base}/api/content-ops/events?contentId=${ids[0]}`, undefined, bob)).body.data,
