@@ -26,6 +26,8 @@ export interface Principal {
   apiKeyId?: string;
   /** Brand ids an API key may reach; `null` means every brand of the owner (`brand:*`). */
   brandIds?: ReadonlySet<string> | null;
+  /** When the credential stops being accepted (a bearer token's `exp`). */
+  expiresAt?: Date;
 }
 
 export function hasScope(principal: Principal, scope: string): boolean {
@@ -125,9 +127,11 @@ export class Identity {
             );
       return {
         userId: payload.sub,
-        email: typeof payload.email === 'string' ? payload.email : undefined,
+        // An address the identity service itself calls unverified could be anybody's: it names nobody here.
+        email: typeof payload.email === 'string' && payload.email_verified !== false ? payload.email : undefined,
         scopes,
         via: 'bearer',
+        expiresAt: new Date(payload.exp! * 1000),
       };
     } catch {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'The bearer token is invalid or expired');

@@ -19,11 +19,19 @@ type IRuleFieldMap = Record<string, ShieldRule>;
 /** What every subgraph context carries for the rules below. */
 export interface AuthContext {
   principal: Principal | null;
+  /**
+   * Why a valid credential that was sent names no caller here (an identity token whose address may
+   * not use the service): answered in place of UNAUTHENTICATED, which would tell the caller to sign in again.
+   */
+  refusal?: AppError;
 }
+
+const unauthenticated = (ctx: AuthContext) =>
+  ctx.refusal ?? new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
 
 // 'contextual' caches a rule's verdict per request without hashing the arguments.
 export const isAuthenticated = rule({ cache: 'contextual' })((_parent, _args, ctx: AuthContext) =>
-  ctx.principal ? true : new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required'),
+  ctx.principal ? true : unauthenticated(ctx),
 );
 
 const scopeRules = new Map<string, ShieldRule>();
@@ -33,7 +41,7 @@ export function requireScope(scope: string): ShieldRule {
   let scopeRule = scopeRules.get(scope);
   if (!scopeRule) {
     scopeRule = rule(`scope:${scope}`, { cache: 'contextual' })((_parent, _args, ctx: AuthContext) => {
-      if (!ctx.principal) return new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required');
+      if (!ctx.principal) return unauthenticated(ctx);
       return (
         hasScope(ctx.principal, scope) || new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`)
       );

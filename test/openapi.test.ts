@@ -110,6 +110,8 @@ describe('OpenAPI documents of the REST services', () => {
       name: 'survey_session',
     });
     expect(security('surveys', 'get', '/api/surveys')).toEqual([{ SessionCookie: [] }, { SessionBearer: [] }]);
+    // One sign-in: the bearer may also be the identity service's token naming the surveyor.
+    expect(made.surveys.components.securitySchemes.SessionBearer.description).toMatch(/identity service.*email claim/);
     expect(security('surveys', 'post', '/api/auth/magic/request')).toEqual([]);
     expect(security('contacts', 'get', '/api/contacts')).toEqual([]);
     const responses = (service: string, method: string, route: string) =>

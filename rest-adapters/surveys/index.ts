@@ -22,16 +22,28 @@ const HEALTH: HealthQuery = {
 /** Routes that sign in (the magic link) take no session; every other /api route needs one. */
 const SIGN_IN = '/api/auth/magic/';
 
-/** The venue survey API as its OpenAPI document introduces it: a magic-link session, as a bearer token or the session cookie. */
+/**
+ * The venue survey API as its OpenAPI document introduces it: a magic-link session, as a bearer token
+ * or the session cookie. The routes run the subgraph's operations, so they also take what the subgraph
+ * takes: an identity-service token whose `email` claim names the surveyor. That is deliberate (one
+ * sign-in for every service) and keeps the documented statuses: no surveyor is still a 401, a token
+ * without `surveys.read`/`surveys.write` or whose address may not sign in a 403.
+ */
 const SURVEYS_API: ApiDescription = {
   title: 'Venue surveys',
   description:
     'Surveys with uploaded assets (presign, PUT, commit), submission, export (html, markdown, whatsapp), and magic-link sign-in. ' +
     `Sign in with POST ${SIGN_IN}request then verify; every other /api route needs the session, sent as the ${SESSION_COOKIE} cookie ` +
-    'or as a bearer token. Admins (ADMIN_EMAILS) see every survey, others their own. Errors are RFC 9457 problem details.',
+    'or as a bearer token, or a bearer token of the identity service whose email claim names the surveyor (with a scope claim it needs surveys.read, and surveys.write to change). ' +
+    'Admins (ADMIN_EMAILS) see every survey, others their own. Errors are RFC 9457 problem details.',
   securitySchemes: {
     SessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by the magic-link verify' },
-    SessionBearer: { type: 'http', scheme: 'bearer', description: 'The session token the magic-link verify answers' },
+    SessionBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'The session token the magic-link verify answers, or a JWT of the identity service with an email claim',
+    },
   },
   securityOf: (route): Record<string, string[]>[] =>
     route.path.startsWith('/api/') && !route.path.startsWith(SIGN_IN)

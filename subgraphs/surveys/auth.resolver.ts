@@ -30,15 +30,18 @@ export class SurveyAuthResolver {
     return ctx.auth.verifyLink(input.token);
   }
 
-  @Query(() => SurveySession, { description: 'The current session' })
+  @Query(() => SurveySession, {
+    description: 'Who is signed in and until when: the magic-link session, else the identity token naming the surveyor',
+  })
   surveySession(@Ctx() ctx: SurveysContext): SurveySession {
-    if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
-    return { user: ctx.session.user, expiresAt: ctx.session.expiresAt };
+    if (!ctx.surveyor) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
+    return { user: ctx.surveyor.user, expiresAt: ctx.surveyor.expiresAt };
   }
 
-  @Mutation(() => Boolean, { description: 'Ends the current session' })
+  @Mutation(() => Boolean, { description: 'Ends the current magic-link session' })
   async endSurveySession(@Ctx() ctx: SurveysContext): Promise<boolean> {
-    if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
+    // An identity token is not ended here but by its issuer (or its expiry).
+    if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in with a magic-link session');
     await ctx.auth.endSession(ctx.session.id);
     return true;
   }

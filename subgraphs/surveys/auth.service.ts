@@ -87,6 +87,15 @@ export class AuthService {
   }
 
   /**
+   * The surveyor an identity-service token names by its `email` claim: the same person as a magic-link
+   * session of that address (its surveys, admin or not), or null when the address may not sign in.
+   */
+  surveyorOf(email: string): SurveyUser | null {
+    const address = normalizeEmail(email);
+    return this.maySignIn(address) ? this.userOf(address) : null;
+  }
+
+  /**
    * Mails a sign-in link when the address may sign in. The caller gets the same answer either way,
    * so the endpoint does not reveal who has access; the limit per address applies to every address
    * for the same reason. The mail goes out after the answer, so its timing tells nothing either.

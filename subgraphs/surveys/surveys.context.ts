@@ -1,24 +1,35 @@
 import type DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/database.js';
-import { bearerToken } from '../../lib/identity.js';
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/loaders.js';
 import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
 import type { SubgraphRequest } from '../../lib/local-subgraph.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
+import type { SurveyUser } from './auth.types.js';
 import { ExportService } from './export.service.js';
 import type { SurveyAsset } from './survey-asset.entity.js';
 import type { Survey } from './survey.entity.js';
 import { SurveyService } from './survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
-/** Everything a surveys resolver may use during one request: one entity manager fork, one session. */
+/** Who is signed in to surveys, by either credential, and until when. */
+export interface Surveyor {
+  user: SurveyUser;
+  expiresAt: Date;
+}
+
+/** Everything a surveys resolver may use during one request: one entity manager fork, one surveyor. */
 export interface SurveysContext extends AuthContext {
   em: EntityManager;
+  /** The magic-link session the request carries, if any (what `endSurveySession` ends). */
   session: ActiveSession | null;
+  /** The surveyor: the session's, else the one an identity token names by its `email` claim. */
+  surveyor: Surveyor | null;
   auth: AuthService;
-  /** Present only with a session; the shield keeps every resolver that uses them behind one. */
+  /** Bound to the surveyor; the shield keeps every resolver that uses them behind one. */
   surveys: SurveyService;
   assets: AssetService;
   exports: ExportService;
@@ -28,13 +39,55 @@ export interface SurveysContext extends AuthContext {
 }
 
 /**
- * The session token of a request: a bearer token that is not a JWT (JWTs belong to the other
- * services and pass through here untouched), else the session cookie.
+ * The session token of a request: a bearer token that is not a JWT (a JWT is an identity token, read
+ * by `callerOf`), else the session cookie.
  */
 function sessionTokenOf(req: SubgraphRequest): string | undefined {
   const bearer = bearerToken(req.headers.authorization);
   if (bearer && bearer.split('.').length !== 3) return bearer;
   return sessionCookieOf(req.headers.cookie);
+}
+
+interface SurveysCaller {
+  principal: Principal | null;
+  session: ActiveSession | null;
+  surveyor: Surveyor | null;
+  refusal?: AppError;
+}
+
+const NOBODY: SurveysCaller = { principal: null, session: null, surveyor: null };
+
+/**
+ * Who calls, read here and nowhere else. A live magic-link session first: it is this service's own
+ * sign-in, and the one `endSurveySession` ends. Else a bearer JWT of the identity service whose
+ * `email` claim names the surveyor, under the same sign-in rules as a magic link for that address
+ * (ALLOWED_EMAIL_DOMAINS, ADMIN_EMAILS), limited by its `scope` claim. A token without `email`, or
+ * an invalid one, is no surveys credential (it may be another service's); nobody is signed in then.
+ */
+async function callerOf(runtime: SurveysRuntime, auth: AuthService, req: SubgraphRequest): Promise<SurveysCaller> {
+  const session = await auth.sessionOf(sessionTokenOf(req));
+  if (session) {
+    const { email } = session.user;
+    return {
+      principal: { userId: email, email, scopes: null, via: 'session' },
+      session,
+      surveyor: { user: session.user, expiresAt: session.expiresAt },
+    };
+  }
+  const token = await optionalBearerPrincipal(runtime.identity, req.headers.authorization);
+  if (!token?.email) return NOBODY;
+  const user = auth.surveyorOf(token.email);
+  if (!user) {
+    return {
+      ...NOBODY,
+      refusal: new AppError(ErrorCode.FORBIDDEN, 'This e-mail address may not use venue surveys'),
+    };
+  }
+  return {
+    principal: { ...token, email: user.email },
+    session: null,
+    surveyor: { user, expiresAt: token.expiresAt! },
+  };
 }
 
 /** One request's context on `em`, the request's own fork: the caller (a session, if any), the services, the loaders. */
@@ -44,14 +97,13 @@ export async function createSurveysContext(
   req: SubgraphRequest,
 ): Promise<SurveysContext> {
   const auth = new AuthService(em, runtime.signIn, req.client ?? 'unknown');
-  const session = await auth.sessionOf(sessionTokenOf(req));
-  // Without a session nobody is shown anything; the empty user never matches an owner.
-  const surveys = new SurveyService(em, session?.user ?? { email: '', isAdmin: false });
+  const caller = await callerOf(runtime, auth, req);
+  // Without a surveyor nobody is shown anything; the empty user never matches an owner.
+  const surveys = new SurveyService(em, caller.surveyor?.user ?? { email: '', isAdmin: false });
   const assets = new AssetService(em, surveys, runtime.assets);
   return {
-    principal: session ? { userId: session.user.email, email: session.user.email, scopes: null, via: 'session' } : null,
+    ...caller,
     em,
-    session,
     auth,
     surveys,
     assets,

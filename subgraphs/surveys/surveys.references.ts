@@ -1,13 +1,14 @@
+import { hasScope } from '../../lib/identity.js';
 import type { EntityReferences } from '../../lib/subgraph.js';
 import type { SurveyContact } from './contact.types.js';
 import type { Survey } from './survey.entity.js';
 import type { SurveysContext } from './surveys.context.js';
 
 export const surveysReferences: EntityReferences<SurveysContext> = {
-  /** Another subgraph (or the gateway) pointing at a survey sees it only when the session may. */
+  /** Another subgraph (or the gateway) pointing at a survey sees it only when the caller may read it. */
   Survey: {
     __resolveReference: (reference, ctx): Promise<Survey | null> | null =>
-      ctx.session ? ctx.surveyById.load(reference.id) : null,
+      ctx.principal && hasScope(ctx.principal, 'surveys.read') ? ctx.surveyById.load(reference.id) : null,
   },
   /** The gateway asks for `Contact.surveys` with only the contact's id in hand. */
   Contact: {

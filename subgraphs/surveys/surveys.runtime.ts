@@ -1,4 +1,5 @@
 import type { Orm } from '../../lib/database.js';
+import type { Identity } from '../../lib/identity.js';
 import { createMailer } from '../../lib/mail.js';
 import { RateLimits } from '../../lib/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
@@ -16,10 +17,12 @@ const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 export interface SurveysRuntime {
   assets: AssetSettings;
   signIn: SignInSettings;
+  /** Verifies identity-service tokens, which name a surveyor by their `email` claim. */
+  identity: Identity;
   close(): Promise<void>;
 }
 
-export function createSurveysRuntime({ config, logger }: Deps, orm: Orm): Promise<SurveysRuntime> {
+export function createSurveysRuntime({ config, logger, identity }: Deps, orm: Orm): Promise<SurveysRuntime> {
   const log = logger.child({ component: 'surveys' });
   const limits = new RateLimits(config);
   const mailer = createMailer(config, logger);
@@ -45,6 +48,7 @@ export function createSurveysRuntime({ config, logger }: Deps, orm: Orm): Promis
       perClient: limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS),
       logger: log,
     },
+    identity,
     close: async () => {
       await sweeper.stop();
       mailer.close();

@@ -78,6 +78,24 @@ describe('identity', () => {
         .setExpirationTime('5m')
         .sign(privateKey);
       expect([...((await identity.verify(oddScope)).scopes ?? ['every scope'])]).toEqual([]);
+      // The address names the caller only when the identity service does not call it unverified.
+      const address = (claims: Record<string, unknown>) =>
+        new SignJWT({ email: 'ext@id.example', ...claims })
+          .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+          .setSubject('ext-3')
+          .setIssuer('https://id.example')
+          .setAudience('platform-api')
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(privateKey);
+      const verified = await identity.verify(await address({ email_verified: true }));
+      expect(verified.email).toBe('ext@id.example');
+      expect(verified.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 4 * 60_000);
+      expect((await identity.verify(await address({}))).email).toBe('ext@id.example');
+      expect(await identity.verify(await address({ email_verified: false }))).toMatchObject({
+        userId: 'ext-3',
+        email: undefined,
+      });
       const wrongAudience = await new SignJWT({})
         .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
         .setSubject('ext-1')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { graphql as run } from 'graphql';
 import { Field, ObjectType, Query, Resolver } from 'type-graphql';
+import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { Principal } from '../../lib/identity.js';
 import { requireScope } from '../../lib/shield.js';
 import { buildFederatedSchema } from '../../lib/subgraph.js';
@@ -41,5 +42,13 @@ describe('shield', () => {
     expect((await query('{ things { name } }', principal(['things.read']))).data).toEqual({ things: [{ name: 'a' }] });
     expect((await query('{ things { name } }', principal(null))).errors).toBeUndefined();
     expect((await query('{ _service { sdl } }', null)).data?._service).toBeTruthy();
+
+    // A credential the context refused says why, in place of asking the caller to sign in.
+    const refused = await run({
+      schema: guarded,
+      source: '{ things { name } }',
+      contextValue: { principal: null, refusal: new AppError(ErrorCode.FORBIDDEN, 'This address may not') },
+    });
+    expect(refused.errors?.[0]).toMatchObject({ message: 'This address may not', extensions: { code: 'FORBIDDEN' } });
   });
 });
