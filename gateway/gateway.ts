@@ -40,6 +40,12 @@ import {
 import { httpMetrics } from '../lib/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { queryLimits } from '../lib/query-limits.js';
+import {
+  applySessionCookie,
+  SESSION_COOKIE_EXTENSION,
+  SESSION_COOKIE_SUBGRAPH,
+  sessionCookieChangeSchema,
+} from '../lib/session-cookie.js';
 import { SUBGRAPH_TOKEN_HEADER } from '../lib/subgraph-token.js';
 import type { RunningPart } from '../lib/service.js';
 import { resumeTrace, traceHeaders, traceRequests } from '../lib/tracing.js';
@@ -50,10 +56,34 @@ export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.gra
 /** Headers of Apollo's CSRF prevention, which a page sends to run a query by GET (a preflighted request). */
 const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
 
+type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
+
+/**
+ * Takes the session cookie a subgraph's answer asks for (`SESSION_COOKIE_EXTENSION`) out of its
+ * extensions and has it set on the caller's HTTP answer, when the answer is the surveys subgraph's:
+ * no other subgraph may set a cookie through the gateway, and what it states is dropped.
+ */
+function takeSessionCookie(
+  response: SubgraphResponse,
+  context: GraphQLDataSourceProcessOptions<GatewayContext>['context'],
+  mayAskForSessionCookie: boolean,
+): SubgraphResponse {
+  if (!response.extensions || !(SESSION_COOKIE_EXTENSION in response.extensions)) return response;
+  const { [SESSION_COOKIE_EXTENSION]: stated, ...extensions } = response.extensions;
+  const change = sessionCookieChangeSchema.safeParse(stated);
+  // Health checks and schema loading run without a caller.
+  if (mayAskForSessionCookie && change.success && 'forwardHeaders' in context) {
+    (context as GatewayContext).setSessionCookie?.(change.data);
+  }
+  return { ...response, extensions };
+}
+
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
 export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   /** `SUBGRAPH_TOKEN`: the gateway's proof to subgraphs deployed apart that the call is its own. */
   subgraphToken?: string;
+  /** Whether this subgraph's answers may set the session cookie (`SESSION_COOKIE_SUBGRAPH`). */
+  mayAskForSessionCookie = false;
 
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = request.http?.headers;
@@ -66,6 +96,15 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
     if (caller.clientAddress) headers.set(CLIENT_ADDRESS_HEADER, caller.clientAddress);
     // The active span here is Apollo Gateway's `gateway.fetch`: the subgraph's spans go under it.
     for (const [name, value] of Object.entries(traceHeaders())) headers.set(name, value);
+  }
+
+  override didReceiveResponse({
+    response,
+    context,
+  }: Required<Pick<GraphQLDataSourceProcessOptions<GatewayContext>, 'request' | 'context'>> & {
+    response: SubgraphResponse;
+  }): SubgraphResponse {
+    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
   }
 
   /**
@@ -96,10 +135,12 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
  * credentials and request id as the HTTP path would send them, and skips loopback HTTP, a second
  * Express stack and JSON both ways.
  */
-type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
-
 export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
-  constructor(private readonly subgraph: LocalSubgraph) {}
+  constructor(
+    private readonly subgraph: LocalSubgraph,
+    /** Whether this subgraph's answers may set the session cookie (`SESSION_COOKIE_SUBGRAPH`). */
+    private readonly mayAskForSessionCookie = false,
+  ) {}
 
   async process({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
     // Health checks and schema loading run without a caller.
@@ -107,11 +148,12 @@ export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
     const requestId = caller?.requestId ?? randomUUID();
     const headers = { ...caller?.forwardHeaders, [REQUEST_ID_HEADER]: requestId };
     // In process the caller's address needs no proof: it is handed over as the gateway found it.
-    return this.subgraph.execute(request, {
+    const response = await this.subgraph.execute(request, {
       headers,
       id: requestId,
       client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined,
     });
+    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
   }
 }
 
@@ -179,11 +221,13 @@ export async function startGateway(
     // HTTP cache layer that a GraphQL POST never uses.
     buildService: ({ name, url }) => {
       const local = options.localSubgraphs?.[name];
-      if (local) return new LocalDataSource(local);
+      const mayAskForSessionCookie = name === SESSION_COOKIE_SUBGRAPH;
+      if (local) return new LocalDataSource(local, mayAskForSessionCookie);
       return Object.assign(
         new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
         {
           subgraphToken: config.env.SUBGRAPH_TOKEN,
+          mayAskForSessionCookie,
         },
       );
     },
@@ -241,10 +285,11 @@ export async function startGateway(
     refuseUnstorableGraphQLText,
     resumeTrace,
     expressMiddleware(apollo, {
-      context: async ({ req }) => ({
+      context: async ({ req, res }) => ({
         forwardHeaders: forwardHeadersOf(req.headers),
         requestId: requestIdOf(req),
         clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN),
+        setSessionCookie: (change) => applySessionCookie(res, change, config.surveysCookieSecure),
       }),
     }),
   );

@@ -28,7 +28,7 @@ import {
 import { untilDatabaseAnswers } from './startup.js';
 import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from './input.js';
 import { operationTelemetry } from './graphql-telemetry.js';
-import { localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
+import { answerExtensionsOf, localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
 import { httpMetrics } from './metrics.js';
 import { queryLimits } from './query-limits.js';
@@ -208,6 +208,7 @@ export async function openSubgraphPort(
           ApolloServerPluginCacheControlDisabled(),
           outageAwarePlugin<Context>(faults),
           operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
+          answerExtensionsPlugin<Context>(),
         ],
       });
       await server.start();
@@ -237,6 +238,22 @@ export async function openSubgraphPort(
       shuttingDown = true;
       await running.close();
       await apollo?.stop();
+    },
+  };
+}
+
+/** Adds what the request's context stated for the answer (`answerExtensionsOf`) to its `extensions`, as in process. */
+function answerExtensionsPlugin<Context extends BaseContext>(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ contextValue, response }) {
+          const stated = answerExtensionsOf(contextValue);
+          if (!stated || response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          result.extensions = { ...result.extensions, ...stated };
+        },
+      };
     },
   };
 }

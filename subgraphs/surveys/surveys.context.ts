@@ -4,7 +4,7 @@ import { bearerToken } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/loaders.js';
 import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
-import type { SubgraphRequest } from '../../lib/local-subgraph.js';
+import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/local-subgraph.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
 import { ExportService } from './export.service.js';
@@ -14,7 +14,7 @@ import { SurveyService } from './survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
 /** Everything a surveys resolver may use during one request: one entity manager fork, one session. */
-export interface SurveysContext extends AuthContext {
+export interface SurveysContext extends AuthContext, AnswerExtensionsContext {
   em: EntityManager;
   session: ActiveSession | null;
   auth: AuthService;
@@ -50,6 +50,7 @@ export async function createSurveysContext(
   const assets = new AssetService(em, surveys, runtime.assets);
   return {
     principal: session ? { userId: session.user.email, email: session.user.email, scopes: null, via: 'session' } : null,
+    answerExtensions: {},
     em,
     session,
     auth,
