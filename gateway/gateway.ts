@@ -50,6 +50,7 @@ import { SUBGRAPH_TOKEN_HEADER } from '../lib/subgraph-token.js';
 import type { RunningPart } from '../lib/service.js';
 import { resumeTrace, traceHeaders, traceRequests } from '../lib/tracing.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
+import { refuseUnsupportedOperations } from './unsupported-operations.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
@@ -283,6 +284,7 @@ export async function startGateway(
     httpLogger(logger, 'gateway'),
     express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
     refuseUnstorableGraphQLText,
+    refuseUnsupportedOperations(armor.parseOptions),
     resumeTrace,
     expressMiddleware(apollo, {
       context: async ({ req, res }) => ({
