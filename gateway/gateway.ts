@@ -22,6 +22,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';
 import type { Config } from '../lib/config.js';
 import { corsFor } from '../lib/cors.js';
+import { refuseCrossSiteRequests } from '../lib/csrf.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
 import { operationTelemetry } from '../lib/graphql-telemetry.js';
@@ -54,7 +55,10 @@ import { refuseUnsupportedOperations } from './unsupported-operations.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
-/** Headers of Apollo's CSRF prevention, which a page sends to run a query by GET (a preflighted request). */
+/**
+ * Headers of Apollo's CSRF prevention. It is replaced here by `refuseCrossSiteRequests`, but clients
+ * configured for it still send them, so a preflight allows them.
+ */
 const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
 
 type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
@@ -244,6 +248,8 @@ export async function startGateway(
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    // `refuseCrossSiteRequests` below stops forgeries by Fetch Metadata and lets urql's GET queries run.
+    csrfPrevention: false,
     parseOptions: armor.parseOptions,
     validationRules: armor.validationRules,
     formatError: (formatted, error) =>
@@ -282,6 +288,7 @@ export async function startGateway(
     '/graphql',
     corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
+    refuseCrossSiteRequests(config),
     express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
     refuseUnstorableGraphQLText,
     refuseUnsupportedOperations(armor.parseOptions),

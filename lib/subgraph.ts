@@ -26,6 +26,7 @@ import {
   type SubgraphFaults,
 } from './availability.js';
 import { untilDatabaseAnswers } from './startup.js';
+import { refuseCrossSiteRequests } from './csrf.js';
 import { refuseInvalidUtf8, refuseUnstorableGraphQLText } from './input.js';
 import { operationTelemetry } from './graphql-telemetry.js';
 import { answerExtensionsOf, localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
@@ -196,6 +197,8 @@ export async function openSubgraphPort(
         stopOnTerminationSignals: false,
         introspection: !config.isProduction,
         includeStacktraceInErrorResponses: false,
+        // `refuseCrossSiteRequests` below, as on the gateway.
+        csrfPrevention: false,
         // The gateway's limits on this port too, so that calling a subgraph directly is no way around them.
         validationRules: limits.validationRules,
         parseOptions: limits.parseOptions,
@@ -216,6 +219,7 @@ export async function openSubgraphPort(
       const handlers = express.Router();
       handlers.use(
         httpLogger(logger, `${name}-subgraph`),
+        refuseCrossSiteRequests(config),
         requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
         express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: refuseInvalidUtf8 }),
         refuseUnstorableGraphQLText,
