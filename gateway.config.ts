@@ -98,6 +98,37 @@ const forwardClientAddress: GatewayPlugin = {
   },
 };
 
+/** `CORS_ORIGINS` as lib/config.ts reads it (a comma list of origins; unset: `WEB_URL`'s origin). */
+const corsOrigins = new Set(
+  (env.CORS_ORIGINS?.trim() || new URL(env.WEB_URL?.trim() || 'http://localhost:5173').origin)
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => URL.canParse(entry))
+    .map((entry) => new URL(entry).origin),
+);
+
+/**
+ * The Node gateway's protection against cross-site request forgery (lib/csrf.ts says why it suffices),
+ * in place of Yoga's `csrfPrevention`, which refuses urql's default GET queries: a request the browser
+ * marks `Sec-Fetch-Site: cross-site` runs only from an origin of `CORS_ORIGINS`.
+ */
+const refuseCrossSiteRequests: GatewayPlugin = {
+  onRequest(payload) {
+    const { request, fetchAPI } = payload;
+    if (request.headers.get('sec-fetch-site') !== 'cross-site') return;
+    const origin = request.headers.get('origin');
+    if (origin !== null && corsOrigins.has(origin)) return;
+    const message =
+      'A cross-site request runs only from an allowed origin (CORS_ORIGINS); this one was refused and ran nothing';
+    payload.endResponse(
+      new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'FORBIDDEN' } }] }), {
+        status: 403,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      }),
+    );
+  },
+};
+
 export const gatewayConfig = defineConfig({
   port: Number(env.GATEWAY_PORT || 4000),
   graphqlEndpoint: '/graphql',
@@ -112,14 +143,12 @@ export const gatewayConfig = defineConfig({
       ...(subgraphToken ? { 'x-subgraph-token': subgraphToken } : {}),
     }),
   },
-  plugins: () => [forwardClientAddress],
+  plugins: () => [refuseCrossSiteRequests, forwardClientAddress],
   // X-Request-Id: the caller's, or one made here; sent to every subgraph call and back to the caller.
   requestId: { headerName: 'x-request-id' },
   // The Node gateway's limits (graphql-armor there too); Hive's cost model differs, so no cost limit here.
   maxDepth: Number(env.GRAPHQL_MAX_DEPTH || 12),
   maxTokens: 5000,
   blockFieldSuggestions: production,
-  // The same preflight headers Apollo Server demands, so a browser client works unchanged with either gateway.
-  csrfPrevention: { requestHeaders: ['x-apollo-operation-name', 'apollo-require-preflight'] },
   ...(production ? { disableIntrospection: { disableIf: () => true }, graphiql: false, landingPage: false } : {}),
 });

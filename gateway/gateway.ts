@@ -22,6 +22,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';
 import type { Config } from '../lib/config.js';
 import { corsFor } from '../lib/cors.js';
+import { refuseCrossSiteRequests } from '../lib/csrf.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
 import { operationTelemetry } from '../lib/graphql-telemetry.js';
@@ -40,20 +41,54 @@ import {
 import { httpMetrics } from '../lib/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { queryLimits } from '../lib/query-limits.js';
+import {
+  applySessionCookie,
+  SESSION_COOKIE_EXTENSION,
+  SESSION_COOKIE_SUBGRAPH,
+  sessionCookieChangeSchema,
+} from '../lib/session-cookie.js';
 import { SUBGRAPH_TOKEN_HEADER } from '../lib/subgraph-token.js';
 import type { RunningPart } from '../lib/service.js';
 import { resumeTrace, traceHeaders, traceRequests } from '../lib/tracing.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
+import { refuseUnsupportedOperations } from './unsupported-operations.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
-/** Headers of Apollo's CSRF prevention, which a page sends to run a query by GET (a preflighted request). */
+/**
+ * Headers of Apollo's CSRF prevention. It is replaced here by `refuseCrossSiteRequests`, but clients
+ * configured for it still send them, so a preflight allows them.
+ */
 const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
+
+type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
+
+/**
+ * Takes the session cookie a subgraph's answer asks for (`SESSION_COOKIE_EXTENSION`) out of its
+ * extensions and has it set on the caller's HTTP answer, when the answer is the surveys subgraph's:
+ * no other subgraph may set a cookie through the gateway, and what it states is dropped.
+ */
+function takeSessionCookie(
+  response: SubgraphResponse,
+  context: GraphQLDataSourceProcessOptions<GatewayContext>['context'],
+  mayAskForSessionCookie: boolean,
+): SubgraphResponse {
+  if (!response.extensions || !(SESSION_COOKIE_EXTENSION in response.extensions)) return response;
+  const { [SESSION_COOKIE_EXTENSION]: stated, ...extensions } = response.extensions;
+  const change = sessionCookieChangeSchema.safeParse(stated);
+  // Health checks and schema loading run without a caller.
+  if (mayAskForSessionCookie && change.success && 'forwardHeaders' in context) {
+    (context as GatewayContext).setSessionCookie?.(change.data);
+  }
+  return { ...response, extensions };
+}
 
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
 export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   /** `SUBGRAPH_TOKEN`: the gateway's proof to subgraphs deployed apart that the call is its own. */
   subgraphToken?: string;
+  /** Whether this subgraph's answers may set the session cookie (`SESSION_COOKIE_SUBGRAPH`). */
+  mayAskForSessionCookie = false;
 
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = request.http?.headers;
@@ -66,6 +101,15 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
     if (caller.clientAddress) headers.set(CLIENT_ADDRESS_HEADER, caller.clientAddress);
     // The active span here is Apollo Gateway's `gateway.fetch`: the subgraph's spans go under it.
     for (const [name, value] of Object.entries(traceHeaders())) headers.set(name, value);
+  }
+
+  override didReceiveResponse({
+    response,
+    context,
+  }: Required<Pick<GraphQLDataSourceProcessOptions<GatewayContext>, 'request' | 'context'>> & {
+    response: SubgraphResponse;
+  }): SubgraphResponse {
+    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
   }
 
   /**
@@ -96,10 +140,12 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
  * credentials and request id as the HTTP path would send them, and skips loopback HTTP, a second
  * Express stack and JSON both ways.
  */
-type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
-
 export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
-  constructor(private readonly subgraph: LocalSubgraph) {}
+  constructor(
+    private readonly subgraph: LocalSubgraph,
+    /** Whether this subgraph's answers may set the session cookie (`SESSION_COOKIE_SUBGRAPH`). */
+    private readonly mayAskForSessionCookie = false,
+  ) {}
 
   async process({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
     // Health checks and schema loading run without a caller.
@@ -107,11 +153,12 @@ export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
     const requestId = caller?.requestId ?? randomUUID();
     const headers = { ...caller?.forwardHeaders, [REQUEST_ID_HEADER]: requestId };
     // In process the caller's address needs no proof: it is handed over as the gateway found it.
-    return this.subgraph.execute(request, {
+    const response = await this.subgraph.execute(request, {
       headers,
       id: requestId,
       client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined,
     });
+    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
   }
 }
 
@@ -181,11 +228,13 @@ export async function startGateway(
     // HTTP cache layer that a GraphQL POST never uses.
     buildService: ({ name, url }) => {
       const local = options.localSubgraphs?.[name];
-      if (local) return new LocalDataSource(local);
+      const mayAskForSessionCookie = name === SESSION_COOKIE_SUBGRAPH;
+      if (local) return new LocalDataSource(local, mayAskForSessionCookie);
       return Object.assign(
         new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
         {
           subgraphToken: config.env.SUBGRAPH_TOKEN,
+          mayAskForSessionCookie,
         },
       );
     },
@@ -201,6 +250,8 @@ export async function startGateway(
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
+    // `refuseCrossSiteRequests` below stops forgeries by Fetch Metadata and lets urql's GET queries run.
+    csrfPrevention: false,
     parseOptions: armor.parseOptions,
     validationRules: armor.validationRules,
     formatError: (formatted, error) =>
@@ -239,14 +290,17 @@ export async function startGateway(
     '/graphql',
     corsFor(config, ['GET', 'POST'], APOLLO_PREFLIGHT_HEADERS),
     httpLogger(logger, 'gateway'),
+    refuseCrossSiteRequests(config),
     express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: checkJsonBody }),
     refuseUnstorableGraphQLText,
+    refuseUnsupportedOperations(armor.parseOptions),
     resumeTrace,
     expressMiddleware(apollo, {
-      context: async ({ req }) => ({
+      context: async ({ req, res }) => ({
         forwardHeaders: forwardHeadersOf(req.headers),
         requestId: requestIdOf(req),
         clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN),
+        setSessionCookie: (change) => applySessionCookie(res, change, config.surveysCookieSecure),
       }),
     }),
   );

@@ -20,6 +20,10 @@ export enum ErrorCode {
   BAD_GATEWAY = 'BAD_GATEWAY',
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
+  /** What the gateway cannot run: a subscription (Apollo Router's code), `@defer`, `@stream`. */
+  SUBSCRIPTION_DISABLED = 'SUBSCRIPTION_DISABLED',
+  DEFER_NOT_SUPPORTED = 'DEFER_NOT_SUPPORTED',
+  STREAM_NOT_SUPPORTED = 'STREAM_NOT_SUPPORTED',
 }
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -36,6 +40,9 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.BAD_GATEWAY]: 502,
   [ErrorCode.SERVICE_UNAVAILABLE]: 503,
   [ErrorCode.INTERNAL_SERVER_ERROR]: 500,
+  [ErrorCode.SUBSCRIPTION_DISABLED]: 400,
+  [ErrorCode.DEFER_NOT_SUPPORTED]: 400,
+  [ErrorCode.STREAM_NOT_SUPPORTED]: 400,
 };
 
 const TITLES: Record<ErrorCode, string> = {
@@ -52,6 +59,9 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.BAD_GATEWAY]: 'Bad Gateway',
   [ErrorCode.SERVICE_UNAVAILABLE]: 'Service Unavailable',
   [ErrorCode.INTERNAL_SERVER_ERROR]: 'Internal Server Error',
+  [ErrorCode.SUBSCRIPTION_DISABLED]: 'Bad Request',
+  [ErrorCode.DEFER_NOT_SUPPORTED]: 'Bad Request',
+  [ErrorCode.STREAM_NOT_SUPPORTED]: 'Bad Request',
 };
 
 /** A problem with one named field of the input (`errors` of a problem body). */

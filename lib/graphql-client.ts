@@ -2,6 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { CLIENT_ADDRESS_HEADER } from './client-address.js';
 import { REQUEST_ID_HEADER } from './logger.js';
+import type { SessionCookieChange } from './session-cookie.js';
 import { SUBGRAPH_TOKEN_HEADER } from './subgraph-token.js';
 import { traceHeaders } from './tracing.js';
 
@@ -14,6 +15,11 @@ export interface GatewayContext {
   requestId: string;
   /** The caller's address as the edge saw it (`TRUST_PROXY` applied); the subgraphs count sign-in mail per client with it. */
   clientAddress?: string;
+  /**
+   * Sets or clears the session cookie on the caller's HTTP answer, as the surveys subgraph asks
+   * (`SESSION_COOKIE_EXTENSION`); absent where there is no HTTP answer (the REST adapters set their own).
+   */
+  setSessionCookie?: (change: SessionCookieChange) => void;
 }
 
 export function forwardHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -26,9 +26,10 @@ import {
   type SubgraphFaults,
 } from './availability.js';
 import { untilDatabaseAnswers } from './startup.js';
+import { refuseCrossSiteRequests } from './csrf.js';
 import { checkJsonBody, refuseUnstorableGraphQLText } from './input.js';
 import { operationTelemetry } from './graphql-telemetry.js';
-import { localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
+import { answerExtensionsOf, localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
 import { assignRequestId, httpLogger, type Logger } from './logger.js';
 import { httpMetrics } from './metrics.js';
 import { queryLimits } from './query-limits.js';
@@ -197,6 +198,8 @@ export async function openSubgraphPort(
         stopOnTerminationSignals: false,
         introspection: !config.isProduction,
         includeStacktraceInErrorResponses: false,
+        // `refuseCrossSiteRequests` below, as on the gateway.
+        csrfPrevention: false,
         // The gateway's limits on this port too, so that calling a subgraph directly is no way around them.
         validationRules: limits.validationRules,
         parseOptions: limits.parseOptions,
@@ -209,6 +212,7 @@ export async function openSubgraphPort(
           ApolloServerPluginCacheControlDisabled(),
           outageAwarePlugin<Context>(faults),
           operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
+          answerExtensionsPlugin<Context>(),
         ],
       });
       await server.start();
@@ -216,6 +220,7 @@ export async function openSubgraphPort(
       const handlers = express.Router();
       handlers.use(
         httpLogger(logger, `${name}-subgraph`),
+        refuseCrossSiteRequests(config),
         requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
         express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: checkJsonBody }),
         refuseUnstorableGraphQLText,
@@ -238,6 +243,22 @@ export async function openSubgraphPort(
       shuttingDown = true;
       await running.close();
       await apollo?.stop();
+    },
+  };
+}
+
+/** Adds what the request's context stated for the answer (`answerExtensionsOf`) to its `extensions`, as in process. */
+function answerExtensionsPlugin<Context extends BaseContext>(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ contextValue, response }) {
+          const stated = answerExtensionsOf(contextValue);
+          if (!stated || response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          result.extensions = { ...result.extensions, ...stated };
+        },
+      };
     },
   };
 }

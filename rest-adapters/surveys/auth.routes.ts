@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { CookieOptions } from 'express';
 import type { Config } from '../../lib/config.js';
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { SESSION_COOKIE } from '../../lib/session-cookie.js';
+import { applySessionCookie, SESSION_COOKIE } from '../../lib/session-cookie.js';
 import {
   magicRequestedSchema,
   magicRequestSchema,
@@ -17,17 +16,12 @@ import {
   VerifyMagicLinkDocument,
 } from './operations.generated.js';
 
-/** The cookie's attributes: never readable by script, not sent on cross-site requests, HTTPS-only where served over HTTPS. */
-function cookieOptions(config: Config): CookieOptions {
-  return { httpOnly: true, sameSite: 'lax', secure: config.surveysCookieSecure, path: '/' };
-}
-
 /**
  * Magic-link sign-in. The limits (per client address, which goes along with the operation, and per
  * e-mail address) and every other rule live in the subgraph, so GraphQL callers meet them too.
  */
 export function authRoutes(run: RunOperation, options: { config: Config }): RestRoute[] {
-  const cookie = cookieOptions(options.config);
+  const secure = options.config.surveysCookieSecure;
 
   return [
     {
@@ -66,8 +60,7 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       },
       handler: async (req, res) => {
         const { verifyMagicLink: signIn } = await run(VerifyMagicLinkDocument, { input: jsonBody(req) }, req);
-        const maxAge = Math.max(0, new Date(signIn.expiresAt).getTime() - Date.now());
-        res.cookie(SESSION_COOKIE, signIn.token, { ...cookie, maxAge });
+        applySessionCookie(res, { token: signIn.token, expiresAt: signIn.expiresAt }, secure);
         res.set('cache-control', 'no-store').json(signIn);
       },
     },
@@ -88,7 +81,7 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       doc: { answer: { status: 204, description: 'Signed out' } },
       handler: async (req, res) => {
         // Cleared whatever the outcome: a stale cookie is of no use to the browser either.
-        res.clearCookie(SESSION_COOKIE, cookie);
+        applySessionCookie(res, { clear: true }, secure);
         await run(EndSurveySessionDocument, {}, req);
         res.status(204).end();
       },

@@ -1,5 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, ErrorCode } from '../../lib/errors.js';
+import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '../../lib/session-cookie.js';
 import {
   MagicLinkRequested,
   MagicLinkRequestInput,
@@ -22,12 +23,16 @@ export class SurveyAuthResolver {
     return ctx.auth.requestLink(input.email);
   }
 
-  @Mutation(() => SurveySignIn, { description: 'Spends a sign-in link token and opens a session' })
-  verifyMagicLink(
+  @Mutation(() => SurveySignIn, {
+    description: 'Spends a sign-in link token and opens a session; through the gateway it also sets the session cookie',
+  })
+  async verifyMagicLink(
     @Arg('input', () => MagicLinkVerifyInput, { description: 'The token of the link' }) input: MagicLinkVerifyInput,
     @Ctx() ctx: SurveysContext,
-  ) {
-    return ctx.auth.verifyLink(input.token);
+  ): Promise<SurveySignIn> {
+    const signIn = await ctx.auth.verifyLink(input.token);
+    askForSessionCookie(ctx, { token: signIn.token, expiresAt: signIn.expiresAt.toISOString() });
+    return signIn;
   }
 
   @Query(() => SurveySession, {
@@ -38,11 +43,20 @@ export class SurveyAuthResolver {
     return { user: ctx.surveyor.user, expiresAt: ctx.surveyor.expiresAt };
   }
 
-  @Mutation(() => Boolean, { description: 'Ends the current magic-link session' })
+  @Mutation(() => Boolean, {
+    description: 'Ends the current magic-link session; through the gateway it also clears the session cookie',
+  })
   async endSurveySession(@Ctx() ctx: SurveysContext): Promise<boolean> {
+    // Cleared whatever the outcome, as REST sign-out does: a stale cookie is of no use to the browser either.
+    askForSessionCookie(ctx, { clear: true });
     // An identity token is not ended here but by its issuer (or its expiry).
     if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in with a magic-link session');
     await ctx.auth.endSession(ctx.session.id);
     return true;
   }
+}
+
+/** States the session cookie this answer asks for; the gateway sets it on its HTTP answer (`SESSION_COOKIE_EXTENSION`). */
+function askForSessionCookie(ctx: SurveysContext, change: SessionCookieChange): void {
+  ctx.answerExtensions[SESSION_COOKIE_EXTENSION] = change;
 }

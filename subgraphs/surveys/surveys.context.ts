@@ -5,7 +5,7 @@ import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/
 import { batchLoader } from '../../lib/loaders.js';
 import { sessionCookieOf } from '../../lib/session-cookie.js';
 import type { AuthContext } from '../../lib/shield.js';
-import type { SubgraphRequest } from '../../lib/local-subgraph.js';
+import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/local-subgraph.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
 import type { SurveyUser } from './auth.types.js';
@@ -22,7 +22,7 @@ export interface Surveyor {
 }
 
 /** Everything a surveys resolver may use during one request: one entity manager fork, one surveyor. */
-export interface SurveysContext extends AuthContext {
+export interface SurveysContext extends AuthContext, AnswerExtensionsContext {
   em: EntityManager;
   /** The magic-link session the request carries, if any (what `endSurveySession` ends). */
   session: ActiveSession | null;
@@ -103,6 +103,7 @@ export async function createSurveysContext(
   const assets = new AssetService(em, surveys, runtime.assets);
   return {
     ...caller,
+    answerExtensions: {},
     em,
     auth,
     surveys,

@@ -161,6 +161,26 @@ describe('Hive Gateway on the same supergraph', () => {
     return { node: node.body, hive: other.body, status: other.status };
   };
 
+  it("runs urql's GET query from WEB_URL without a preflight header, and nothing a foreign page sends", async () => {
+    const target = new URL(hive.url);
+    target.searchParams.set('query', '{ surveyExportFormats }');
+    const site = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' };
+    const fromWeb = await fetch(target, {
+      headers: { ...site, origin: new URL(MAGIC_LINK_BASE).origin, accept: 'application/graphql-response+json' },
+    });
+    expect(fromWeb.status).toBe(200);
+    expect(((await fromWeb.json()) as { data: unknown }).data).toEqual({
+      surveyExportFormats: expect.arrayContaining(['html']),
+    });
+    const forged = await fetch(hive.url, {
+      method: 'POST',
+      headers: { ...site, origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ surveyExportFormats }' }),
+    });
+    expect(forged.status).toBe(403);
+    expect(await forged.json()).toEqual({ errors: [expect.objectContaining({ extensions: { code: 'FORBIDDEN' } })] });
+  });
+
   it('forwards the headers lib/graphql-client.ts forwards', () => {
     const config = readFileSync(path.join(PROJECT_ROOT, 'gateway.config.ts'), 'utf8');
     for (const header of FORWARDED_HEADERS) expect(config).toContain(`'${header}'`);
