@@ -263,6 +263,7 @@ describe('docker-compose.yml', () => {
 
   it('starts every part that scripts/part.ts knows', () => {
     const source = read(path.join('scripts', 'part.ts'));
-    for (const name of Object.keys(parts)) expect(source).toMatch(new RegExp(`'${name}': \\(deps\\) =>`));
+    // A key is quoted only where it is not an identifier (`'social-rest'`, but `gateway`).
+    for (const name of Object.keys(parts)) expect(source).toMatch(new RegExp(`(^|\\s)'?${name}'?: \\(deps\\) =>`, 'm'));
   });
 });
