@@ -47,11 +47,14 @@ export interface Tracing {
  *
  * Only the trace SDK and the two OTLP/HTTP exporters are installed, not `@opentelemetry/sdk-node`:
  * that one depends on every exporter (gRPC, protobuf and HTTP, for traces, metrics and logs), a
- * quarter of a gigabyte for what is, here, traces only. What it did for traces is done the same way
- * below: the exporters read `OTEL_EXPORTER_OTLP_*` (endpoint, headers, timeout, compression) and the
- * tracer provider `OTEL_TRACES_SAMPLER*` and `OTEL_*_LIMIT`; the batch processor `OTEL_BSP_*`; the
- * env detector `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; W3C trace context and baggage
- * propagate, in an AsyncLocalStorage context.
+ * quarter of a gigabyte for what is, here, traces only. They are of the 1.x line (SDK 1.30, exporters
+ * 0.57), the one Apollo Gateway depends on: with one line of `@opentelemetry/*` the install holds a
+ * single copy of each, where a second line would nest a copy of core, resources and semantic
+ * conventions under every package of the other. What sdk-node did for traces is done the same way:
+ * the exporters read `OTEL_EXPORTER_OTLP_*` (endpoint, headers, timeout, compression), the tracer
+ * provider `OTEL_TRACES_SAMPLER*`, `OTEL_*_LIMIT` and `OTEL_PROPAGATORS` (W3C trace context and
+ * baggage by default), the batch processor `OTEL_BSP_*`, the env detector `OTEL_SERVICE_NAME` and
+ * `OTEL_RESOURCE_ATTRIBUTES`; context travels by AsyncLocalStorage.
  */
 export async function startTracing(config: Config, logger: Logger, serviceName: string): Promise<Tracing | undefined> {
   const env = config.env;
@@ -67,15 +70,14 @@ export async function startTracing(config: Config, logger: Logger, serviceName: 
       import('@opentelemetry/resources'),
       import('@opentelemetry/semantic-conventions'),
     ]);
-  const resource = resources
-    .defaultResource()
+  const resource = resources.Resource.default()
     .merge(
-      resources.detectResources({
-        detectors: [resources.envDetector, resources.processDetector, resources.hostDetector],
+      resources.detectResourcesSync({
+        detectors: [resources.envDetectorSync, resources.processDetectorSync, resources.hostDetectorSync],
       }),
     )
     // OTEL_SERVICE_NAME wins over this default, as everywhere in OpenTelemetry.
-    .merge(resources.resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? serviceName }));
+    .merge(new resources.Resource({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? serviceName }));
   const provider = new NodeTracerProvider({
     resource,
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
