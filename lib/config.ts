@@ -25,6 +25,13 @@ const commaList = z
       .filter(Boolean),
   );
 
+/** OTLP over HTTP only: the gRPC exporter is not installed (lib/tracing.ts). */
+const otlpProtocol = z
+  .enum(['http/protobuf', 'http/json'], {
+    message: 'must be http/protobuf or http/json (OTLP over gRPC is not supported)',
+  })
+  .optional();
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -38,7 +45,8 @@ const EnvSchema = z.object({
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
-  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json', 'grpc']).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
   OTEL_EXPORTER_OTLP_HEADERS: optionalText,
   OTEL_SERVICE_NAME: optionalText,
   OTEL_RESOURCE_ATTRIBUTES: optionalText,

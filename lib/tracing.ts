@@ -41,37 +41,62 @@ export interface Tracing {
   close(): Promise<void>;
 }
 
-/** Starts the OpenTelemetry SDK when an OTLP endpoint is configured; `undefined` (and no SDK loaded) otherwise. */
+/**
+ * Starts OpenTelemetry's trace SDK when an OTLP endpoint is configured; `undefined` (and nothing of
+ * the SDK loaded) otherwise.
+ *
+ * Only the trace SDK and the two OTLP/HTTP exporters are installed, not `@opentelemetry/sdk-node`:
+ * that one depends on every exporter (gRPC, protobuf and HTTP, for traces, metrics and logs), a
+ * quarter of a gigabyte for what is, here, traces only. They are of the 1.x line (SDK 1.30, exporters
+ * 0.57), the one Apollo Gateway depends on: with one line of `@opentelemetry/*` the install holds a
+ * single copy of each, where a second line would nest a copy of core, resources and semantic
+ * conventions under every package of the other. What sdk-node did for traces is done the same way:
+ * the exporters read `OTEL_EXPORTER_OTLP_*` (endpoint, headers, timeout, compression), the tracer
+ * provider `OTEL_TRACES_SAMPLER*`, `OTEL_*_LIMIT` and `OTEL_PROPAGATORS` (W3C trace context and
+ * baggage by default), the batch processor `OTEL_BSP_*`, the env detector `OTEL_SERVICE_NAME` and
+ * `OTEL_RESOURCE_ATTRIBUTES`; context travels by AsyncLocalStorage.
+ */
 export async function startTracing(config: Config, logger: Logger, serviceName: string): Promise<Tracing | undefined> {
   const env = config.env;
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return undefined;
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
-  const sdk = new NodeSDK({
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, resources, { ATTR_SERVICE_NAME }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      protocol === 'http/json'
+        ? import('@opentelemetry/exporter-trace-otlp-http')
+        : import('@opentelemetry/exporter-trace-otlp-proto'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/semantic-conventions'),
+    ]);
+  const resource = resources.Resource.default()
+    .merge(
+      resources.detectResourcesSync({
+        detectors: [resources.envDetectorSync, resources.processDetectorSync, resources.hostDetectorSync],
+      }),
+    )
     // OTEL_SERVICE_NAME wins over this default, as everywhere in OpenTelemetry.
-    serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
-    // Traces only: metrics are Prometheus' (lib/metrics.ts) and logs go to stdout.
-    metricReaders: [],
-    logRecordProcessors: [],
-    instrumentations: [],
+    .merge(new resources.Resource({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? serviceName }));
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
-  sdk.start();
+  provider.register();
   enabled = true;
   logger.child({ component: 'tracing' }).info(
     {
       endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT,
+      protocol,
       serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
     },
     'tracing on: spans go to the OTLP endpoint',
   );
-  const provider = trace.getTracerProvider() as { getDelegate?(): { forceFlush?(): Promise<void> } };
   return {
-    flush: async () => {
-      await provider.getDelegate?.().forceFlush?.();
-    },
+    flush: () => provider.forceFlush(),
     close: async () => {
       enabled = false;
-      await sdk.shutdown();
+      await provider.shutdown();
     },
   };
 }

@@ -83,6 +83,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ENCRYPTION_KEY: 'short' })).toThrow(/ENCRYPTION_KEY/);
   });
 
+  it('takes OTLP over HTTP only, protobuf or JSON: the gRPC exporter is not installed', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).env.OTEL_EXPORTER_OTLP_PROTOCOL).toBe('http/json');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL.*OTLP over gRPC is not supported/,
+    );
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
+      /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/,
+    );
+  });
+
   it("allows WEB_URL's origin by default and named origins from CORS_ORIGINS, never a wildcard", () => {
     expect(loadConfig({}).corsOrigins).toEqual(['http://localhost:5173']);
     expect(loadConfig({ WEB_URL: 'https://app.example.com/welcome' }).corsOrigins).toEqual(['https://app.example.com']);

@@ -258,8 +258,10 @@ describe('tracing unset', () => {
       const { startTracing } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'tracing.js')).href)});
       const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
       const tracing = await startTracing(config, createLogger(config), 'check');
-      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => /@opentelemetry[\\/]sdk-/.test(file));
-      console.log(JSON.stringify({ started: tracing !== undefined, sdkModules: loaded.length }));
+      const loaded = Object.keys(createRequire(import.meta.url).cache);
+      const sdkModules = loaded.filter((file) => /@opentelemetry[\\/]sdk-/.test(file)).length;
+      const packages = [...new Set(loaded.map((file) => /.*@opentelemetry[\\/]([^\\/]+)/.exec(file)?.[1]).filter(Boolean))];
+      console.log(JSON.stringify({ started: tracing !== undefined, sdkModules, packages }));
       await tracing?.close();
     `;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -267,15 +269,32 @@ describe('tracing unset', () => {
       env: { PATH: process.env.PATH ?? '', ...env },
     });
     if (result.status !== 0) throw new Error(result.stderr);
-    return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { started: boolean; sdkModules: number };
+    return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {
+      started: boolean;
+      sdkModules: number;
+      packages: string[];
+    };
   };
 
   it('loads no SDK module, and does when an endpoint is set', () => {
-    expect(loadedSdk({})).toEqual({ started: false, sdkModules: 0 });
+    expect(loadedSdk({})).toMatchObject({ started: false, sdkModules: 0 });
     expect(loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toMatchObject({
       started: true,
       sdkModules: expect.any(Number),
     });
     expect(loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }).sdkModules).toBeGreaterThan(0);
+  });
+
+  it('loads the trace SDK and the one OTLP/HTTP exporter asked for: nothing of metrics or logs export, no gRPC', () => {
+    const unwanted = /sdk-node|sdk-logs|exporter-(metrics|logs)|grpc|instrumentation|zipkin|prometheus/;
+    const protobuf = loadedSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }).packages;
+    expect(protobuf).toEqual(expect.arrayContaining(['sdk-trace-node', 'exporter-trace-otlp-proto']));
+    expect(protobuf.filter((name) => unwanted.test(name) || name === 'exporter-trace-otlp-http')).toEqual([]);
+    const json = loadedSdk({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    }).packages;
+    expect(json).toEqual(expect.arrayContaining(['sdk-trace-node', 'exporter-trace-otlp-http']));
+    expect(json.filter((name) => unwanted.test(name) || name === 'exporter-trace-otlp-proto')).toEqual([]);
   });
 });
