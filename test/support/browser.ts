@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from '@jest/globals';
+import { build } from 'esbuild';
+import express from 'express';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install -y chromium`; `.ci/run` installs it when missing). */
@@ -73,6 +75,40 @@ export async function serveBlankPage(): Promise<WebOrigin> {
       .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
       .end('<!doctype html><html><head><title>frontend</title></head><body></body></html>');
   });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://localhost:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Builds a frontend as a web app's build step would: the TypeScript entry and the npm packages it
+ * imports bundled by esbuild into one browser script, `frontend.js`, beside an `index.html` that loads
+ * it, in a temporary folder (nothing comes from a CDN).
+ */
+export async function bundleFrontend(entry: string): Promise<{ dir: string; remove(): void }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'frontend-'));
+  await build({
+    entryPoints: [entry],
+    outfile: path.join(dir, 'frontend.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'chrome120',
+    logLevel: 'silent',
+  });
+  writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html><head><title>frontend</title><script type="module" src="/frontend.js"></script></head><body></body></html>',
+  );
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Serves a folder of static files (a built frontend) on its own localhost port: a frontend's origin. */
+export async function serveFolder(dir: string): Promise<WebOrigin> {
+  const server = http.createServer(express().use(express.static(dir)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
