@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { listen } from '../../lib/http.js';
+import { listen, type PartPort } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { ContactsHealthDocument } from './operations.generated.js';
@@ -83,7 +83,7 @@ export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiD
 
 export async function startContactsRest(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: number; client: GraphQLClient },
+  options: { port: PartPort; client: GraphQLClient },
 ): Promise<RunningPart> {
   const storage = createStorage(deps.config);
   const operations = loadOperations(OPERATIONS_DIR);

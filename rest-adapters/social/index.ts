@@ -3,7 +3,7 @@ import express, { type Router } from 'express';
 import type { Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { listen } from '../../lib/http.js';
+import { listen, type PartPort } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { SocialHealthDocument } from './operations.generated.js';
@@ -104,7 +104,7 @@ export async function socialOpenApi(config: Config, client: GraphQLClient): Prom
 
 export async function startSocialRest(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: number; client: GraphQLClient },
+  options: { port: PartPort; client: GraphQLClient },
 ): Promise<RunningPart> {
   const operations = loadOperations(OPERATIONS_DIR);
   const ready = readiness(options.client, operations[HEALTH.readinessOperation], HEALTH.field);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
-import { listen } from '../../lib/http.js';
+import { listen, type PartPort } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { SurveysHealthDocument } from './operations.generated.js';
@@ -67,7 +67,7 @@ export function surveysOpenApi(config: Config, client: GraphQLClient): OpenApiDo
 
 export async function startSurveysRest(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: number; client: GraphQLClient },
+  options: { port: PartPort; client: GraphQLClient },
 ): Promise<RunningPart> {
   const { config } = deps;
   const storage = createStorage(config);
