@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -82,14 +82,25 @@ function acquire(lockPath: string): void {
           '(or use PostgreSQL, DATABASE_URL).',
       );
     }
-    // Left by a process that was killed: set aside (a rename is atomic, so of two processes that found it
-    // stale only one takes it away), then try again.
+    // Left by a process that was killed: set aside (a rename is atomic: of two processes that found it
+    // stale, one moves it), then try again. What was moved is checked: when another process took the
+    // stale lock over just before, its fresh lock goes back in place, and the next try names it.
+    const setAside = `${lockPath}.stale-${process.pid}`;
     try {
-      renameSync(lockPath, `${lockPath}.stale-${process.pid}`);
-      rmSync(`${lockPath}.stale-${process.pid}`, { force: true });
+      renameSync(lockPath, setAside);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      continue;
     }
+    const moved = readHolder(setAside);
+    if (moved && moved.pid !== current?.pid && isAlive(moved.pid)) {
+      try {
+        linkSync(setAside, lockPath);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    rmSync(setAside, { force: true });
   }
 }
 
