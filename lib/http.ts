@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ErrorRequestHandler, Express, Request, Response } from 'express';
-import { RETRY_AFTER_SECONDS } from './availability.js';
+import { RETRY_AFTER_SECONDS, serviceUnavailable } from './availability.js';
 import { ErrorCode, HTTP_STATUS, INTERNAL_MESSAGE, problemFor, requestReadError } from './errors.js';
 import type { Logger } from './logger.js';
 import { gracefulClose } from './shutdown.js';
@@ -30,8 +30,9 @@ export interface WaitingPort {
 /** Where a part listens: a port to open (0: any free port), or one opened already while it waited. */
 export type PartPort = number | WaitingPort;
 
-export async function openWaitingPort(port: number, host = '0.0.0.0'): Promise<WaitingPort> {
-  let handler: http.RequestListener = answerStarting;
+/** `graphqlPath`: where the part will serve GraphQL, answered meanwhile in GraphQL's shape, as a waiting subgraph does. */
+export async function openWaitingPort(port: number, host = '0.0.0.0', graphqlPath?: string): Promise<WaitingPort> {
+  let handler: http.RequestListener = (req, res) => answerStarting(req, res, graphqlPath);
   const dispatch: http.RequestListener = (req, res) => handler(req, res);
   const running = await listen(dispatch, port, host);
   return {
@@ -44,24 +45,28 @@ export async function openWaitingPort(port: number, host = '0.0.0.0'): Promise<W
   };
 }
 
-function answerStarting(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const probe = (req.url ?? '').split('?')[0];
-  if (probe === '/healthz' || probe === '/readyz') {
-    const alive = probe === '/healthz';
+const STARTING = 'The service is starting: its database is not ready yet';
+
+function answerStarting(req: http.IncomingMessage, res: http.ServerResponse, graphqlPath?: string): void {
+  const path = (req.url ?? '').split('?')[0];
+  if (path === '/healthz' || path === '/readyz') {
+    const alive = path === '/healthz';
     res
       .writeHead(alive ? 200 : 503, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
       .end(JSON.stringify({ status: alive ? 'ok' : 'not ready' }));
     return;
   }
+  const graphql = graphqlPath !== undefined && path === graphqlPath;
+  const problem = problemFor(ErrorCode.SERVICE_UNAVAILABLE, STARTING);
   res
     .writeHead(503, {
-      'content-type': 'application/problem+json; charset=utf-8',
+      'content-type': graphql ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8',
       'retry-after': String(RETRY_AFTER_SECONDS),
       'cache-control': 'no-store',
     })
     .end(
       JSON.stringify(
-        problemFor(ErrorCode.SERVICE_UNAVAILABLE, 'The service is starting: its database is not ready yet'),
+        graphql ? { errors: [{ message: STARTING, extensions: serviceUnavailable().extensions }] } : problem,
       ),
     );
 }

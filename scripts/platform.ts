@@ -56,11 +56,12 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
       track({ name: `waiting port ${waiting.port}`, url: '', close: () => waiting.close() });
       return waiting;
     };
-    const [gatewayPort, socialRestPort, surveysRestPort, contactsRestPort] = await Promise.all(
-      [config.ports.gateway, config.ports.socialRest, config.ports.surveysRest, config.ports.contactsRest].map((port) =>
+    const [gatewayPort, socialRestPort, surveysRestPort, contactsRestPort] = await Promise.all([
+      openWaitingPort(config.ports.gateway, config.env.HOST, '/graphql').then(opened),
+      ...[config.ports.socialRest, config.ports.surveysRest, config.ports.contactsRest].map((port) =>
         openWaitingPort(port, config.env.HOST).then(opened),
       ),
-    );
+    ]);
     const [social, surveys, contacts] = await Promise.all([
       startSocialSubgraph(deps, { port: config.ports.socialSubgraph, onQuery: observe('social') }).then(track),
       startSurveysSubgraph(deps, { port: config.ports.surveysSubgraph, onQuery: observe('surveys') }).then(track),

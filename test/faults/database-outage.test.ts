@@ -203,6 +203,12 @@ onPostgres('PostgreSQL not answering at start', () => {
       const early = await graphql(`${subgraph}/graphql`, '{ contacts(first: 1) { totalCount } }');
       expect(early.status).toBe(503);
       expect(early.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      const earlyGateway = await graphql(
+        `${bases[ports.GATEWAY_PORT]}/graphql`,
+        '{ contacts(first: 1) { totalCount } }',
+      );
+      expect(earlyGateway.status).toBe(503);
+      expect(earlyGateway.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfter: 5 });
       const earlyRest = await rest('GET', `${bases[ports.CONTACTS_REST_PORT]}/api/contacts`);
       expect(earlyRest.status).toBe(503);
       expect(earlyRest.headers.get('retry-after')).toBe('5');
