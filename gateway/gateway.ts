@@ -26,7 +26,7 @@ import { refuseCrossSiteRequests } from '../lib/csrf.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
 import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
 import { operationTelemetry } from '../lib/graphql-telemetry.js';
-import { addProbes, graphqlRequestErrorHandler, listen } from '../lib/http.js';
+import { addProbes, graphqlRequestErrorHandler, listen, type PartPort } from '../lib/http.js';
 import { compressAnswers } from '../lib/http-answers.js';
 import { checkJsonBody, refuseUnstorableGraphQLText } from '../lib/input.js';
 import type { LocalSubgraph } from '../lib/local-subgraph.js';
@@ -197,7 +197,8 @@ export class QueryPlanCache<Plan = unknown> {
 }
 
 export interface GatewayOptions {
-  port: number;
+  /** A port to open, or one opened already while the subgraphs waited for their databases. */
+  port: PartPort;
   /** Subgraph URLs by subgraph name; they override the URLs written in the supergraph. */
   subgraphUrls: Record<string, string>;
   /** Subgraphs running in this process, by name: executed directly, whatever their URL. */

@@ -13,6 +13,7 @@ import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
 import pg from 'pg';
 import type { Config } from './config.js';
+import { holdDataDir } from './data-dir-lock.js';
 import { observeDatabase } from './database-telemetry.js';
 import type { Logger } from './logger.js';
 
@@ -35,7 +36,7 @@ export interface DatabaseOptions {
  *
  * `DATABASE_URL` set: that PostgreSQL server, the service in its own schema. Unset: an embedded
  * PGlite cluster under `DATA_DIR/pglite/<service>`, so the platform runs with no server at all and
- * keeps its data across restarts. Either way the same migrations run before anything is served.
+ * keeps its data across restarts; one process at a time (lib/data-dir-lock.ts). Either way the same migrations run before anything is served.
  */
 export async function openDatabase(config: Config, logger: Logger, options: DatabaseOptions): Promise<Orm> {
   const { service } = options;
@@ -80,7 +81,22 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
     const { MikroORM } = await import('@mikro-orm/pglite');
     const dataDir = path.join(config.dataDir, 'pglite', service);
     mkdirSync(dataDir, { recursive: true });
-    orm = await MikroORM.init({ ...common, dbName: dataDir });
+    const release = holdDataDir(config.dataDir);
+    try {
+      orm = await MikroORM.init({ ...common, dbName: dataDir });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    // The lock goes with the database: whoever closes it (a part, the platform, a command) frees the folder.
+    const close = orm.close.bind(orm);
+    orm.close = async (force?: boolean) => {
+      try {
+        await close(force);
+      } finally {
+        release();
+      }
+    };
   }
 
   observeDatabase(orm, service, Boolean(config.env.DATABASE_URL));

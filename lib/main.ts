@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { DataDirInUseError } from './data-dir-lock.js';
 import { createLogger, type Logger } from './logger.js';
 import { serveMetrics } from './metrics.js';
 import { DRAIN_TIMEOUT_MS } from './shutdown.js';
@@ -7,16 +9,53 @@ import { startTracing } from './tracing.js';
 /** The longest a stop may take: the drain, plus closing databases and queues. */
 const SHUTDOWN_DEADLINE_MS = DRAIN_TIMEOUT_MS + 5_000;
 
+/** Every signal that stops whoever started the process (a supervisor, npm, a closing terminal) stops it too, drained. */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** How often the process looks whether the one that started it is still there. */
+const PARENT_CHECK_MS = 1000;
+
+/**
+ * Calls `stop` once the process that started this one is gone (this one is handed to another parent).
+ * npm runs a script under `sh -c`, and forwards SIGTERM and SIGINT to that shell only: the shell dies and
+ * leaves the platform running, holding every port. npm does not forward SIGHUP at all. Noticing the lost
+ * parent is what covers all of these, whatever sits between the supervisor and this process.
+ */
+export function onParentGone(stop: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop();
+  }, PARENT_CHECK_MS);
+  timer.unref();
+}
+
+export interface MainOptions {
+  /**
+   * Why this entry point cannot run with `config`, as the one line to print (undefined: it can); asked
+   * before anything starts, so a refusal is that line alone, not the errors of parts started meanwhile.
+   */
+  refuse?: (config: Config) => string | undefined;
+}
+
 /**
  * The life of a long-running entry point (`npm start`, `npm run worker`, one part of the platform):
  * configuration validated first (a bad value: every problem named, exit 1), then `start`, then a
- * clean stop on SIGINT or SIGTERM (exit 0) or a failed one (exit 1).
+ * clean stop on SIGINT, SIGTERM or SIGHUP, or when the process that started it is gone (exit 0), or
+ * a failed one (exit 1).
  */
 export async function runMain(
   name: string,
   start: (config: Config, logger: Logger) => Promise<{ close(): Promise<void> }>,
+  options: MainOptions = {},
 ): Promise<void> {
   const config = configOrExit();
+  const refusal = options.refuse?.(config);
+  if (refusal) {
+    console.error(refusal);
+    process.exit(1);
+  }
   const logger = createLogger(config);
   for (const warning of config.warnings) logger.warn(warning);
   let running: { close(): Promise<void> } | undefined;
@@ -41,8 +80,17 @@ export async function runMain(
       process.exit(1);
     }
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => void stop(signal));
+  // A cluster worker's parent is the primary, which stops its workers itself (lib/workers.ts); a
+  // primary that is gone without doing so (killed) would leave node:cluster to end the worker at once,
+  // cutting its requests mid-answer. Saying the disconnect is expected lets the worker drain instead.
+  if (cluster.worker) {
+    const worker = cluster.worker;
+    worker.once('disconnect', () => {
+      worker.exitedAfterDisconnect = true;
+      void stop('primary process gone');
+    });
+  } else onParentGone(() => void stop('parent process gone'));
   try {
     // Tracing first, so every span of the start and after has somewhere to go; metrics beside the part.
     const tracing = await startTracing(config, logger, serviceNameOf(name));
@@ -57,7 +105,7 @@ export async function runMain(
       },
     };
   } catch (error) {
-    logger.error({ err: error }, `${name} could not start`);
+    if (!(error instanceof DataDirInUseError)) logger.error({ err: error }, `${name} could not start`);
     console.error(`${name} could not start:`, error instanceof Error ? error.message : error);
     process.exit(1);
   }
@@ -73,7 +121,7 @@ export async function runTask(name: string, task: (config: Config, logger: Logge
   try {
     await task(config, logger);
   } catch (error) {
-    logger.error({ err: error }, `${name} failed`);
+    if (!(error instanceof DataDirInUseError)) logger.error({ err: error }, `${name} failed`);
     console.error(`${name} failed:`, error instanceof Error ? error.message : error);
     process.exit(1);
   }

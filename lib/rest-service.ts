@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { GraphQLClient } from './graphql-client.js';
 import { readiness, type HealthQuery } from './health-routes.js';
-import { listen } from './http.js';
+import { listen, type PartPort } from './http.js';
 import { createRestApp, type RestRoute } from './rest.js';
 import type { Deps, RunningPart } from './service.js';
 
@@ -25,7 +25,7 @@ export interface RestServiceDefinition {
  */
 export async function startRestService(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: number; client: GraphQLClient },
+  options: { port: PartPort; client: GraphQLClient },
   service: RestServiceDefinition,
 ): Promise<RunningPart> {
   const ready = readiness(options.client, String(service.health.readinessOperation), service.health.field);

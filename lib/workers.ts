@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { onParentGone, STOP_SIGNALS } from './main.js';
 import { serveMetrics } from './metrics.js';
 
 /** Set in each worker's environment: its number, from 1. Worker 1 alone prints the URLs. */
@@ -12,8 +13,8 @@ export const WORKER_NUMBER = 'PLATFORM_WORKER_NUMBER';
  * each running the whole platform on the same ports (the primary accepts the connections and hands
  * them round in turn). It serves nothing itself; it holds the rate-limit counts every worker
  * consumes over IPC (`RateLimiterClusterMaster`), so a limit is one limit for the whole `npm start`.
- * Only the first worker publishes (the others start with PUBLISH_WORKER=off). SIGINT or SIGTERM
- * stops every worker (each drains its requests) and then the primary, with exit code 0; a worker
+ * Only the first worker publishes (the others start with PUBLISH_WORKER=off). SIGINT, SIGTERM or
+ * SIGHUP, or the process that started the primary being gone, stops every worker (each drains its requests) and then the primary, with exit code 0; a worker
  * that stops on its own stops the rest, with exit code 1, for the supervisor to restart. The
  * primary serves `METRICS_PORT`: every worker's metrics, aggregated (lib/metrics.ts).
  */
@@ -33,8 +34,8 @@ export async function runWorkers(config: Config, logger: Logger): Promise<void> 
     }
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
   });
-  process.on('SIGINT', () => stop(0));
-  process.on('SIGTERM', () => stop(0));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop(0));
+  onParentGone(() => stop(0));
   for (let number = 1; number <= config.workers; number++) {
     cluster.fork({ [WORKER_NUMBER]: String(number), ...(number > 1 ? { PUBLISH_WORKER: 'off' } : {}) });
   }

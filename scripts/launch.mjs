@@ -3,6 +3,9 @@
 // last build (a build takes seconds; most runs need none), then runs `dist/<entry>.js` in this same
 // process with the arguments it was given. Plain JavaScript, so that it runs before any build and
 // on any Node old enough to be refused.
+// package.json runs it with `exec`: npm runs a script under `sh -c` and sends SIGTERM and SIGINT to
+// that shell, which would die and leave this process running; with `exec` this process is the one npm
+// signals, and the one whose parent is npm (it stops when npm is gone, lib/main.ts).
 //
 //   node scripts/launch.mjs scripts/token --sub user-1    builds if needed, then runs dist/scripts/token.js --sub user-1
 //   node scripts/launch.mjs --build                       builds now, whatever changed (npm run build)

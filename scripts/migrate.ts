@@ -18,14 +18,16 @@ usage: npm run migrate      (node dist/scripts/migrate.js)
 
 Brings the database of every service (social, surveys, contacts) up to date and exits: 0 when done,
 1 naming the problem. The database is DATABASE_URL's PostgreSQL, or embedded PGlite under DATA_DIR.
-Safe beside running parts: they migrate on start too, under the same lock.
+On PostgreSQL, safe beside running parts: they migrate on start too, under the same lock. Embedded
+PGlite takes one process at a time: while npm start runs on DATA_DIR this refuses, naming it (npm start
+migrates on start anyway).
 `);
 
 /**
  * `npm run migrate` (`node dist/scripts/migrate.js`): brings every service's database up to date and
  * exits, as the Kubernetes Job and the compose `migrate` service run it before the parts. The parts
- * migrate on start too; the advisory lock in openDatabase makes whoever comes second wait and find
- * nothing left to do.
+ * migrate on start too; on PostgreSQL the advisory lock in openDatabase makes whoever comes second
+ * wait and find nothing left to do, and on embedded PGlite the DATA_DIR lock refuses a second process.
  */
 void runTask('Migrations', async (config, logger) => {
   for (const { service, migrations } of SERVICE_MIGRATIONS) {

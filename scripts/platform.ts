@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { Config } from '../lib/config.js';
 import { httpClient } from '../lib/graphql-client.js';
 import { Identity } from '../lib/identity.js';
+import { openWaitingPort, type WaitingPort } from '../lib/http.js';
 import type { Logger } from '../lib/logger.js';
 import type { RunningPart } from '../lib/service.js';
 import type { RunningSubgraph } from '../lib/subgraph.js';
@@ -49,6 +50,18 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
   const observe = (service: string) => (options.onQuery ? (sql: string) => options.onQuery?.(service, sql) : undefined);
 
   try {
+    // Open before the subgraphs, which wait for the database: every port answers its probes meanwhile.
+    // Tracked so that a start that fails closes them; once a part serves one, closing the part closes it.
+    const opened = (waiting: WaitingPort) => {
+      track({ name: `waiting port ${waiting.port}`, url: '', close: () => waiting.close() });
+      return waiting;
+    };
+    const [gatewayPort, socialRestPort, surveysRestPort, contactsRestPort] = await Promise.all([
+      openWaitingPort(config.ports.gateway, config.env.HOST, '/graphql').then(opened),
+      ...[config.ports.socialRest, config.ports.surveysRest, config.ports.contactsRest].map((port) =>
+        openWaitingPort(port, config.env.HOST).then(opened),
+      ),
+    ]);
     const [social, surveys, contacts] = await Promise.all([
       startSocialSubgraph(deps, { port: config.ports.socialSubgraph, onQuery: observe('social') }).then(track),
       startSurveysSubgraph(deps, { port: config.ports.surveysSubgraph, onQuery: observe('surveys') }).then(track),
@@ -63,7 +76,7 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
     const here = { social, surveys, contacts };
     const gateway = track(
       await startGateway(deps, {
-        port: config.ports.gateway,
+        port: gatewayPort,
         subgraphUrls: Object.fromEntries(
           Object.entries(here).map(([name, subgraph]) => [name, elsewhere[name as keyof typeof here] ?? subgraph.url]),
         ),
@@ -78,9 +91,9 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
       ? httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN)
       : gateway.client;
     const [socialRest, surveysRest, contactsRest] = await Promise.all([
-      startSocialRest(deps, { port: config.ports.socialRest, client }).then(track),
-      startSurveysRest(deps, { port: config.ports.surveysRest, client }).then(track),
-      startContactsRest(deps, { port: config.ports.contactsRest, client }).then(track),
+      startSocialRest(deps, { port: socialRestPort, client }).then(track),
+      startSurveysRest(deps, { port: surveysRestPort, client }).then(track),
+      startContactsRest(deps, { port: contactsRestPort, client }).then(track),
     ]);
     return {
       identity,

@@ -1,6 +1,7 @@
 import type { Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
+import type { PartPort } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { ContactsHealthDocument, ContactsReadinessDocument } from './operations.generated.js';
 import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
@@ -72,7 +73,7 @@ export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiD
 
 export async function startContactsRest(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: number; client: GraphQLClient },
+  options: { port: PartPort; client: GraphQLClient },
 ): Promise<RunningPart> {
   return startRestService(deps, options, {
     name: 'contacts',

@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import type { Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/api-reference.js';
 import type { GraphQLClient } from '../../lib/graphql-client.js';
+import type { PartPort } from '../../lib/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
 import { SocialHealthDocument, SocialReadinessDocument } from './operations.generated.js';
 import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
@@ -97,7 +98,7 @@ export async function socialOpenApi(config: Config, client: GraphQLClient): Prom
 
 export async function startSocialRest(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: number; client: GraphQLClient },
+  options: { port: PartPort; client: GraphQLClient },
 ): Promise<RunningPart> {
   const limits = new RateLimits(deps.config);
   return startRestService(deps, options, {

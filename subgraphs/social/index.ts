@@ -27,16 +27,22 @@ export function startSocialSubgraph(
   });
 }
 
+/** Why a publisher of its own cannot run with `config`: undefined when it can. */
+export function publisherWorkerRefusal(config: Config): string | undefined {
+  // Embedded PGlite belongs to the one process that opened it; a second process cannot share it.
+  return config.env.DATABASE_URL
+    ? undefined
+    : 'npm run worker needs DATABASE_URL: with embedded PGlite the publisher runs inside npm start';
+}
+
 /**
  * A publisher on its own (`npm run worker`): the social database (migrations run as on start),
  * the job queue and its workers, no API. Several may run beside the API; pg-boss hands each job
  * to one of them, and the attempt records keep a post from going out twice whatever happens.
  */
 export async function startPublisherWorker(config: Config, logger: Logger): Promise<{ close(): Promise<void> }> {
-  if (!config.env.DATABASE_URL) {
-    // Embedded PGlite belongs to the one process that opened it; a second process cannot share it.
-    throw new Error('npm run worker needs DATABASE_URL: with embedded PGlite the publisher runs inside npm start');
-  }
+  const refusal = publisherWorkerRefusal(config);
+  if (refusal) throw new Error(refusal);
   const orm = await openDatabase(config, logger, {
     service: 'social',
     entities: socialEntities,

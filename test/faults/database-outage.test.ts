@@ -15,10 +15,19 @@ import path from 'node:path';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { startPlatform } from '../../scripts/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePorts } from '../../lib/ports.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+const PORT_NAMES = [
+  'GATEWAY_PORT',
+  'SOCIAL_REST_PORT',
+  'SURVEYS_REST_PORT',
+  'CONTACTS_REST_PORT',
+  'SOCIAL_SUBGRAPH_PORT',
+  'SURVEYS_SUBGRAPH_PORT',
+  'CONTACTS_SUBGRAPH_PORT',
+];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `url` until it answers `status`; answers how long that took (ms), or fails after `withinMs`. */
@@ -171,30 +180,45 @@ onPostgres('PostgreSQL not answering at start', () => {
   const server = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/postgres');
   const target = { host: server.hostname, port: Number(server.port || 5432) };
 
-  it('keeps trying with backoff, alive (healthz 200) and not ready (readyz 503), then serves once the database answers', async () => {
+  it('keeps trying with backoff, every port alive (healthz 200) and not ready (readyz 503), then serves once the database answers', async () => {
     const database = await createTestDatabase();
     const proxy = await startTcpProxy(target, { open: false });
-    const subgraphPort = await freePort();
+    const ports = Object.fromEntries(PORT_NAMES.map((name, index) => [name, index]));
+    const numbers = await freePorts(PORT_NAMES.length);
+    const bases = PORT_NAMES.map((_name, index) => `http://127.0.0.1:${numbers[index]}`);
     let platform: TestPlatform | undefined;
     try {
       const starting = startTestPlatform({
         DATABASE_URL: proxy.through(database.url!),
-        CONTACTS_SUBGRAPH_PORT: String(subgraphPort),
+        ...Object.fromEntries(Object.entries(ports).map(([name, index]) => [name, String(numbers[index])])),
         PUBLISH_WORKER: 'off',
       });
       starting.catch(() => undefined);
-      const subgraph = `http://127.0.0.1:${subgraphPort}`;
-      await untilStatus(`${subgraph}/healthz`, 200, 20_000);
-      expect((await fetch(`${subgraph}/readyz`)).status).toBe(503);
+      // The gateway, the three REST services and the three subgraphs: each alive, none ready.
+      for (const base of bases) {
+        await untilStatus(`${base}/healthz`, 200, 20_000);
+        expect((await fetch(`${base}/readyz`)).status).toBe(503);
+      }
+      const subgraph = bases[ports.CONTACTS_SUBGRAPH_PORT];
       const early = await graphql(`${subgraph}/graphql`, '{ contacts(first: 1) { totalCount } }');
       expect(early.status).toBe(503);
       expect(early.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      const earlyGateway = await graphql(
+        `${bases[ports.GATEWAY_PORT]}/graphql`,
+        '{ contacts(first: 1) { totalCount } }',
+      );
+      expect(earlyGateway.status).toBe(503);
+      expect(earlyGateway.body.errors?.[0]?.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfter: 5 });
+      const earlyRest = await rest('GET', `${bases[ports.CONTACTS_REST_PORT]}/api/contacts`);
+      expect(earlyRest.status).toBe(503);
+      expect(earlyRest.headers.get('retry-after')).toBe('5');
+      expect(earlyRest.body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
       await sleep(2000);
-      expect((await fetch(`${subgraph}/readyz`)).status).toBe(503);
+      for (const base of bases) expect((await fetch(`${base}/readyz`)).status).toBe(503);
 
       await proxy.restore();
       platform = await starting;
-      await untilStatus(`${subgraph}/readyz`, 200, 10_000);
+      for (const base of bases) await untilStatus(`${base}/readyz`, 200, 10_000);
       const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
         firstName: 'Late',
         email: 'late@outage.example',
@@ -210,17 +234,7 @@ onPostgres('PostgreSQL not answering at start', () => {
   it('gives up after DATABASE_CONNECT_TIMEOUT, naming it', async () => {
     const proxy = await startTcpProxy(target, { open: false });
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'connect-timeout-'));
-    const ports = Object.fromEntries(
-      [
-        'GATEWAY_PORT',
-        'SOCIAL_REST_PORT',
-        'SURVEYS_REST_PORT',
-        'CONTACTS_REST_PORT',
-        'SOCIAL_SUBGRAPH_PORT',
-        'SURVEYS_SUBGRAPH_PORT',
-        'CONTACTS_SUBGRAPH_PORT',
-      ].map((name) => [name, '0']),
-    );
+    const ports = Object.fromEntries(PORT_NAMES.map((name) => [name, '0']));
     const config = loadConfig({
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',

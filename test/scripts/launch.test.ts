@@ -107,7 +107,7 @@ describe('scripts/launch.mjs (what every npm script runs through)', () => {
 
 describe('every npm script', () => {
   const launched = Object.entries(packageJson.scripts)
-    .map(([name, command]) => [name, /^node scripts\/launch\.mjs (\S+)$/.exec(command)?.[1]] as const)
+    .map(([name, command]) => [name, /^(?:exec )?node scripts\/launch\.mjs (\S+)$/.exec(command)?.[1]] as const)
     .filter((entry): entry is readonly [string, string] => entry[1] !== undefined && entry[1] !== '--build');
 
   it('builds only when sources changed: each runs through the launcher', () => {

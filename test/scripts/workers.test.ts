@@ -7,6 +7,71 @@ import { PROJECT_ROOT } from '../../lib/paths.js';
 import { createTestDatabase, rest, type TestDatabase } from '../support/platform.js';
 import { freePort } from '../../lib/ports.js';
 
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  /** The log lines written so far, parsed. */
+  lines: () => Record<string, any>[];
+  ports: Record<string, number>;
+}
+
+/** `npm start` on PostgreSQL with WEB_CONCURRENCY=2, once both workers serve. */
+async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<Started> {
+  const ports: Record<string, number> = {};
+  for (const name of [
+    'GATEWAY_PORT',
+    'SOCIAL_REST_PORT',
+    'SURVEYS_REST_PORT',
+    'CONTACTS_REST_PORT',
+    'SOCIAL_SUBGRAPH_PORT',
+    'SURVEYS_SUBGRAPH_PORT',
+    'CONTACTS_SUBGRAPH_PORT',
+  ]) {
+    ports[name] = await freePort();
+  }
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      WEB_CONCURRENCY: '2',
+      LOG_LEVEL: 'info',
+      ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+    },
+  });
+  let output = '';
+  const lines = () =>
+    output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, any>);
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
+    const check = () => {
+      // Worker 1 prints the URLs; both are serving once both have logged that their databases are ready.
+      const ready = new Set(
+        lines()
+          .filter((line) => line.component === 'contacts-db' && line.msg === 'database ready')
+          .map((line) => line.pid),
+      );
+      if (output.includes('Platform running') && ready.size === 2) {
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, output: () => output, lines, ports };
+}
+
 /**
  * `npm start` on PostgreSQL with WEB_CONCURRENCY=2: two workers, each the whole platform, on the same
  * ports; one rate limit for both (counted in the primary); one publisher.
@@ -14,63 +79,17 @@ import { freePort } from '../../lib/ports.js';
 (process.env.TEST_DATABASE_URL ? describe : describe.skip)('npm start with two workers', () => {
   let database: TestDatabase;
   let child: ChildProcessWithoutNullStreams;
-  let output = '';
+  let started: Started;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'workers-test-'));
-  const ports: Record<string, number> = {};
-  /** The log lines written so far, parsed. */
-  const lines = () =>
-    output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, any>);
+  const lines = () => started.lines();
+  const output = () => started.output();
+  let ports: Record<string, number> = {};
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    for (const name of [
-      'GATEWAY_PORT',
-      'SOCIAL_REST_PORT',
-      'SURVEYS_REST_PORT',
-      'CONTACTS_REST_PORT',
-      'SOCIAL_SUBGRAPH_PORT',
-      'SURVEYS_SUBGRAPH_PORT',
-      'CONTACTS_SUBGRAPH_PORT',
-    ]) {
-      ports[name] = await freePort();
-    }
-    child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url!,
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        WEB_CONCURRENCY: '2',
-        LOG_LEVEL: 'info',
-        ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
-      },
-    });
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
-      const check = () => {
-        // Worker 1 prints the URLs; both are serving once both have logged that their databases are ready.
-        const ready = new Set(
-          lines()
-            .filter((line) => line.component === 'contacts-db' && line.msg === 'database ready')
-            .map((line) => line.pid),
-        );
-        if (output.includes('Platform running') && ready.size === 2) {
-          clearTimeout(timer);
-          child.stdout.off('data', check);
-          resolve();
-        }
-      };
-      child.stdout.on('data', check);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`exited with ${code}:\n${output}`));
-      });
-    });
+    started = await startTwoWorkers(database.url!, dataDir);
+    child = started.child;
+    ports = started.ports;
   }, 200_000);
 
   afterAll(async () => {
@@ -84,7 +103,7 @@ import { freePort } from '../../lib/ports.js';
   });
 
   it('serves every port from both workers, and prints the URLs once', async () => {
-    expect(output.match(/Platform running \(PostgreSQL, 2 workers\)/g)).toHaveLength(1);
+    expect(output().match(/Platform running \(PostgreSQL, 2 workers\)/g)).toHaveLength(1);
     // Both databases are ready, but on a loaded machine the second worker may still be opening its
     // ports: until it listens, the primary hands every connection to the first. So ask until both
     // have answered (their log lines name them), for at most 20 s.
@@ -131,4 +150,48 @@ import { freePort } from '../../lib/ports.js';
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
+});
+
+(process.env.TEST_DATABASE_URL ? describe : describe.skip)('npm start with two workers, its primary killed', () => {
+  it('each worker stops, drained, rather than serving on', async () => {
+    const database = await createTestDatabase();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'workers-orphan-test-'));
+    try {
+      const started = await startTwoWorkers(database.url!, dataDir);
+      const workers = [
+        ...new Set(
+          started
+            .lines()
+            .filter((line) => line.msg === 'database ready')
+            .map((line) => line.pid as number),
+        ),
+      ];
+      expect(workers).toHaveLength(2);
+      // SIGKILL: the primary cannot stop its workers itself.
+      started.child.kill('SIGKILL');
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (const deadline = Date.now() + 30_000; workers.some(alive) && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(workers.filter(alive)).toEqual([]);
+      // Each drained as on SIGTERM (node:cluster alone would have ended it at once).
+      const stopped = (msg: string) =>
+        new Set(
+          started
+            .lines()
+            .filter((line) => line.msg === msg)
+            .map((line) => line.pid as number),
+        );
+      expect([...stopped('stopped cleanly')].sort()).toEqual([...workers].sort());
+    } finally {
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 200_000);
 });
