@@ -36,7 +36,7 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `json`: one JSON object per line (for machines); `pretty`: pino-pretty's coloured lines (for a terminal). */
-  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** `GET /metrics` (Prometheus) of the whole process on this port; 0: not served. */
   METRICS_PORT: port(9464),
   /**
@@ -193,6 +193,11 @@ export interface PlatformCredentials {
 export interface Config {
   env: Env;
   isProduction: boolean;
+  /**
+   * How log lines are written: `LOG_FORMAT`, else readable lines on a terminal in development (a person
+   * reads them) and JSON everywhere else (a log shipper reads them).
+   */
+  logFormat: 'json' | 'pretty';
   dataDir: string;
   ports: {
     gateway: number;
@@ -278,7 +283,10 @@ export function settingNames(): string[] {
   return [...Object.keys(EnvSchema.shape), ...platformNames];
 }
 
-export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(
+  source: Record<string, string | undefined> = process.env,
+  onTerminal = Boolean(process.stdout.isTTY),
+): Config {
   const parsed = EnvSchema.safeParse(source);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
@@ -311,6 +319,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return {
     env,
     isProduction: env.NODE_ENV === 'production',
+    logFormat: env.LOG_FORMAT ?? (env.NODE_ENV !== 'production' && onTerminal ? 'pretty' : 'json'),
     dataDir,
     workers: env.DATABASE_URL ? (env.WEB_CONCURRENCY ?? os.availableParallelism()) : 1,
     ports: {

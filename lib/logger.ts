@@ -13,15 +13,15 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
- * The process's logger: one JSON object per line (`LOG_FORMAT=json`, the default), or pino-pretty's
- * readable lines for a terminal (`LOG_FORMAT=pretty`, development; loaded only then). While tracing
+ * The process's logger: one JSON object per line, or pino-pretty's readable lines (loaded only then),
+ * as `Config.logFormat` decides (`LOG_FORMAT`; by default readable on a terminal in development). While tracing
  * is on, every line written inside a span carries its `trace_id` and `span_id`.
  *
  * JSON goes to stdout asynchronously: Node writes to a pipe or a terminal synchronously on Linux, so
  * every request's log line would block the event loop for a write system call (and for as long as a
  * slow reader leaves the pipe full). pino flushes what is left when the process exits.
  */
-export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(config: Pick<Config, 'env' | 'logFormat'>, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
       level: config.env.LOG_LEVEL,
@@ -40,7 +40,8 @@ export function createLogger(config: Pick<Config, 'env'>, destination?: NodeJS.W
         return traceFields();
       },
     },
-    config.env.LOG_FORMAT === 'pretty'
+    // A destination other than stdout is a stream some code reads: JSON there, unless LOG_FORMAT asks otherwise.
+    (destination ? (config.env.LOG_FORMAT ?? 'json') : config.logFormat) === 'pretty'
       ? prettyStream(destination)
       : (destination ?? pino.destination({ dest: 1, sync: false })),
   );

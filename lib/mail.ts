@@ -20,7 +20,15 @@ export interface Mailer {
 const DEVELOPMENT_MAIL_NOTE =
   'SMTP_URL is unset, so this mail and any sign-in link in it are shown here, for development only; production refuses to start without SMTP_URL';
 
-export function createMailer(config: Config, logger: Logger): Mailer {
+/**
+ * `terminal`: where a person watching `npm start` reads a mail that was not sent, on lines of its own (a
+ * sign-in link escaped inside a JSON log line is hard to copy); only when it is a terminal.
+ */
+export function createMailer(
+  config: Config,
+  logger: Logger,
+  terminal: NodeJS.WriteStream | undefined = process.stderr,
+): Mailer {
   const log = logger.child({ component: 'mail' });
   const url = config.env.SMTP_URL;
   if (!url) {
@@ -36,6 +44,7 @@ export function createMailer(config: Config, logger: Logger): Mailer {
           { to: message.to, subject: message.subject, text: message.text, developmentOnly: DEVELOPMENT_MAIL_NOTE },
           'mail not sent (SMTP_URL is unset)',
         );
+        if (terminal?.isTTY) terminal.write(plainMail(message));
       },
       close() {},
     };
@@ -51,4 +60,20 @@ export function createMailer(config: Config, logger: Logger): Mailer {
       transport.close();
     },
   };
+}
+
+/** A mail as a person reads it, framed, for the terminal of a development start. */
+export function plainMail(message: MailMessage): string {
+  const rule = '-'.repeat(72);
+  return [
+    '',
+    `${rule}`,
+    `Mail not sent (SMTP_URL is unset; shown here for development only)`,
+    `To: ${message.to}`,
+    `Subject: ${message.subject}`,
+    '',
+    message.text.trimEnd(),
+    rule,
+    '',
+  ].join('\n');
 }

@@ -87,7 +87,7 @@ async function throughGateway(
 
 /** Opens the social database in this process (the platform is not running). */
 async function directly(config: Config, sub: string, command: Command): Promise<{ key?: string; keys: ApiKeyView[] }> {
-  const logger = createLogger({ env: { ...config.env, LOG_LEVEL: 'warn' } }, process.stderr);
+  const logger = createLogger({ ...config, env: { ...config.env, LOG_LEVEL: 'warn' } }, process.stderr);
   const orm = await openDatabase(config, logger, {
     service: 'social',
     entities: socialEntities,

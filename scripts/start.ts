@@ -39,6 +39,10 @@ else
       : `embedded PGlite in ${config.dataDir}`;
     // In a cluster every worker serves the same ports; the first says so for all.
     const number = Number(process.env[WORKER_NUMBER] ?? 1);
-    if (number === 1) console.log(`\nPlatform running (${database}):\n  ${lines.join('\n  ')}\n`);
+    const logs =
+      config.logFormat === 'pretty'
+        ? 'Logs: readable lines (a terminal); LOG_FORMAT=json for JSON.'
+        : 'Logs: one JSON object per line; LOG_FORMAT=pretty for readable lines.';
+    if (number === 1) console.log(`\nPlatform running (${database}):\n  ${lines.join('\n  ')}\n${logs}\n`);
     return platform;
   });

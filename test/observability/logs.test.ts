@@ -91,4 +91,17 @@ describe('LOG_FORMAT', () => {
   it('refuses another value', () => {
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
   });
+
+  it('unset: readable lines on a terminal in development, JSON for a pipe and in production', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DEV_IDENTITY: 'allow',
+      SMTP_URL: 'smtp://127.0.0.1:25',
+      CONTACTS_AUTH: 'open',
+    };
+    expect(loadConfig({}, true).logFormat).toBe('pretty');
+    expect(loadConfig({}, false).logFormat).toBe('json');
+    expect(loadConfig(production, true).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'json' }, true).logFormat).toBe('json');
+  });
 });

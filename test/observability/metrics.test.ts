@@ -193,7 +193,7 @@ describe('GET /metrics after real requests', () => {
     const logs = new LogCollector();
     const again = await serveMetrics(
       platform.config,
-      createLogger({ env: { ...platform.config.env, LOG_LEVEL: 'info' } }, logs),
+      createLogger({ ...platform.config, env: { ...platform.config.env, LOG_LEVEL: 'info' } }, logs),
     );
     expect(again).toBeUndefined();
     expect(logs.lines).toContainEqual(expect.objectContaining({ level: 50, component: 'metrics', port: metrics.port }));

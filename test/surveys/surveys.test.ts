@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../lib/config.js';
@@ -803,5 +803,27 @@ describe('mailer without SMTP_URL', () => {
       text: 'https://app.example/auth/magic?token=abc',
     });
     expect(lines.join('')).toContain('https://app.example/auth/magic?token=abc');
+  });
+
+  it('without SMTP_URL, shows the mail on lines of its own on a terminal, the link alone on its line', async () => {
+    const written: string[] = [];
+    const terminal = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          written.push(chunk.toString());
+          callback();
+        },
+      }),
+      { isTTY: true },
+    ) as unknown as NodeJS.WriteStream;
+    const link = 'http://localhost:5173/auth/magic?token=abc-DEF_123';
+    const message = { from: 'a@b.example', to: 'c@d.example', subject: 'Sign in', text: `Sign in:\n${link}\n` };
+    await createMailer(loadConfig({}), pino({ level: 'silent' }), terminal).send(message);
+    expect(written.join('').split('\n')).toContain(link);
+    // Not on a terminal (a pipe, a test): the log line alone.
+    const piped = Object.assign(new Writable({ write: (_c, _e, callback) => callback() }), { isTTY: false });
+    const write = jest.spyOn(piped, 'write');
+    await createMailer(loadConfig({}), pino({ level: 'silent' }), piped as unknown as NodeJS.WriteStream).send(message);
+    expect(write).not.toHaveBeenCalled();
   });
 });
