@@ -130,4 +130,60 @@ describe('contacts with CONTACTS_AUTH=required', () => {
       graphqlRead: 'OK',
     });
   });
+  it('lets contacts.write alone read back what each change returns, and nothing else', async () => {
+    const base = platform.urls.contactsRest;
+    const writer = { authorization: `Bearer ${await platform.token('writer', ['contacts.write'])}` };
+    const everything = { authorization: `Bearer ${await platform.token('writer')}` };
+    const created = await rest(
+      'POST',
+      `${base}/api/contacts`,
+      { firstName: 'Written', email: 'w@example.com' },
+      writer,
+    );
+    expect({ status: created.status, firstName: created.body.firstName }).toEqual({
+      status: 201,
+      firstName: 'Written',
+    });
+    const id = created.body.id as string;
+    const updated = await rest('PUT', `${base}/api/contacts/${id}`, { firstName: 'Rewritten' }, writer);
+    expect({ status: updated.status, firstName: updated.body.firstName }).toEqual({
+      status: 200,
+      firstName: 'Rewritten',
+    });
+
+    const note = await rest('POST', `${base}/api/contacts/${id}/notes`, { body: 'first' }, writer);
+    expect({ status: note.status, body: note.body.body }).toEqual({ status: 201, body: 'first' });
+    const noteChanged = await rest(
+      'PUT',
+      `${base}/api/contacts/${id}/notes/${note.body.id}`,
+      { body: 'second' },
+      writer,
+    );
+    expect({ status: noteChanged.status, body: noteChanged.body.body }).toEqual({ status: 200, body: 'second' });
+    expect((await rest('DELETE', `${base}/api/contacts/${id}/notes/${note.body.id}`, undefined, writer)).status).toBe(
+      200,
+    );
+
+    const pipelines = await rest('GET', `${base}/api/pipeline`, undefined, everything);
+    const stageId = pipelines.body.data[0].stages[1].id as string;
+    const moved = await rest('PUT', `${base}/api/pipeline/${id}/move`, { stageId }, writer);
+    expect({ status: moved.status, contactId: moved.body.contactId }).toEqual({ status: 200, contactId: id });
+
+    // Through the gateway too, where the answer of the mutation is read field by field.
+    const answer = await graphql(
+      platform.urls.gateway,
+      'mutation { createContact(input: { firstName: "Graph" }) { id firstName tags } }',
+      {},
+      writer,
+    );
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data?.createContact).toMatchObject({ firstName: 'Graph', tags: [] });
+
+    // Reading is still contacts.read's: the write scope covers only what a change returns.
+    expect((await rest('GET', `${base}/api/contacts/${id}`, undefined, writer)).status).toBe(403);
+    const read = await graphql(platform.urls.gateway, `{ contact(id: "${id}") { firstName } }`, {}, writer);
+    expect(read.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    const deleted = await rest('DELETE', `${base}/api/contacts/${id}`, undefined, writer);
+    expect({ status: deleted.status, deleted: deleted.body.deleted }).toEqual({ status: 200, deleted: true });
+  });
 });
