@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SignJWT } from 'jose';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 describe('contacts with CONTACTS_AUTH=required', () => {
@@ -32,6 +35,27 @@ describe('contacts with CONTACTS_AUTH=required', () => {
     expect((await rest('GET', `${base}/api/contacts`, undefined, headers)).body.total).toBe(1);
     const forged = await rest('GET', `${base}/api/contacts`, undefined, { authorization: 'Bearer not.a.token' });
     expect(forged.status).toBe(401);
+
+    // Signed by the issuer itself, but issued a day from now: its age would start counting only then.
+    const keys = JSON.parse(readFileSync(path.join(platform.config.dataDir, 'identity', 'dev-issuer.json'), 'utf8'));
+    const issuedAt = (iat: number) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: keys.publicJwk.kid })
+        .setSubject('sales-1')
+        .setIssuer('urn:platform:dev-issuer')
+        .setAudience('platform')
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 600)
+        .sign(keys.privateJwk);
+    const now = Math.floor(Date.now() / 1000);
+    const future = await rest('GET', `${base}/api/contacts`, undefined, {
+      authorization: `Bearer ${await issuedAt(now + 86_400)}`,
+    });
+    expect(future.status).toBe(401);
+    const present = await rest('GET', `${base}/api/contacts`, undefined, {
+      authorization: `Bearer ${await issuedAt(now)}`,
+    });
+    expect(present.status).toBe(200);
   });
 
   it('asks each route and field for its contacts scope; a token without a scope claim holds them all', async () => {
