@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeJwt,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -39,6 +40,11 @@ type SigningKey = Awaited<ReturnType<typeof importJWK>>;
 const DEV_ISSUER = 'urn:platform:dev-issuer';
 const DEV_AUDIENCE = 'platform';
 const ALGORITHM = 'ES256';
+/**
+ * How far the issuer's clock may run ahead of or behind ours: a token issued a few seconds "in the
+ * future" by a slightly fast clock is fine, one issued further ahead would outlive the maximum age.
+ */
+const CLOCK_TOLERANCE_SECONDS = 30;
 
 interface DevKeyFile {
   privateJwk: JWK;
@@ -104,15 +110,21 @@ export class Identity {
 
   async verify(token: string): Promise<Principal> {
     try {
+      // Read unverified only to pick the age check; jwtVerify below checks the signature of the same bytes.
+      const hasIssuedAt = decodeJwt(token).iat !== undefined;
       const { payload } = await jwtVerify(token, this.keys, {
         issuer: this.issuer,
         audience: this.audience,
         algorithms: ['RS256', 'ES256'],
         // A token that never expires is a stolen token's best friend.
         requiredClaims: ['exp'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        // jose refuses an `iat` older than this, and one in the future (beyond the tolerance).
+        maxTokenAge: hasIssuedAt ? this.maxTokenAgeSeconds : undefined,
       });
       if (!payload.sub) throw new Error('token has no subject');
-      if (tooOld(payload, this.maxTokenAgeSeconds)) throw new Error('token is older than the maximum age');
+      if (!hasIssuedAt && outlivesMaxAge(payload, this.maxTokenAgeSeconds))
+        throw new Error('token without iat outlives the maximum age');
       const scope = payload.scope ?? payload.scp;
       // A claim of another shape than text or a list grants nothing.
       const scopes =
@@ -139,13 +151,9 @@ export class Identity {
   }
 }
 
-/**
- * Whether a token is older than `maxAgeSeconds` (counted from `iat`), whatever its `exp` says. A token
- * without `iat` cannot show its age: it is refused when it would stay valid longer than the maximum.
- */
-function tooOld(payload: JWTPayload, maxAgeSeconds: number): boolean {
-  const now = Math.floor(Date.now() / 1000);
-  return payload.iat !== undefined ? now - payload.iat > maxAgeSeconds : payload.exp! - now > maxAgeSeconds;
+/** A token without `iat` cannot show its age: it is refused when it would stay valid longer than the maximum. */
+function outlivesMaxAge(payload: JWTPayload, maxAgeSeconds: number): boolean {
+  return payload.exp! - Math.floor(Date.now() / 1000) > maxAgeSeconds;
 }
 
 async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> {

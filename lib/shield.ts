@@ -1,4 +1,4 @@
-import { isObjectType, type GraphQLSchema } from 'graphql';
+import { isObjectType, OperationTypeNode, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { createRequire } from 'node:module';
 import type { IMiddleware } from 'graphql-middleware';
 import { AppError, ErrorCode } from './errors.js';
@@ -49,6 +49,20 @@ export function requireScope(scope: string): ShieldRule {
     scopeRules.set(scope, scopeRule);
   }
   return scopeRule;
+}
+
+// Only a mutation operation: the gateway fetches `_entities` for any other subgraph's answer as a query.
+const isMutationOperation = rule({ cache: 'contextual' })(
+  (_parent, _args, _ctx, info: GraphQLResolveInfo) => info.operation.operation === OperationTypeNode.MUTATION,
+);
+
+/**
+ * Lets a type's fields through in the answer of a mutation when the caller holds `writeRule`: the
+ * scope that made the change covers reading back what it returns, as the mutation's root rule has
+ * already allowed the change itself. Put it beside a type's read rule (`or(read, answerOfWrite(write))`).
+ */
+export function answerOfWrite(writeRule: ShieldRule): ShieldRule {
+  return and(isMutationOperation, writeRule);
 }
 
 export type RuleTree = Record<string, IRuleFieldMap | ShieldRule>;

@@ -1,5 +1,5 @@
 import type { Config } from '../../lib/config.js';
-import { allow, or, requireScope, type RuleTree } from '../../lib/shield.js';
+import { allow, answerOfWrite, or, requireScope, type RuleTree } from '../../lib/shield.js';
 
 /** The contacts scopes; a token without a `scope` claim holds them all. */
 export const CONTACTS_SCOPES = ['contacts.read', 'contacts.write', 'contacts.import', 'contacts.export'] as const;
@@ -56,7 +56,8 @@ export function contactsRules(config: Config): RuleTree {
     },
     // Guards contacts reached through `_entities`. Left out when the API is open: a rule on the
     // type wraps every field of every contact in a list, and `allow` would decide nothing. An export
-    // reads every field of every contact, so its scope reads them too.
-    ...(required ? { Contact: or(access, scope('contacts.export')) } : {}),
+    // reads every field of every contact, so its scope reads them too; a change reads back the
+    // contact it returns. contacts.read comes first: its refusal is the one a reader is told.
+    ...(required ? { Contact: or(access, scope('contacts.export'), answerOfWrite(change)) } : {}),
   };
 }

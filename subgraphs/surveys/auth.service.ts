@@ -33,9 +33,12 @@ export interface SignInSettings {
   linkBaseUrl: string;
   fromEmail: string;
   mailer: Mailer;
-  perAddress: RateLimiter;
   /** Per client address (the gateway forwards it): each requested link counts, however many in one request. */
   perClient: RateLimiter;
+  /** Per e-mail address and client: what one client may ask for one address. */
+  perAddressAndClient: RateLimiter;
+  /** Per e-mail address from every client together: the ceiling on a flood from many clients. */
+  perAddress: RateLimiter;
   logger: Logger;
 }
 
@@ -97,21 +100,25 @@ export class AuthService {
 
   /**
    * Mails a sign-in link when the address may sign in. The caller gets the same answer either way,
-   * so the endpoint does not reveal who has access; the limit per address applies to every address
+   * so the endpoint does not reveal who has access; the limits per address apply to every address
    * for the same reason. The mail goes out after the answer, so its timing tells nothing either.
+   * An address is counted per client first, so one stranger cannot lock its owner out; only a
+   * flood from many clients reaches the address's own ceiling. A new link leaves the open ones be:
+   * whoever asks for a link cannot cancel the one its owner just received.
    */
   async requestLink(rawEmail: string): Promise<MagicLinkRequested> {
     const email = normalizeEmail(rawEmail);
+    const tooMany = 'Too many sign-in requests for this address; try again later';
     await this.settings.perClient.consume(this.client, 'Too many sign-in requests from this client; try again later');
-    await this.settings.perAddress.consume(email, 'Too many sign-in requests for this address; try again later');
+    await this.settings.perAddressAndClient.consume(`${this.client}|${email}`, tooMany);
+    await this.settings.perAddress.consume(email, tooMany);
     if (!this.maySignIn(email)) {
       this.settings.logger.info({ email }, 'sign-in link refused: address not allowed');
       return LINK_REQUESTED;
     }
     const token = randomToken(32);
     await this.em.transactional(async (tx) => {
-      // A new link voids every older one still open for this address; long-dead ones are dropped.
-      await tx.nativeUpdate(MagicLink, { email, usedAt: null, voidedAt: null }, { voidedAt: new Date() });
+      // Long-dead links of the address are dropped; open ones stay valid until spent or expired.
       await tx.nativeDelete(MagicLink, { email, expiresAt: { $lt: new Date(Date.now() - RETAIN_SPENT_MS) } });
       tx.persist(
         Object.assign(new MagicLink(), {
@@ -161,6 +168,12 @@ export class AuthService {
         { usedAt: new Date() },
       );
       if (spent !== 1) return null;
+      // Signed in: the address's other open links have served their purpose and would only be left lying in the mailbox.
+      await tx.nativeUpdate(
+        MagicLink,
+        { email: link.email, usedAt: null, voidedAt: null, id: { $ne: link.id } },
+        { voidedAt: new Date() },
+      );
       // Access may have been withdrawn since the link was mailed.
       if (!this.maySignIn(link.email)) return null;
       await tx.nativeDelete(UserSession, { email: link.email, expiresAt: { $lte: new Date() } });

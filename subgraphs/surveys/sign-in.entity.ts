@@ -19,7 +19,7 @@ export class MagicLink {
   @Property({ type: 'timestamptz', nullable: true })
   usedAt: Date | null = null;
 
-  /** Set when a newer link was requested for the same address. */
+  /** Set when another link of the same address was spent (a sign-in ends the others). */
   @Property({ type: 'timestamptz', nullable: true })
   voidedAt: Date | null = null;
 

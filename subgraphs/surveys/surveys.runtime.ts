@@ -8,10 +8,18 @@ import { startUploadSweeper } from '../../lib/uploads.js';
 import { sweepAssetUploads, type AssetSettings } from './asset.service.js';
 import type { SignInSettings } from './auth.service.js';
 
-/** Sign-in requests per e-mail address and per client address per window: 5 per address, 30 per client per 15 minutes. */
-const SIGN_IN_PER_ADDRESS = 5;
-const SIGN_IN_PER_CLIENT = 30;
+/** Sign-in requests per window (15 minutes). */
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** From one client: enough for a person with a few devices and addresses, too few to mail-bomb with. */
+const SIGN_IN_PER_CLIENT = 30;
+/** For one address from one client: a stranger's requests use up the stranger's count, not the owner's. */
+const SIGN_IN_PER_ADDRESS_AND_CLIENT = 5;
+/**
+ * For one address from every client together: ten times what any one client may ask, so no single
+ * client (nor a few) can lock the owner out, while a flood from many clients still caps the mail an
+ * address receives.
+ */
+const SIGN_IN_PER_ADDRESS = 50;
 
 /** What the surveys subgraph keeps for its whole life; each request's context is built on it. */
 export interface SurveysRuntime {
@@ -44,8 +52,13 @@ export function createSurveysRuntime({ config, logger, identity }: Deps, orm: Or
       linkBaseUrl: config.env.MAGIC_LINK_BASE_URL,
       fromEmail: config.env.MAGIC_FROM_EMAIL,
       mailer,
-      perAddress: limits.limiter('surveys-sign-in-address', SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS),
       perClient: limits.limiter('surveys-sign-in-client', SIGN_IN_PER_CLIENT, SIGN_IN_WINDOW_SECONDS),
+      perAddressAndClient: limits.limiter(
+        'surveys-sign-in-address-client',
+        SIGN_IN_PER_ADDRESS_AND_CLIENT,
+        SIGN_IN_WINDOW_SECONDS,
+      ),
+      perAddress: limits.limiter('surveys-sign-in-address', SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS),
       logger: log,
     },
     identity,

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SignJWT } from 'jose';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 describe('contacts with CONTACTS_AUTH=required', () => {
@@ -32,6 +35,27 @@ describe('contacts with CONTACTS_AUTH=required', () => {
     expect((await rest('GET', `${base}/api/contacts`, undefined, headers)).body.total).toBe(1);
     const forged = await rest('GET', `${base}/api/contacts`, undefined, { authorization: 'Bearer not.a.token' });
     expect(forged.status).toBe(401);
+
+    // Signed by the issuer itself, but issued a day from now: its age would start counting only then.
+    const keys = JSON.parse(readFileSync(path.join(platform.config.dataDir, 'identity', 'dev-issuer.json'), 'utf8'));
+    const issuedAt = (iat: number) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: keys.publicJwk.kid })
+        .setSubject('sales-1')
+        .setIssuer('urn:platform:dev-issuer')
+        .setAudience('platform')
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 600)
+        .sign(keys.privateJwk);
+    const now = Math.floor(Date.now() / 1000);
+    const future = await rest('GET', `${base}/api/contacts`, undefined, {
+      authorization: `Bearer ${await issuedAt(now + 86_400)}`,
+    });
+    expect(future.status).toBe(401);
+    const present = await rest('GET', `${base}/api/contacts`, undefined, {
+      authorization: `Bearer ${await issuedAt(now)}`,
+    });
+    expect(present.status).toBe(200);
   });
 
   it('asks each route and field for its contacts scope; a token without a scope claim holds them all', async () => {
@@ -129,5 +153,61 @@ describe('contacts with CONTACTS_AUTH=required', () => {
       import: 200,
       graphqlRead: 'OK',
     });
+  });
+  it('lets contacts.write alone read back what each change returns, and nothing else', async () => {
+    const base = platform.urls.contactsRest;
+    const writer = { authorization: `Bearer ${await platform.token('writer', ['contacts.write'])}` };
+    const everything = { authorization: `Bearer ${await platform.token('writer')}` };
+    const created = await rest(
+      'POST',
+      `${base}/api/contacts`,
+      { firstName: 'Written', email: 'w@example.com' },
+      writer,
+    );
+    expect({ status: created.status, firstName: created.body.firstName }).toEqual({
+      status: 201,
+      firstName: 'Written',
+    });
+    const id = created.body.id as string;
+    const updated = await rest('PUT', `${base}/api/contacts/${id}`, { firstName: 'Rewritten' }, writer);
+    expect({ status: updated.status, firstName: updated.body.firstName }).toEqual({
+      status: 200,
+      firstName: 'Rewritten',
+    });
+
+    const note = await rest('POST', `${base}/api/contacts/${id}/notes`, { body: 'first' }, writer);
+    expect({ status: note.status, body: note.body.body }).toEqual({ status: 201, body: 'first' });
+    const noteChanged = await rest(
+      'PUT',
+      `${base}/api/contacts/${id}/notes/${note.body.id}`,
+      { body: 'second' },
+      writer,
+    );
+    expect({ status: noteChanged.status, body: noteChanged.body.body }).toEqual({ status: 200, body: 'second' });
+    expect((await rest('DELETE', `${base}/api/contacts/${id}/notes/${note.body.id}`, undefined, writer)).status).toBe(
+      200,
+    );
+
+    const pipelines = await rest('GET', `${base}/api/pipeline`, undefined, everything);
+    const stageId = pipelines.body.data[0].stages[1].id as string;
+    const moved = await rest('PUT', `${base}/api/pipeline/${id}/move`, { stageId }, writer);
+    expect({ status: moved.status, contactId: moved.body.contactId }).toEqual({ status: 200, contactId: id });
+
+    // Through the gateway too, where the answer of the mutation is read field by field.
+    const answer = await graphql(
+      platform.urls.gateway,
+      'mutation { createContact(input: { firstName: "Graph" }) { id firstName tags } }',
+      {},
+      writer,
+    );
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data?.createContact).toMatchObject({ firstName: 'Graph', tags: [] });
+
+    // Reading is still contacts.read's: the write scope covers only what a change returns.
+    expect((await rest('GET', `${base}/api/contacts/${id}`, undefined, writer)).status).toBe(403);
+    const read = await graphql(platform.urls.gateway, `{ contact(id: "${id}") { firstName } }`, {}, writer);
+    expect(read.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    const deleted = await rest('DELETE', `${base}/api/contacts/${id}`, undefined, writer);
+    expect({ status: deleted.status, deleted: deleted.body.deleted }).toEqual({ status: 200, deleted: true });
   });
 });

@@ -186,7 +186,7 @@ describe('GET /metrics after real requests', () => {
     }
     expect(text).toContain('# TYPE publish_outcomes_total counter');
     expect(find(samples, 'signin_mails_total', { transport: 'log', outcome: 'sent' })[0]?.value).toBe(5);
-    expect(find(samples, 'rate_limit_refusals_total', { limit: 'surveys-sign-in-address' })[0]?.value).toBe(1);
+    expect(find(samples, 'rate_limit_refusals_total', { limit: 'surveys-sign-in-address-client' })[0]?.value).toBe(1);
   });
 
   it('starts without metrics, saying so, when METRICS_PORT is taken', async () => {

@@ -73,6 +73,44 @@ describe('OAuth connect is bound to the browser that started it', () => {
     expect(await integrationsOf('mallory')).toEqual([]);
   });
 
+  it("checks the browser before using up the state: a stranger's callback leaves the owner's connect intact", async () => {
+    const alice = { authorization: `Bearer ${await platform.token('alice')}` };
+    const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, alice);
+    const approved = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    const callback = approved.headers.get('location')!;
+    // Someone who saw the state tries it first, without Alice's cookie: refused, and nothing used.
+    const stranger = await rest('GET', callback);
+    expect(stranger.status).toBe(400);
+    expect(stranger.body.errors).toEqual([
+      { field: 'state', message: 'was issued to another browser; start connecting again in this one' },
+    ]);
+    const own = await rest('GET', callback, undefined, browserOf(start));
+    expect(own.status).toBe(302);
+    expect(own.headers.get('location')).toContain('status=connected');
+    expect(await integrationsOf('alice')).toEqual([{ platform: 'mastodon' }]);
+    // Single-use still: the same callback again is refused.
+    const again = await rest('GET', callback, undefined, browserOf(start));
+    expect(again.body.errors).toEqual([{ field: 'state', message: 'has already been used' }]);
+  });
+
+  it("needs the starting browser on the platform's error= answer too, and only then ends the connect", async () => {
+    const bob = { authorization: `Bearer ${await platform.token('bob')}` };
+    const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, bob);
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const refusedAt = `${base}/api/integrations/mastodon/callback?state=${encodeURIComponent(state)}&error=access_denied`;
+    const stranger = await rest('GET', refusedAt);
+    expect(stranger.status).toBe(400);
+    expect(stranger.body.errors).toEqual([
+      { field: 'state', message: 'was issued to another browser; start connecting again in this one' },
+    ]);
+    const own = await rest('GET', refusedAt, undefined, browserOf(start));
+    expect(own.status).toBe(302);
+    expect(own.headers.get('location')).toContain('status=error');
+    expect((await rest('GET', refusedAt, undefined, browserOf(start))).body.errors).toEqual([
+      { field: 'state', message: 'has already been used' },
+    ]);
+  });
+
   it('completes in the browser that started it', async () => {
     const start = await rest('GET', `${base}/api/integrations/mastodon/connect`, undefined, await mallory());
     const approved = await fetch(start.headers.get('location')!, { redirect: 'manual' });

@@ -163,7 +163,7 @@ describe('bearer tokens', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'token-age-test-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('need an expiry, and are refused once older than IDENTITY_MAX_TOKEN_AGE_SECONDS', async () => {
+  it('need an expiry, and are refused once older than IDENTITY_MAX_TOKEN_AGE_SECONDS or issued in the future', async () => {
     const jwks = await startJwksServer('ES256');
     const { privateKey } = jwks;
     try {
@@ -199,6 +199,12 @@ describe('bearer tokens', () => {
       await expect(identity.verify(await token({ exp: now + 30 * 86400 }))).rejects.toMatchObject({
         code: 'UNAUTHENTICATED',
       });
+      // Issued a day in the future: its age would only start counting tomorrow.
+      await expect(identity.verify(await token({ iat: now + 86400, exp: now + 86400 + 600 }))).rejects.toMatchObject({
+        code: 'UNAUTHENTICATED',
+      });
+      // A few seconds ahead is a fast clock at the issuer, within the tolerance.
+      expect(await identity.verify(await token({ iat: now + 5, exp: now + 600 }))).toMatchObject({ userId: 'u1' });
     } finally {
       jwks.close();
     }

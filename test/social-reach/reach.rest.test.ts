@@ -246,9 +246,12 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it('sends the browser back with an error when the user declines, storing nothing', async () => {
       const start = await rest('GET', `${base}/api/integrations/x/connect`, undefined, bob);
       const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+      // The decline comes back in the browser that started the connect, with its cookie (test/security/oauth-binding.test.ts).
       const declined = await rest(
         'GET',
         `${base}/api/integrations/x/callback?error=access_denied&state=${encodeURIComponent(state)}`,
+        undefined,
+        browserOf(start),
       );
       expect(declined.status).toBe(302);
       expect(declined.headers.get('location')).toBe(

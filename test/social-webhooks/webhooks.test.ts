@@ -223,6 +223,65 @@ describe('social webhooks', () => {
     await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
   });
 
+  it('needs the scope that reads what an event carries to subscribe to it, point it elsewhere or send it again', async () => {
+    const settingsOnly = {
+      authorization: `Bearer ${await platform.token('alice', ['settings.read', 'settings.write'])}`,
+    };
+    const withPosts = {
+      authorization: `Bearer ${await platform.token('alice', ['settings.read', 'settings.write', 'posts.read'])}`,
+    };
+    const refusal = (body: { errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }) => ({
+      code: body.errors?.[0].extensions?.code,
+      message: body.errors?.[0].message,
+    });
+    const hooksBefore = (await sql('select count(*)::int as n from social.webhook'))[0].n as number;
+    expect(
+      refusal(await gql(CREATE_WEBHOOK, { input: { url: receiver.url, events: ['post.created'] } }, settingsOnly)),
+    ).toEqual({
+      code: 'FORBIDDEN',
+      message: 'Sending post.created to a webhook needs the posts.read scope: a receiver reads what these events carry',
+    });
+    expect(
+      refusal(
+        await gql(CREATE_WEBHOOK, { input: { url: receiver.url, events: ['integration.needs_reconnect'] } }, withPosts),
+      ).message,
+    ).toMatch(/needs the integrations\.read scope/);
+    expect((await sql('select count(*)::int as n from social.webhook'))[0].n).toBe(hooksBefore);
+
+    // The owner's webhook, with 30 days of history behind it.
+    const { webhook: hook } = await webhook({ events: ['post.created'] });
+    const secretPost = await post({ content: 'not for settings keys' });
+    const [attempt] = await until(async () => {
+      const list = await deliveries(hook.id);
+      return list.length ? list : null;
+    });
+    const elsewhere = `${receiver.url}/elsewhere`;
+    const UPDATE =
+      'mutation ($id: ID!, $input: UpdateWebhookInput!) { updateWebhook(id: $id, input: $input) { url events brandIds description } }';
+    const REDELIVER = 'mutation ($id: ID!) { redeliverWebhookEvent(deliveryId: $id) { id } }';
+    for (const input of [{ url: elsewhere }, { events: ['post.created', 'post.published'] }, { brandIds: [mainBrand] }])
+      expect({ input, ...refusal(await gql(UPDATE, { id: hook.id, input }, settingsOnly)) }).toMatchObject({
+        input,
+        code: 'FORBIDDEN',
+      });
+    expect(refusal(await gql(REDELIVER, { id: attempt.id }, settingsOnly)).code).toBe('FORBIDDEN');
+    // Nothing changed and nothing was sent again.
+    const [stored] = await sql('select url, events, brand_ids from social.webhook where id = ?', [hook.id]);
+    expect(stored).toEqual({ url: `${receiver.url}/`, events: ['post.created'], brand_ids: null });
+    await sleep(600);
+    expect(receiver.of('post.created', secretPost.id)).toHaveLength(1);
+
+    // What hands a receiver nothing new stays settings.write's: a note, the same URL again, disabling.
+    expect(
+      (await ok(UPDATE, { id: hook.id, input: { description: 'crm', url: receiver.url } }, settingsOnly)).updateWebhook,
+    ).toMatchObject({ description: 'crm', url: `${receiver.url}/` });
+    // With posts.read the same key may point it elsewhere and send the event again.
+    expect((await ok(UPDATE, { id: hook.id, input: { url: elsewhere } }, withPosts)).updateWebhook.url).toBe(elsewhere);
+    await ok(REDELIVER, { id: attempt.id }, withPosts);
+    await until(async () => receiver.of('post.created', secretPost.id).length === 2);
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id }, settingsOnly);
+  });
+
   it('sends nothing for a change that rolled back', async () => {
     const { webhook: hook } = await webhook({ events: ['post.created'] });
     const brandId = await brand('Rollback brand');
@@ -264,7 +323,7 @@ describe('social webhooks', () => {
     const own = await brand('Key brand');
     const other = await brand('Other brand');
     const { createApiKey } = await ok(`mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { key } }`, {
-      input: { name: 'hooks', scopes: ['settings.read', 'settings.write'], brandIds: [own] },
+      input: { name: 'hooks', scopes: ['settings.read', 'settings.write', 'posts.read'], brandIds: [own] },
     });
     const keyed = { 'x-api-key': createApiKey.key };
     const everyBrand = await webhook({ events: ['post.created'] });

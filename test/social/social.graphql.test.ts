@@ -189,6 +189,28 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     expect(codeOf(entities.body)).toBe('FORBIDDEN');
   });
 
+  it('answers a write with what it wrote, to the write scope alone', async () => {
+    const owner = await bearer('writer');
+    const brand = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Writes" }) { id } }', {}, owner))
+      .body.data.createBrand.id;
+    const post = await graphql<any>(
+      gateway,
+      'mutation ($input: PostInput!) { createPost(input: $input) { id brandId content status platforms } }',
+      { input: { brandId: brand, content: 'written back' } },
+      await bearer('writer', ['posts.write']),
+    );
+    expect(post.body.errors).toBeUndefined();
+    expect(post.body.data.createPost).toMatchObject({ brandId: brand, content: 'written back', status: 'draft' });
+    const campaign = await graphql<any>(
+      gateway,
+      'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }',
+      { input: { brandId: brand, name: 'Written' } },
+      await bearer('writer', ['campaigns.write']),
+    );
+    expect(campaign.body.errors).toBeUndefined();
+    expect(campaign.body.data.createCampaign).toMatchObject({ name: 'Written', brandId: brand });
+  });
+
   it('groups posts of one brand into campaigns, batching the posts of a list', async () => {
     const owner = await bearer('campaigner');
     const brand = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Shop" }) { id } }', {}, owner))

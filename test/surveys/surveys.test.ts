@@ -236,12 +236,14 @@ describe('venue survey service', () => {
     expect(bad.body.errors.map((e: { field: string }) => e.field)).toContain('email');
   });
 
-  it('voids the older link when a new one is requested, and refuses expired links', async () => {
+  it('keeps the older link valid when a new one is requested, ends the others at sign-in, and refuses expired links', async () => {
     const email = `carol@${ALLOWED_DOMAIN}`;
     const olderToken = linkIn(await mail.waitFor(email, 1), LINK_PREFIX)!.searchParams.get('token');
-    const { token: newer } = await mailedToken(email, 2);
-    expect((await rest('POST', `${base}/api/auth/magic/verify`, { token: olderToken })).status).toBe(401);
+    const { token: newerToken } = await mailedToken(email, 2);
+    expect((await rest('POST', `${base}/api/auth/magic/verify`, { token: olderToken })).status).toBe(200);
+    expect((await rest('POST', `${base}/api/auth/magic/verify`, { token: newerToken })).status).toBe(401);
 
+    const { token: newer } = await mailedToken(email, 3);
     await db().execute(`update surveys.magic_link set expires_at = now() - interval '1 minute' where token_hash = ?`, [
       sha256(Buffer.from(newer)),
     ]);

@@ -98,10 +98,12 @@ export class IntegrationService {
   }
 
   /**
-   * The platform's redirect back: claims the state (once, atomically), exchanges the code with
-   * the PKCE verifier, stores the tokens sealed, and tells where to send the browser. A state
-   * that is forged, expired or used is refused before anything else happens. The redirect carries
-   * no credential: the state is bound to the user who started the connect, and names the owner.
+   * The platform's redirect back: checks the state and its browser binding, then claims the state
+   * (once, atomically), exchanges the code with the PKCE verifier, stores the tokens sealed, and
+   * tells where to send the browser. A state that is forged, expired or used, or that comes from
+   * another browser, is refused before anything else happens; the binding is checked before the
+   * claim, so whoever sees a state cannot use it up with a callback of their own. The redirect
+   * carries no credential: the state is bound to the user who started the connect, and names the owner.
    */
   async completeConnect(
     platform: string,
@@ -115,21 +117,12 @@ export class IntegrationService {
 
     const stateHash = sha256Hex(state);
     const now = new Date();
-    const claimed = await this.em.nativeUpdate(
-      PendingConnect,
-      { stateHash, platform, usedAt: null, expiresAt: { $gt: now } },
-      { usedAt: now },
-    );
     const pending = await this.em.findOne(PendingConnect, { stateHash, platform });
-    if (!claimed || !pending) {
-      if (!pending) throw AppError.badInput('state', 'is not a state this service issued for this platform');
-      if (pending.usedAt) throw AppError.badInput('state', 'has already been used');
-      throw AppError.badInput('state', 'has expired; start connecting again');
-    }
+    if (!pending) throw AppError.badInput('state', 'is not a state this service issued for this platform');
+    if (pending.usedAt) throw AppError.badInput('state', 'has already been used');
+    if (pending.expiresAt <= now) throw AppError.badInput('state', 'has expired; start connecting again');
 
-    if (input.error)
-      return { integration: null, redirectUrl: this.webRedirect(platform, 'error', input.error.slice(0, 100)) };
-
+    // The platform's `error=` answer ends the connect too, so it needs the starting browser as much.
     let codeVerifier: string;
     try {
       codeVerifier = this.settings.cipher.open(
@@ -139,6 +132,17 @@ export class IntegrationService {
     } catch {
       throw AppError.badInput('state', 'was issued to another browser; start connecting again in this one');
     }
+
+    const claimed = await this.em.nativeUpdate(
+      PendingConnect,
+      { stateHash, platform, usedAt: null, expiresAt: { $gt: now } },
+      { usedAt: now },
+    );
+    // Checked open above with the same `now`: only another callback of this browser can have claimed it since.
+    if (!claimed) throw AppError.badInput('state', 'has already been used');
+
+    if (input.error)
+      return { integration: null, redirectUrl: this.webRedirect(platform, 'error', input.error.slice(0, 100)) };
 
     let tokens: TokenSet;
     let account;

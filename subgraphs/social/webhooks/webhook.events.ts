@@ -1,3 +1,4 @@
+import type { SocialScope } from '../access/scopes.js';
 import type { ContentEvent } from '../content/content-event.entity.js';
 import { ContentEventType } from '../content/content-event.entity.js';
 import { PostStatus } from '../content/post.entity.js';
@@ -18,6 +19,25 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * The scope that reads what each event type carries. A receiver gets that content, so subscribing
+ * a webhook to the type, pointing a webhook that has it at another URL, or sending one of its events
+ * again needs this scope besides settings.write: post events carry the post (its content),
+ * `integration.needs_reconnect` the platform account and its error.
+ */
+export const WEBHOOK_EVENT_SCOPES: Readonly<Record<WebhookEventType, SocialScope>> = {
+  'post.created': 'posts.read',
+  'post.updated': 'posts.read',
+  'post.deleted': 'posts.read',
+  'post.suggested': 'posts.read',
+  'post.approved': 'posts.read',
+  'post.rejected': 'posts.read',
+  'post.rescheduled': 'posts.read',
+  'post.published': 'posts.read',
+  'post.failed': 'posts.read',
+  'integration.needs_reconnect': 'integrations.read',
+};
 
 export function isWebhookEventType(value: string): value is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PgBoss } from 'pg-boss';
 import type { EntityManager } from '../../../lib/database.js';
-import { AppError } from '../../../lib/errors.js';
+import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { hasScope } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/pagination.js';
 import { Brand } from '../access/brand.entity.js';
@@ -10,7 +11,7 @@ import type { TokenCipher } from '../integrations/token-cipher.js';
 import { checkWebhookTarget, type AddressPolicy } from './webhook-address.js';
 import { enqueueDelivery } from './webhook.delivery.js';
 import { Webhook, WebhookDelivery, WebhookMessage } from './webhook.entity.js';
-import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './webhook.events.js';
+import { isWebhookEventType, WEBHOOK_EVENT_SCOPES, WEBHOOK_EVENT_TYPES } from './webhook.events.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhook.input.js';
 
 /** What the webhook service needs beyond the request: the secrets' cipher, the URL policy, the queue redeliveries go on. */
@@ -22,7 +23,9 @@ export interface WebhookTools extends AddressPolicy {
 /**
  * The caller's webhooks. An API key limited to some brands sees and changes only webhooks inside
  * those brands, and a webhook it makes receives only their events; a webhook for every brand
- * (`brandIds` null) belongs to bearer tokens and `brand:*` keys.
+ * (`brandIds` null) belongs to bearer tokens and `brand:*` keys. Whatever decides what a receiver
+ * gets (the events, the brands, the URL, a redelivery) also needs the scopes that read those
+ * events (WEBHOOK_EVENT_SCOPES), so settings.write alone cannot read posts through a webhook.
  */
 export class WebhookService {
   constructor(
@@ -57,6 +60,7 @@ export class WebhookService {
     webhook.ownerId = this.reach.ownerId;
     webhook.url = await checkWebhookTarget(input.url, this.tools);
     webhook.events = checkEvents(input.events);
+    this.requireEventScopes(webhook.events);
     webhook.brandIds = await this.checkBrands(input.brandIds);
     webhook.description = input.description?.trim() || null;
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -67,9 +71,18 @@ export class WebhookService {
 
   async update(id: string, input: UpdateWebhookInput): Promise<Webhook> {
     const webhook = await this.get(id);
-    if (input.url !== undefined && input.url !== null) webhook.url = await checkWebhookTarget(input.url, this.tools);
-    if (input.events !== undefined && input.events !== null) webhook.events = checkEvents(input.events);
-    if (input.brandIds !== undefined) webhook.brandIds = await this.checkBrands(input.brandIds);
+    const url = input.url !== undefined && input.url !== null ? await checkWebhookTarget(input.url, this.tools) : null;
+    const events = input.events !== undefined && input.events !== null ? checkEvents(input.events) : webhook.events;
+    const brandIds = input.brandIds !== undefined ? await this.checkBrands(input.brandIds) : webhook.brandIds;
+    const redirected =
+      (url !== null && url !== webhook.url) ||
+      !sameList(events, webhook.events) ||
+      !sameList(brandIds ?? [], webhook.brandIds ?? []) ||
+      (brandIds === null) !== (webhook.brandIds === null);
+    if (redirected) this.requireEventScopes(events);
+    if (url !== null) webhook.url = url;
+    webhook.events = events;
+    webhook.brandIds = brandIds;
     if (input.description !== undefined) webhook.description = input.description?.trim() || null;
     if (input.enabled !== undefined && input.enabled !== null && input.enabled !== webhook.enabled) {
       webhook.enabled = input.enabled;
@@ -105,12 +118,26 @@ export class WebhookService {
       ? await this.em.findOne(Webhook, { id: attempt.webhookId, ownerId: this.reach.ownerId })
       : null;
     if (!attempt || !webhook || !this.visible(webhook)) throw AppError.notFound('Webhook delivery');
+    this.requireEventScopes([attempt.type]);
     if (!webhook.enabled) throw AppError.badInput('deliveryId', 'belongs to a disabled webhook: enable it first');
     return this.em.transactional(async (tx) => {
       const message = await tx.findOneOrFail(WebhookMessage, { id: attempt.messageId });
       await enqueueDelivery(this.tools.boss, tx, { messageId: message.id, manual: true });
       return message;
     });
+  }
+
+  /** Refuses to hand a receiver events whose content the caller's credential may not read. */
+  private requireEventScopes(events: readonly string[]): void {
+    const missing = [...new Set(events.filter(isWebhookEventType).map((type) => WEBHOOK_EVENT_SCOPES[type]))]
+      .filter((scope) => !hasScope(this.reach.caller, scope))
+      .sort();
+    if (!missing.length) return;
+    const needing = events.filter((type) => isWebhookEventType(type) && missing.includes(WEBHOOK_EVENT_SCOPES[type]));
+    throw new AppError(
+      ErrorCode.FORBIDDEN,
+      `Sending ${needing.slice(0, 3).join(', ')}${needing.length > 3 ? ', …' : ''} to a webhook needs the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}: a receiver reads what these events carry`,
+    );
   }
 
   /** The brands a webhook is limited to: those asked for, all inside the reach; none asked: the reach itself (null for every brand). */
@@ -135,4 +162,10 @@ function checkEvents(events: string[] | null | undefined): string[] {
       `${unknown.slice(0, 3).join(', ')} is not an event type (known: ${WEBHOOK_EVENT_TYPES.join(', ')})`,
     );
   return names.sort();
+}
+
+/** Two lists of the same items, in any order. */
+function sameList(left: readonly string[], right: readonly string[]): boolean {
+  const sorted = (list: readonly string[]) => [...list].sort().join('\n');
+  return sorted(left) === sorted(right);
 }
