@@ -46,6 +46,7 @@ const NOT_RUN_HERE: Array<[RegExp, string]> = [
     'installs into this checkout, which the test suite itself runs from; npm start is run below',
   ],
   [/^npm test$/, 'the command that runs this very test'],
+  [/^npm audit /, "npm's advisory service cannot be reached from these machines (the README says so)"],
   [/^docker /, 'Docker cannot run on these machines (test/docker-compose.test.ts checks the compose file)'],
   [/^kubectl /, 'no Kubernetes cluster here (test/deploy/kubernetes.test.ts renders and validates the manifests)'],
   [/^cp \S+\.example \S+/, 'copies a template of secrets for the user to fill in'],
