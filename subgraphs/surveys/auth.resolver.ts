@@ -12,6 +12,7 @@ import type { SurveysContext } from './surveys.context.js';
 @Resolver()
 export class SurveyAuthResolver {
   @Mutation(() => MagicLinkRequested, {
+    nullable: true,
     description: 'Mails a sign-in link when the address may sign in; the answer never tells',
   })
   requestMagicLink(
@@ -22,7 +23,7 @@ export class SurveyAuthResolver {
     return ctx.auth.requestLink(input.email);
   }
 
-  @Mutation(() => SurveySignIn, { description: 'Spends a sign-in link token and opens a session' })
+  @Mutation(() => SurveySignIn, { nullable: true, description: 'Spends a sign-in link token and opens a session' })
   verifyMagicLink(
     @Arg('input', () => MagicLinkVerifyInput, { description: 'The token of the link' }) input: MagicLinkVerifyInput,
     @Ctx() ctx: SurveysContext,
@@ -30,13 +31,13 @@ export class SurveyAuthResolver {
     return ctx.auth.verifyLink(input.token);
   }
 
-  @Query(() => SurveySession, { description: 'The current session' })
+  @Query(() => SurveySession, { nullable: true, description: 'The current session' })
   surveySession(@Ctx() ctx: SurveysContext): SurveySession {
     if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
     return { user: ctx.session.user, expiresAt: ctx.session.expiresAt };
   }
 
-  @Mutation(() => Boolean, { description: 'Ends the current session' })
+  @Mutation(() => Boolean, { nullable: true, description: 'Ends the current session' })
   async endSurveySession(@Ctx() ctx: SurveysContext): Promise<boolean> {
     if (!ctx.session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
     await ctx.auth.endSession(ctx.session.id);
