@@ -18,7 +18,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { settleUrlParseWarning } from '../lib/url-parse-warning.js';
 import { keepFederationOperations } from './operation-memo.js';
 import express from 'express';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, parse, type GraphQLFormattedError, type SelectionNode } from 'graphql';
 import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';
 import type { Config } from '../lib/config.js';
 import { corsFor } from '../lib/cors.js';
@@ -90,6 +90,29 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   /** Whether this subgraph's answers may set the session cookie (`SESSION_COOKIE_SUBGRAPH`). */
   mayAskForSessionCookie = false;
 
+  /** Where a subgraph that cannot be reached is reported. */
+  log?: Logger;
+
+  /**
+   * A fetch that fails outright (the subgraph is down, or answers 4xx/5xx) is answered as the
+   * subgraph's own errors rather than thrown: Apollo Gateway then names the subgraph
+   * (`extensions.serviceName`) and places each error at the fields that fetch would have filled, as
+   * it does for errors a subgraph returns; a thrown one would stand with neither.
+   */
+  override async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
+    try {
+      return await super.process(options);
+    } catch (error) {
+      const answer = error instanceof GraphQLError ? error.toJSON() : this.unreachable(error);
+      return { errors: errorsAtFetchedFields(answer, options.request) };
+    }
+  }
+
+  private unreachable(error: unknown): GraphQLFormattedError {
+    this.log?.warn({ err: error, subgraph: this.url }, 'subgraph not answering');
+    return { message: 'A service is not answering', extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } };
+  }
+
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = request.http?.headers;
     if (headers && this.subgraphToken) headers.set(SUBGRAPH_TOKEN_HEADER, this.subgraphToken);
@@ -133,6 +156,37 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
     }
     return super.errorFromResponse(response);
   }
+}
+
+/**
+ * One copy of a failed fetch's error per field that fetch was to fill, with the path Apollo Gateway
+ * resolves in the client's answer: `[field]` for a root field, `['_entities', i, field]` for a field
+ * of the i-th entity (the gateway maps it to that entity's place).
+ */
+export function errorsAtFetchedFields(
+  error: GraphQLFormattedError,
+  request: GraphQLDataSourceProcessOptions['request'],
+): GraphQLFormattedError[] {
+  const operation = request.query ? getOperationAST(parse(request.query)) : null;
+  if (!operation) return [error];
+  const namesOf = (selections: readonly SelectionNode[]): string[] =>
+    selections.flatMap((selection) => {
+      if (selection.kind === Kind.FIELD)
+        return selection.name.value === '__typename' ? [] : [selection.alias?.value ?? selection.name.value];
+      if (selection.kind === Kind.INLINE_FRAGMENT) return namesOf(selection.selectionSet.selections);
+      return [];
+    });
+  const roots = operation.selectionSet.selections;
+  const entities = roots.find((selection) => selection.kind === Kind.FIELD && selection.name.value === '_entities');
+  if (entities?.kind !== Kind.FIELD || !entities.selectionSet) {
+    return [...new Set(namesOf(roots))].map((field) => ({ ...error, path: [field] }));
+  }
+  const fields = [...new Set(namesOf(entities.selectionSet.selections))];
+  const representations: unknown = request.variables?.representations;
+  const count = Array.isArray(representations) ? representations.length : 0;
+  return Array.from({ length: count }, (_, index) =>
+    fields.map((field) => ({ ...error, path: ['_entities', index, field] })),
+  ).flat();
 }
 
 /**
@@ -236,6 +290,8 @@ export async function startGateway(
         {
           subgraphToken: config.env.SUBGRAPH_TOKEN,
           mayAskForSessionCookie,
+
+          log,
         },
       );
     },

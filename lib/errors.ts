@@ -224,7 +224,13 @@ export function formatGraphQLError(
     return { message: formatted.message, extensions: { code } };
   }
   onInternal(error);
-  return { message: INTERNAL_MESSAGE, path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
+  // The gateway names the subgraph that failed, so that a frontend knows which part of its answer is missing.
+  const serviceName = formatted.extensions?.serviceName;
+  return {
+    message: INTERNAL_MESSAGE,
+    path: formatted.path,
+    extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR, ...(typeof serviceName === 'string' ? { serviceName } : {}) },
+  };
 }
 
 /** type-graphql's ArgumentValidationError carries class-validator results; name their fields. */

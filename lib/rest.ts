@@ -64,15 +64,30 @@ export class ProblemError extends Error {
 }
 
 /**
+ * What a route does with a root field that answers `null` without an error. Every root field of the
+ * graph is nullable, so that one service refusing or failing costs a frontend only its own fields;
+ * a REST route still answers as it did when only lookups were nullable.
+ */
+export interface AbsentAnswer {
+  /** The operation looks one thing up by id: `null` is a 404 "<lookup> not found". Unset: a 500, as GraphQL's non-null check answered. */
+  lookup?: string;
+}
+
+/** An answer with every root field present: what a route reads after `runOperation`. */
+export type Answered<Data> = { [Field in keyof Data]: NonNullable<Data[Field]> };
+
+/**
  * Runs one operation as the caller (their credentials and request id go along) and returns its
- * data, or throws the first GraphQL error as a problem with the status its code maps to.
+ * data, or throws the first GraphQL error as a problem with the status its code maps to; a root
+ * field `null` without an error is settled by `absent`.
  */
 export async function runOperation<Data>(
   client: GraphQLClient,
   operation: string,
   variables: Record<string, unknown>,
   req: Request,
-): Promise<Data> {
+  absent: AbsentAnswer = {},
+): Promise<Answered<Data>> {
   const result = await client.execute<Data>(operation, variables, {
     forwardHeaders: forwardHeadersOf(req.headers),
     requestId: requestIdOf(req),
@@ -105,7 +120,17 @@ export async function runOperation<Data>(
     );
   }
   if (!result.data) throw new Error('the gateway answered with neither data nor errors');
-  return result.data;
+  return answered(result.data, absent);
+}
+
+/** The data with every root field present, or the answer `absent` names for a missing one. */
+function answered<Data>(data: Data, absent: AbsentAnswer): Answered<Data> {
+  const missing = Object.entries(data as Record<string, unknown>)
+    .filter(([, value]) => value === null || value === undefined)
+    .map(([field]) => field);
+  if (!missing.length) return data as Answered<Data>;
+  if (absent.lookup !== undefined) throw AppError.notFound(absent.lookup);
+  throw new Error(`the gateway answered null without an error for ${missing.join(', ')}`);
 }
 
 /**
@@ -127,12 +152,13 @@ export type RunOperation = <Result, Variables>(
   operation: OperationDocument<Result, Variables>,
   variables: OperationVariables<Variables>,
   req: Request,
-) => Promise<Result>;
+  absent?: AbsentAnswer,
+) => Promise<Answered<Result>>;
 
 /** `runOperation` over one GraphQL client, by the operation's generated document. */
 export function operationRunner(client: GraphQLClient): RunOperation {
-  return (document, variables, req) =>
-    runOperation(client, String(document), variables as Record<string, unknown>, req);
+  return (document, variables, req, absent) =>
+    runOperation(client, String(document), variables as Record<string, unknown>, req, absent);
 }
 
 /**

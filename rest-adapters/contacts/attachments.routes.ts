@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { pipeline } from 'node:stream/promises';
-import { AppError } from '../../lib/errors.js';
 import { receiveUpload } from '../../lib/multipart-upload.js';
 import { pageQuery } from '../../lib/openapi.js';
 import { pageBody } from '../../lib/pagination.js';
@@ -95,8 +94,9 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         },
       },
       handler: async (req, res) => {
-        const { attachment } = await run(AttachmentDownloadDocument, { id: req.params.id }, req);
-        if (!attachment) throw AppError.notFound('Attachment');
+        const { attachment } = await run(AttachmentDownloadDocument, { id: req.params.id }, req, {
+          lookup: 'Attachment',
+        });
         const { stream, size } = await storage.open(attachment.storageKey);
         // setHeader, not set: Express would append a charset to text types, changing the stored type.
         res.status(200).setHeader('content-type', attachment.contentType);

@@ -115,7 +115,7 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
   ];
 }
 
-function toRow(contact: ContactScrollQuery['contactScroll']['nodes'][number]): string[] {
+function toRow(contact: NonNullable<ContactScrollQuery['contactScroll']>['nodes'][number]): string[] {
   return EXPORT_COLUMNS.map((column) => {
     if (column === 'tags') return contact.tags.join(';');
     const value = contact[column];

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { AppError } from '../../lib/errors.js';
 import { pageQuery } from '../../lib/openapi.js';
 import { pageBody } from '../../lib/pagination.js';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
@@ -64,8 +63,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get a contact',
       doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact', json: contactSchema } },
       handler: async (req, res) => {
-        const { contact } = await run(ContactDocument, { id: req.params.id }, req);
-        if (!contact) throw AppError.notFound('Contact');
+        const { contact } = await run(ContactDocument, { id: req.params.id }, req, { lookup: 'Contact' });
         res.json(contact);
       },
     },

@@ -43,7 +43,7 @@ export type AttachmentPageQueryVariables = Exact<{
 }>;
 
 
-export type AttachmentPageQuery = { attachmentPage: { page: number, limit: number, total: number, items: Array<{ id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string }> } };
+export type AttachmentPageQuery = { attachmentPage: { page: number, limit: number, total: number, items: Array<{ id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string }> } | null };
 
 export type AttachmentDownloadQueryVariables = Exact<{
   id: string;
@@ -59,40 +59,40 @@ export type ReserveAttachmentUploadMutationVariables = Exact<{
 }>;
 
 
-export type ReserveAttachmentUploadMutation = { reserveAttachmentUpload: { uploadToken: string, storageKey: string, maxBytes: number, contentType: string } };
+export type ReserveAttachmentUploadMutation = { reserveAttachmentUpload: { uploadToken: string, storageKey: string, maxBytes: number, contentType: string } | null };
 
 export type RecordAttachmentMutationVariables = Exact<{
   uploadToken: string;
 }>;
 
 
-export type RecordAttachmentMutation = { recordAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } };
+export type RecordAttachmentMutation = { recordAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } | null };
 
 export type CancelAttachmentUploadMutationVariables = Exact<{
   uploadToken: string;
 }>;
 
 
-export type CancelAttachmentUploadMutation = { cancelAttachmentUpload: boolean };
+export type CancelAttachmentUploadMutation = { cancelAttachmentUpload: boolean | null };
 
 export type DeleteAttachmentMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type DeleteAttachmentMutation = { deleteAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } };
+export type DeleteAttachmentMutation = { deleteAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } | null };
 
 export type ReserveContactImportMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ReserveContactImportMutation = { reserveContactImport: { uploadId: string, storageKey: string, maxBytes: number } };
+export type ReserveContactImportMutation = { reserveContactImport: { uploadId: string, storageKey: string, maxBytes: number } | null };
 
 export type CancelContactImportMutationVariables = Exact<{
   uploadId: string;
 }>;
 
 
-export type CancelContactImportMutation = { cancelContactImport: boolean };
+export type CancelContactImportMutation = { cancelContactImport: boolean | null };
 
 export type ImportContactsMutationVariables = Exact<{
   uploadId: string;
@@ -100,7 +100,7 @@ export type ImportContactsMutationVariables = Exact<{
 }>;
 
 
-export type ImportContactsMutation = { importContacts: { rows: number, created: number, updated: number, skipped: number, errorsTruncated: boolean, errors: Array<{ row: number, column: string | null, message: string }>, batches: Array<{ firstRow: number, lastRow: number, created: number, updated: number, written: boolean }> } };
+export type ImportContactsMutation = { importContacts: { rows: number, created: number, updated: number, skipped: number, errorsTruncated: boolean, errors: Array<{ row: number, column: string | null, message: string }>, batches: Array<{ firstRow: number, lastRow: number, created: number, updated: number, written: boolean }> } | null };
 
 export type ContactScrollQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -109,7 +109,7 @@ export type ContactScrollQueryVariables = Exact<{
 }>;
 
 
-export type ContactScrollQuery = { contactScroll: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type ContactScrollQuery = { contactScroll: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string };
 
@@ -120,7 +120,7 @@ export type ContactPageQueryVariables = Exact<{
 }>;
 
 
-export type ContactPageQuery = { contactPage: { page: number, limit: number, total: number, totalExact: boolean, items: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }> } };
+export type ContactPageQuery = { contactPage: { page: number, limit: number, total: number, totalExact: boolean, items: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }> } | null };
 
 export type ContactQueryVariables = Exact<{
   id: string;
@@ -134,7 +134,7 @@ export type CreateContactMutationVariables = Exact<{
 }>;
 
 
-export type CreateContactMutation = { createContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } };
+export type CreateContactMutation = { createContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type UpdateContactMutationVariables = Exact<{
   id: string;
@@ -142,24 +142,24 @@ export type UpdateContactMutationVariables = Exact<{
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } };
+export type UpdateContactMutation = { updateContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type DeleteContactMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type DeleteContactMutation = { deleteContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } };
+export type DeleteContactMutation = { deleteContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type ContactsHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ContactsHealthQuery = { contactsHealth: { ok: boolean, checks: Array<{ name: string, ok: boolean, detail: string | null }> } };
+export type ContactsHealthQuery = { contactsHealth: { ok: boolean, checks: Array<{ name: string, ok: boolean, detail: string | null }> } | null };
 
 export type ContactsReadinessQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ContactsReadinessQuery = { contactsHealth: { checks: Array<{ name: string, ok: boolean }> } };
+export type ContactsReadinessQuery = { contactsHealth: { checks: Array<{ name: string, ok: boolean }> } | null };
 
 export type NoteFieldsFragment = { id: string, contactId: string, body: string, createdAt: string, updatedAt: string };
 
@@ -170,7 +170,7 @@ export type NotePageQueryVariables = Exact<{
 }>;
 
 
-export type NotePageQuery = { notePage: { page: number, limit: number, total: number, items: Array<{ id: string, contactId: string, body: string, createdAt: string, updatedAt: string }> } };
+export type NotePageQuery = { notePage: { page: number, limit: number, total: number, items: Array<{ id: string, contactId: string, body: string, createdAt: string, updatedAt: string }> } | null };
 
 export type NoteQueryVariables = Exact<{
   contactId: string;
@@ -178,7 +178,7 @@ export type NoteQueryVariables = Exact<{
 }>;
 
 
-export type NoteQuery = { note: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } };
+export type NoteQuery = { note: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type CreateNoteMutationVariables = Exact<{
   contactId: string;
@@ -186,7 +186,7 @@ export type CreateNoteMutationVariables = Exact<{
 }>;
 
 
-export type CreateNoteMutation = { createNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } };
+export type CreateNoteMutation = { createNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type UpdateNoteMutationVariables = Exact<{
   contactId: string;
@@ -195,7 +195,7 @@ export type UpdateNoteMutationVariables = Exact<{
 }>;
 
 
-export type UpdateNoteMutation = { updateNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } };
+export type UpdateNoteMutation = { updateNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type DeleteNoteMutationVariables = Exact<{
   contactId: string;
@@ -203,7 +203,7 @@ export type DeleteNoteMutationVariables = Exact<{
 }>;
 
 
-export type DeleteNoteMutation = { deleteNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } };
+export type DeleteNoteMutation = { deleteNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type StageFieldsFragment = { id: string, name: string, position: number };
 
@@ -217,7 +217,7 @@ export type PipelinePageQueryVariables = Exact<{
 }>;
 
 
-export type PipelinePageQuery = { pipelinePage: { page: number, limit: number, total: number, items: Array<{ id: string, name: string, isDefault: boolean, createdAt: string, stages: Array<{ id: string, name: string, position: number }> }> } };
+export type PipelinePageQuery = { pipelinePage: { page: number, limit: number, total: number, items: Array<{ id: string, name: string, isDefault: boolean, createdAt: string, stages: Array<{ id: string, name: string, position: number }> }> } | null };
 
 export type PipelineQueryVariables = Exact<{
   id: string;
@@ -240,7 +240,7 @@ export type MoveContactMutationVariables = Exact<{
 }>;
 
 
-export type MoveContactMutation = { moveContact: { contactId: string, pipelineId: string, stageId: string, fromStageId: string | null, movedAt: string, move: { id: string, contactId: string, pipelineId: string, fromStageId: string | null, toStageId: string, movedAt: string } | null } };
+export type MoveContactMutation = { moveContact: { contactId: string, pipelineId: string, stageId: string, fromStageId: string | null, movedAt: string, move: { id: string, contactId: string, pipelineId: string, fromStageId: string | null, toStageId: string, movedAt: string } | null } | null };
 
 export type StageMovePageQueryVariables = Exact<{
   contactId: string;
@@ -249,7 +249,7 @@ export type StageMovePageQueryVariables = Exact<{
 }>;
 
 
-export type StageMovePageQuery = { stageMovePage: { page: number, limit: number, total: number, items: Array<{ id: string, contactId: string, pipelineId: string, fromStageId: string | null, toStageId: string, movedAt: string }> } };
+export type StageMovePageQuery = { stageMovePage: { page: number, limit: number, total: number, items: Array<{ id: string, contactId: string, pipelineId: string, fromStageId: string | null, toStageId: string, movedAt: string }> } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String

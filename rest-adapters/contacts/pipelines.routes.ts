@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { AppError } from '../../lib/errors.js';
 import { CACHE_CONTROL } from '../../lib/http-answers.js';
 import { pageQuery } from '../../lib/openapi.js';
 import { MAX_PAGE_SIZE, pageBody } from '../../lib/pagination.js';
@@ -48,8 +47,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
-        const { pipeline } = await run(PipelineDocument, { id: req.params.pipelineId }, req);
-        if (!pipeline) throw AppError.notFound('Pipeline');
+        const { pipeline } = await run(PipelineDocument, { id: req.params.pipelineId }, req, { lookup: 'Pipeline' });
         res.json(pipeline);
       },
     },
@@ -74,8 +72,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
           PipelineBoardDocument,
           { id: req.params.pipelineId, first: numberParam(req.query.limit) },
           req,
+          { lookup: 'Pipeline' },
         );
-        if (!pipeline) throw AppError.notFound('Pipeline');
         const { board, ...details } = pipeline;
         res.json({
           pipeline: details,

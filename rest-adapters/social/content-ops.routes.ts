@@ -1,5 +1,4 @@
 import type { Request } from 'express';
-import { AppError } from '../../lib/errors.js';
 import type { RouteDoc } from '../../lib/openapi.js';
 import {
   jsonBody,
@@ -138,8 +137,9 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       summary: 'One content item with its events and publish attempts',
       doc: { params: CONTENT_ID, answer: { status: 200, description: 'The item', json: contentItemDetailSchema } },
       handler: async (req, res) => {
-        const { contentItem } = await run(ContentItemDocument, { id: req.params.contentId }, req);
-        if (!contentItem) throw AppError.notFound('Content item');
+        const { contentItem } = await run(ContentItemDocument, { id: req.params.contentId }, req, {
+          lookup: 'Content item',
+        });
         res.json({ ...contentItem, attempts: contentItem.publishAttempts });
       },
     },

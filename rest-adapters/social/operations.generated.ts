@@ -126,7 +126,7 @@ export type GenerateImageMutationVariables = Exact<{
 }>;
 
 
-export type GenerateImageMutation = { generateImage: { id: string, url: string, filename: string, contentType: string, size: number, status: MediaStatus, source: MediaSource, prompt: string | null, brandId: string | null, createdAt: string, readyAt: string | null } };
+export type GenerateImageMutation = { generateImage: { id: string, url: string, filename: string, contentType: string, size: number, status: MediaStatus, source: MediaSource, prompt: string | null, brandId: string | null, createdAt: string, readyAt: string | null } | null };
 
 export type BrandFieldsFragment = { id: string, name: string, createdAt: string, updatedAt: string };
 
@@ -136,14 +136,14 @@ export type BrandPageQueryVariables = Exact<{
 }>;
 
 
-export type BrandPageQuery = { brandPage: { page: number, limit: number, total: number, items: Array<{ id: string, name: string, createdAt: string, updatedAt: string }> } };
+export type BrandPageQuery = { brandPage: { page: number, limit: number, total: number, items: Array<{ id: string, name: string, createdAt: string, updatedAt: string }> } | null };
 
 export type CreateBrandMutationVariables = Exact<{
   input: BrandInput;
 }>;
 
 
-export type CreateBrandMutation = { createBrand: { id: string, name: string, createdAt: string, updatedAt: string } };
+export type CreateBrandMutation = { createBrand: { id: string, name: string, createdAt: string, updatedAt: string } | null };
 
 export type ContentItemFieldsFragment = { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
 
@@ -157,7 +157,7 @@ export type ContentQueueQueryVariables = Exact<{
 }>;
 
 
-export type ContentQueueQuery = { contentQueuePage: { page: number, limit: number, total: number, items: Array<{ id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } };
+export type ContentQueueQuery = { contentQueuePage: { page: number, limit: number, total: number, items: Array<{ id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } | null };
 
 export type ContentDailyQueryVariables = Exact<{
   from?: string | null | undefined;
@@ -167,7 +167,7 @@ export type ContentDailyQueryVariables = Exact<{
 }>;
 
 
-export type ContentDailyQuery = { contentDaily: { timezone: string, from: string, to: string, days: Array<{ date: string, total: number, byStatus: Record<string, unknown>, byPlatform: Record<string, unknown> }> } };
+export type ContentDailyQuery = { contentDaily: { timezone: string, from: string, to: string, days: Array<{ date: string, total: number, byStatus: Record<string, unknown>, byPlatform: Record<string, unknown> }> } | null };
 
 export type ContentEventsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -177,7 +177,7 @@ export type ContentEventsQueryVariables = Exact<{
 }>;
 
 
-export type ContentEventsQuery = { contentEvents: { totalCount: number, nodes: Array<{ id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type ContentEventsQuery = { contentEvents: { totalCount: number, nodes: Array<{ id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type ContentItemQueryVariables = Exact<{
   id: string;
@@ -192,21 +192,21 @@ export type EditContentItemMutationVariables = Exact<{
 }>;
 
 
-export type EditContentItemMutation = { editContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } };
+export type EditContentItemMutation = { editContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type ApproveContentItemMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ApproveContentItemMutation = { approveContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } };
+export type ApproveContentItemMutation = { approveContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type RejectContentItemMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RejectContentItemMutation = { rejectContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } };
+export type RejectContentItemMutation = { rejectContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type RescheduleContentItemMutationVariables = Exact<{
   id: string;
@@ -214,7 +214,7 @@ export type RescheduleContentItemMutationVariables = Exact<{
 }>;
 
 
-export type RescheduleContentItemMutation = { rescheduleContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } };
+export type RescheduleContentItemMutation = { rescheduleContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type RetryContentItemMutationVariables = Exact<{
   id: string;
@@ -222,24 +222,24 @@ export type RetryContentItemMutationVariables = Exact<{
 }>;
 
 
-export type RetryContentItemMutation = { retryContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } };
+export type RetryContentItemMutation = { retryContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type SocialHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SocialHealthQuery = { socialHealth: { ok: boolean, checks: Array<{ name: string, ok: boolean, detail: string | null }> } };
+export type SocialHealthQuery = { socialHealth: { ok: boolean, checks: Array<{ name: string, ok: boolean, detail: string | null }> } | null };
 
 export type SocialReadinessQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SocialReadinessQuery = { socialHealth: { checks: Array<{ name: string, ok: boolean }> } };
+export type SocialReadinessQuery = { socialHealth: { checks: Array<{ name: string, ok: boolean }> } | null };
 
 export type IntegrationFieldsFragment = { id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string };
 
 export type IntegrationsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type IntegrationsQuery = { integrationPlatforms: Array<string>, integrations: Array<{ id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string }> };
+export type IntegrationsQuery = { integrationPlatforms: Array<string> | null, integrations: Array<{ id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string }> | null };
 
 export type StartIntegrationConnectMutationVariables = Exact<{
   platform: string;
@@ -247,7 +247,7 @@ export type StartIntegrationConnectMutationVariables = Exact<{
 }>;
 
 
-export type StartIntegrationConnectMutation = { startIntegrationConnect: { authorizeUrl: string, expiresAt: string } };
+export type StartIntegrationConnectMutation = { startIntegrationConnect: { authorizeUrl: string, expiresAt: string } | null };
 
 export type CompleteIntegrationConnectMutationVariables = Exact<{
   platform: string;
@@ -258,7 +258,7 @@ export type CompleteIntegrationConnectMutationVariables = Exact<{
 }>;
 
 
-export type CompleteIntegrationConnectMutation = { completeIntegrationConnect: { redirectUrl: string, integration: { id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string } | null } };
+export type CompleteIntegrationConnectMutation = { completeIntegrationConnect: { redirectUrl: string, integration: { id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string } | null } | null };
 
 export type MediaFileFieldsFragment = { id: string, url: string, filename: string, contentType: string, size: number, status: MediaStatus, source: MediaSource, prompt: string | null, brandId: string | null, createdAt: string, readyAt: string | null };
 
@@ -268,14 +268,14 @@ export type MediaPageQueryVariables = Exact<{
 }>;
 
 
-export type MediaPageQuery = { mediaPage: { page: number, limit: number, total: number, items: Array<{ id: string, url: string, filename: string, contentType: string, size: number, status: MediaStatus, source: MediaSource, prompt: string | null, brandId: string | null, createdAt: string, readyAt: string | null }> } };
+export type MediaPageQuery = { mediaPage: { page: number, limit: number, total: number, items: Array<{ id: string, url: string, filename: string, contentType: string, size: number, status: MediaStatus, source: MediaSource, prompt: string | null, brandId: string | null, createdAt: string, readyAt: string | null }> } | null };
 
 export type RequestMediaUploadMutationVariables = Exact<{
   input: MediaUploadInput;
 }>;
 
 
-export type RequestMediaUploadMutation = { requestMediaUpload: { id: string, uploadUrl: string, method: string, headers: Record<string, unknown>, expiresAt: string } };
+export type RequestMediaUploadMutation = { requestMediaUpload: { id: string, uploadUrl: string, method: string, headers: Record<string, unknown>, expiresAt: string } | null };
 
 export type PostFieldsFragment = { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
 
@@ -287,7 +287,7 @@ export type PostPageQueryVariables = Exact<{
 }>;
 
 
-export type PostPageQuery = { postPage: { page: number, limit: number, total: number, items: Array<{ id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } };
+export type PostPageQuery = { postPage: { page: number, limit: number, total: number, items: Array<{ id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } | null };
 
 export type PostQueryVariables = Exact<{
   id: string;
@@ -301,7 +301,7 @@ export type CreatePostMutationVariables = Exact<{
 }>;
 
 
-export type CreatePostMutation = { createPost: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } };
+export type CreatePostMutation = { createPost: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type UpdatePostMutationVariables = Exact<{
   id: string;
@@ -309,14 +309,14 @@ export type UpdatePostMutationVariables = Exact<{
 }>;
 
 
-export type UpdatePostMutation = { updatePost: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } };
+export type UpdatePostMutation = { updatePost: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type DeletePostMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type DeletePostMutation = { deletePost: string };
+export type DeletePostMutation = { deletePost: string | null };
 
 export type ReviewedPostFieldsFragment = { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string };
 
@@ -325,7 +325,7 @@ export type ReviewByTokenQueryVariables = Exact<{
 }>;
 
 
-export type ReviewByTokenQuery = { reviewByToken: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } };
+export type ReviewByTokenQuery = { reviewByToken: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
 
 export type ApproveByReviewLinkMutationVariables = Exact<{
   token: string;
@@ -333,7 +333,7 @@ export type ApproveByReviewLinkMutationVariables = Exact<{
 }>;
 
 
-export type ApproveByReviewLinkMutation = { approveByReviewLink: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } };
+export type ApproveByReviewLinkMutation = { approveByReviewLink: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
 
 export type RejectByReviewLinkMutationVariables = Exact<{
   token: string;
@@ -341,7 +341,7 @@ export type RejectByReviewLinkMutationVariables = Exact<{
 }>;
 
 
-export type RejectByReviewLinkMutation = { rejectByReviewLink: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } };
+export type RejectByReviewLinkMutation = { rejectByReviewLink: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String

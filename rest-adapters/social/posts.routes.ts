@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { AppError } from '../../lib/errors.js';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
 import { pageBody } from '../../lib/pagination.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
@@ -59,8 +58,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get a post',
       doc: { params: POST_ID, answer: { status: 200, description: 'The post', json: postSchema } },
       handler: async (req, res) => {
-        const { post } = await run(PostDocument, { id: req.params.postId }, req);
-        if (!post) throw AppError.notFound('Post');
+        const { post } = await run(PostDocument, { id: req.params.postId }, req, { lookup: 'Post' });
         res.json(post);
       },
     },

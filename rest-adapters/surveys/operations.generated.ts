@@ -71,34 +71,34 @@ export type RequestMagicLinkMutationVariables = Exact<{
 }>;
 
 
-export type RequestMagicLinkMutation = { requestMagicLink: { accepted: boolean, message: string } };
+export type RequestMagicLinkMutation = { requestMagicLink: { accepted: boolean, message: string } | null };
 
 export type VerifyMagicLinkMutationVariables = Exact<{
   input: MagicLinkVerifyInput;
 }>;
 
 
-export type VerifyMagicLinkMutation = { verifyMagicLink: { token: string, expiresAt: string, user: { email: string, isAdmin: boolean } } };
+export type VerifyMagicLinkMutation = { verifyMagicLink: { token: string, expiresAt: string, user: { email: string, isAdmin: boolean } } | null };
 
 export type SurveySessionQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SurveySessionQuery = { surveySession: { expiresAt: string, user: { email: string, isAdmin: boolean } } };
+export type SurveySessionQuery = { surveySession: { expiresAt: string, user: { email: string, isAdmin: boolean } } | null };
 
 export type EndSurveySessionMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type EndSurveySessionMutation = { endSurveySession: boolean };
+export type EndSurveySessionMutation = { endSurveySession: boolean | null };
 
 export type SurveysHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SurveysHealthQuery = { surveysHealth: { ok: boolean, checks: Array<{ name: string, ok: boolean, detail: string | null }> } };
+export type SurveysHealthQuery = { surveysHealth: { ok: boolean, checks: Array<{ name: string, ok: boolean, detail: string | null }> } | null };
 
 export type SurveysReadinessQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SurveysReadinessQuery = { surveysHealth: { checks: Array<{ name: string, ok: boolean }> } };
+export type SurveysReadinessQuery = { surveysHealth: { checks: Array<{ name: string, ok: boolean }> } | null };
 
 export type SurveyAssetFieldsFragment = { id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string };
 
@@ -111,7 +111,7 @@ export type SurveyPageQueryVariables = Exact<{
 }>;
 
 
-export type SurveyPageQuery = { surveyPage: { page: number, limit: number, total: number, items: Array<{ id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> }> } };
+export type SurveyPageQuery = { surveyPage: { page: number, limit: number, total: number, items: Array<{ id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> }> } | null };
 
 export type SurveyQueryVariables = Exact<{
   id: string;
@@ -125,7 +125,7 @@ export type CreateSurveyMutationVariables = Exact<{
 }>;
 
 
-export type CreateSurveyMutation = { createSurvey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } };
+export type CreateSurveyMutation = { createSurvey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
 
 export type UpdateSurveyMutationVariables = Exact<{
   id: string;
@@ -133,14 +133,14 @@ export type UpdateSurveyMutationVariables = Exact<{
 }>;
 
 
-export type UpdateSurveyMutation = { updateSurvey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } };
+export type UpdateSurveyMutation = { updateSurvey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
 
 export type SubmitSurveyMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type SubmitSurveyMutation = { submitSurvey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } };
+export type SubmitSurveyMutation = { submitSurvey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
 
 export type SurveyExportQueryVariables = Exact<{
   id: string;
@@ -148,7 +148,7 @@ export type SurveyExportQueryVariables = Exact<{
 }>;
 
 
-export type SurveyExportQuery = { surveyExport: { format: string, contentType: string, filename: string, body: string } };
+export type SurveyExportQuery = { surveyExport: { format: string, contentType: string, filename: string, body: string } | null };
 
 export type PresignSurveyAssetMutationVariables = Exact<{
   surveyId: string;
@@ -156,7 +156,7 @@ export type PresignSurveyAssetMutationVariables = Exact<{
 }>;
 
 
-export type PresignSurveyAssetMutation = { presignSurveyAsset: { assetId: string, uploadUrl: string, method: string, expiresAt: string, headers: Array<{ name: string, value: string }> } };
+export type PresignSurveyAssetMutation = { presignSurveyAsset: { assetId: string, uploadUrl: string, method: string, expiresAt: string, headers: Array<{ name: string, value: string }> } | null };
 
 export type CommitSurveyAssetMutationVariables = Exact<{
   surveyId: string;
@@ -164,7 +164,7 @@ export type CommitSurveyAssetMutationVariables = Exact<{
 }>;
 
 
-export type CommitSurveyAssetMutation = { commitSurveyAsset: { id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string } };
+export type CommitSurveyAssetMutation = { commitSurveyAsset: { id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string } | null };
 
 export type SurveyAssetQueryVariables = Exact<{
   id: string;

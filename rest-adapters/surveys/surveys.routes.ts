@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { AppError } from '../../lib/errors.js';
 import { pageBody } from '../../lib/pagination.js';
 import { contentDisposition } from '../../lib/storage.js';
 import {
@@ -73,8 +72,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get a survey',
       doc: { params: SURVEY_ID, answer: { status: 200, description: 'The survey', json: surveySchema } },
       handler: async (req, res) => {
-        const { survey } = await run(SurveyDocument, { id: req.params.id }, req);
-        if (!survey) throw AppError.notFound('Survey');
+        const { survey } = await run(SurveyDocument, { id: req.params.id }, req, { lookup: 'Survey' });
         res.json(survey);
       },
     },
@@ -187,8 +185,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       summary: 'Get an asset: metadata and a short-lived download URL',
       doc: { params: { assetId: 'Asset id' }, answer: { status: 200, description: 'The asset', json: assetSchema } },
       handler: async (req, res) => {
-        const { surveyAsset } = await run(SurveyAssetDocument, { id: req.params.assetId }, req);
-        if (!surveyAsset) throw AppError.notFound('Asset');
+        const { surveyAsset } = await run(SurveyAssetDocument, { id: req.params.assetId }, req, { lookup: 'Asset' });
         res.json(surveyAsset);
       },
     },

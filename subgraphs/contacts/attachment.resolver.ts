@@ -17,7 +17,7 @@ export const AttachmentPage = PageType(Attachment, 'Attachment');
 
 @Resolver(() => Attachment)
 export class AttachmentResolver {
-  @Query(() => AttachmentConnection, { description: 'Attachments of a live contact, newest first' })
+  @Query(() => AttachmentConnection, { nullable: true, description: 'Attachments of a live contact, newest first' })
   async attachments(
     @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
@@ -27,7 +27,7 @@ export class AttachmentResolver {
     return toConnection(await ctx.attachments.list(contactId, window), window);
   }
 
-  @Query(() => AttachmentPage, { description: 'The same list as numbered pages' })
+  @Query(() => AttachmentPage, { nullable: true, description: 'The same list as numbered pages' })
   async attachmentPage(
     @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,
@@ -43,6 +43,7 @@ export class AttachmentResolver {
   }
 
   @Mutation(() => AttachmentUploadSlot, {
+    nullable: true,
     description: 'Step 1 of an upload: checks the contact and reserves a staging key for the bytes',
   })
   reserveAttachmentUpload(
@@ -59,6 +60,7 @@ export class AttachmentResolver {
   }
 
   @Mutation(() => Attachment, {
+    nullable: true,
     description:
       'Step 2 of an upload: checks the stored bytes and moves them into place (deletes them, and the reservation, when refused)',
   })
@@ -73,6 +75,7 @@ export class AttachmentResolver {
   }
 
   @Mutation(() => Boolean, {
+    nullable: true,
     description:
       'Ends a reserved upload that will not be recorded, deleting what was stored of it; false when there is none',
   })
@@ -84,7 +87,7 @@ export class AttachmentResolver {
     return ctx.attachments.cancel(uploadToken);
   }
 
-  @Mutation(() => Attachment, { description: 'Removes the attachment and its bytes permanently' })
+  @Mutation(() => Attachment, { nullable: true, description: 'Removes the attachment and its bytes permanently' })
   deleteAttachment(
     @Arg('id', () => ID, { description: 'The attachment to remove' }) id: string,
     @Ctx() ctx: ContactsContext,

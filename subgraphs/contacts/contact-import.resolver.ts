@@ -19,18 +19,23 @@ class ImportContactsArgs {
 @Resolver()
 export class ContactImportResolver {
   @Mutation(() => ImportResult, {
+    nullable: true,
     description: 'Imports contacts from a stored CSV file; e-mail matches update instead of duplicating',
   })
   importContacts(@Args(() => ImportContactsArgs) args: ImportContactsArgs, @Ctx() ctx: ContactsContext) {
     return ctx.imports.import(args.uploadId, args.mapping);
   }
 
-  @Mutation(() => ImportUploadSlot, { description: 'Step 1 of an import: reserves a staging key for the CSV file' })
+  @Mutation(() => ImportUploadSlot, {
+    nullable: true,
+    description: 'Step 1 of an import: reserves a staging key for the CSV file',
+  })
   reserveContactImport(@Ctx() ctx: ContactsContext) {
     return ctx.imports.reserve();
   }
 
   @Mutation(() => Boolean, {
+    nullable: true,
     description: 'Ends a reserved import that will not run, deleting what was stored of it; false when there is none',
   })
   cancelContactImport(

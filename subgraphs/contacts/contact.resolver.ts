@@ -48,6 +48,7 @@ export class ContactResolver {
   }
 
   @Query(() => ContactConnection, {
+    nullable: true,
     description: 'Live contacts, newest first, optionally matching a full-text search',
   })
   async contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactsContext) {
@@ -56,6 +57,7 @@ export class ContactResolver {
   }
 
   @Query(() => ContactScrollConnection, {
+    nullable: true,
     description: `Every live contact (or those matching search), newest first, in pages of up to ${SCROLL_MAX} with stable keyset cursors: for exports`,
   })
   async contactScroll(
@@ -80,13 +82,19 @@ export class ContactResolver {
     };
   }
 
-  @Query(() => ContactPage, { description: 'The same list as numbered pages, for clients that page by number' })
+  @Query(() => ContactPage, {
+    nullable: true,
+    description: 'The same list as numbered pages, for clients that page by number',
+  })
   async contactPage(@Args(() => ContactPageArgs) args: ContactPageArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.contacts.list(window, args.search), window);
   }
 
-  @Mutation(() => Contact, { description: 'Creates a contact (a first name or an e-mail address is required)' })
+  @Mutation(() => Contact, {
+    nullable: true,
+    description: 'Creates a contact (a first name or an e-mail address is required)',
+  })
   createContact(
     @Arg('input', () => ContactInput, { description: 'Fields of the new contact' }) input: ContactInput,
     @Ctx() ctx: ContactsContext,
@@ -94,7 +102,7 @@ export class ContactResolver {
     return ctx.contacts.create(input);
   }
 
-  @Mutation(() => Contact, { description: 'Changes fields of a live contact' })
+  @Mutation(() => Contact, { nullable: true, description: 'Changes fields of a live contact' })
   updateContact(
     @Arg('id', () => ID, { description: 'The contact to change' }) id: string,
     @Arg('input', () => ContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
@@ -104,7 +112,10 @@ export class ContactResolver {
     return ctx.contacts.update(id, input);
   }
 
-  @Mutation(() => Contact, { description: 'Soft delete: the record stays with deleted set, and leaves every list' })
+  @Mutation(() => Contact, {
+    nullable: true,
+    description: 'Soft delete: the record stays with deleted set, and leaves every list',
+  })
   deleteContact(
     @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
     @Ctx() ctx: ContactsContext,

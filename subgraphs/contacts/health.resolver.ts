@@ -5,6 +5,7 @@ import type { ContactsContext } from './contacts.context.js';
 @Resolver()
 export class HealthResolver {
   @Query(() => ServiceHealth, {
+    nullable: true,
     description:
       'The database of the contact management service (public: names and verdicts only), behind its /health and /readyz',
   })

@@ -18,7 +18,7 @@ export const NotePage = PageType(Note, 'Note');
 
 @Resolver(() => Note)
 export class NoteResolver {
-  @Query(() => NoteConnection, { description: 'Notes of a live contact, newest first' })
+  @Query(() => NoteConnection, { nullable: true, description: 'Notes of a live contact, newest first' })
   async notes(
     @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
@@ -28,7 +28,7 @@ export class NoteResolver {
     return toConnection(await ctx.notes.list(contactId, window), window);
   }
 
-  @Query(() => NotePage, { description: 'The same list as numbered pages' })
+  @Query(() => NotePage, { nullable: true, description: 'The same list as numbered pages' })
   async notePage(
     @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,
@@ -38,7 +38,7 @@ export class NoteResolver {
     return toPage(await ctx.notes.list(contactId, window), window);
   }
 
-  @Query(() => Note, { description: 'A note of the given contact; NOT_FOUND under any other contact' })
+  @Query(() => Note, { nullable: true, description: 'A note of the given contact; NOT_FOUND under any other contact' })
   note(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note' }) id: string,
@@ -47,7 +47,7 @@ export class NoteResolver {
     return ctx.notes.get(contactId, id);
   }
 
-  @Mutation(() => Note, { description: 'Writes a note on a live contact' })
+  @Mutation(() => Note, { nullable: true, description: 'Writes a note on a live contact' })
   createNote(
     @Arg('contactId', () => ID, { description: 'The contact the note is about' }) contactId: string,
     @Arg('input', () => NoteInput, { description: 'Text of the note' }) input: NoteInput,
@@ -56,7 +56,7 @@ export class NoteResolver {
     return ctx.notes.create(contactId, input);
   }
 
-  @Mutation(() => Note, { description: 'Changes the text of a note' })
+  @Mutation(() => Note, { nullable: true, description: 'Changes the text of a note' })
   updateNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to change' }) id: string,
@@ -66,7 +66,7 @@ export class NoteResolver {
     return ctx.notes.update(contactId, id, input);
   }
 
-  @Mutation(() => Note, { description: 'Removes the note permanently; answers it as it was' })
+  @Mutation(() => Note, { nullable: true, description: 'Removes the note permanently; answers it as it was' })
   deleteNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to remove' }) id: string,

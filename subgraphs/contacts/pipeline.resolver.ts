@@ -21,13 +21,13 @@ export const StageMovePage = PageType(StageMove, 'StageMove');
 
 @Resolver(() => Pipeline)
 export class PipelineResolver {
-  @Query(() => PipelineConnection, { description: 'Sales pipelines, the default first' })
+  @Query(() => PipelineConnection, { nullable: true, description: 'Sales pipelines, the default first' })
   async pipelines(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.pipelines.list(window), window);
   }
 
-  @Query(() => PipelinePage, { description: 'The same list as numbered pages' })
+  @Query(() => PipelinePage, { nullable: true, description: 'The same list as numbered pages' })
   async pipelinePage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.pipelines.list(window), window);
@@ -38,7 +38,7 @@ export class PipelineResolver {
     return ctx.pipelines.find(id);
   }
 
-  @Mutation(() => Pipeline, { description: 'Creates a sales pipeline with its stages' })
+  @Mutation(() => Pipeline, { nullable: true, description: 'Creates a sales pipeline with its stages' })
   createPipeline(
     @Arg('input', () => PipelineInput, { description: 'Name and stage names of the pipeline' }) input: PipelineInput,
     @Ctx() ctx: ContactsContext,
@@ -47,6 +47,7 @@ export class PipelineResolver {
   }
 
   @Mutation(() => StagePlacement, {
+    nullable: true,
     description: 'Moves a contact to a stage and records the move in its history, in one transaction',
   })
   moveContact(
@@ -57,7 +58,7 @@ export class PipelineResolver {
     return ctx.pipelines.move(contactId, input);
   }
 
-  @Query(() => StageMoveConnection, { description: 'Stage moves of a live contact, oldest first' })
+  @Query(() => StageMoveConnection, { nullable: true, description: 'Stage moves of a live contact, oldest first' })
   async stageMoves(
     @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
@@ -67,7 +68,7 @@ export class PipelineResolver {
     return toConnection(await ctx.pipelines.history(contactId, window), window);
   }
 
-  @Query(() => StageMovePage, { description: 'The same history as numbered pages' })
+  @Query(() => StageMovePage, { nullable: true, description: 'The same history as numbered pages' })
   async stageMovePage(
     @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,

@@ -12,6 +12,7 @@ export class SurveyAssetResolver {
   }
 
   @Mutation(() => SurveyAssetUpload, {
+    nullable: true,
     description: 'Step one of an upload: records the asset and answers where to PUT its bytes',
   })
   presignSurveyAsset(
@@ -24,6 +25,7 @@ export class SurveyAssetResolver {
   }
 
   @Mutation(() => SurveyAsset, {
+    nullable: true,
     description: 'Step two: checks the uploaded bytes (size, type, checksum) and attaches the asset',
   })
   commitSurveyAsset(

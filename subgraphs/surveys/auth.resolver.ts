@@ -13,6 +13,7 @@ import type { SurveysContext } from './surveys.context.js';
 @Resolver()
 export class SurveyAuthResolver {
   @Mutation(() => MagicLinkRequested, {
+    nullable: true,
     description: 'Mails a sign-in link when the address may sign in; the answer never tells',
   })
   requestMagicLink(
@@ -24,6 +25,7 @@ export class SurveyAuthResolver {
   }
 
   @Mutation(() => SurveySignIn, {
+    nullable: true,
     description: 'Spends a sign-in link token and opens a session; through the gateway it also sets the session cookie',
   })
   async verifyMagicLink(
@@ -36,6 +38,7 @@ export class SurveyAuthResolver {
   }
 
   @Query(() => SurveySession, {
+    nullable: true,
     description: 'Who is signed in and until when: the magic-link session, else the identity token naming the surveyor',
   })
   surveySession(@Ctx() ctx: SurveysContext): SurveySession {
@@ -44,6 +47,7 @@ export class SurveyAuthResolver {
   }
 
   @Mutation(() => Boolean, {
+    nullable: true,
     description: 'Ends the current magic-link session; through the gateway it also clears the session cookie',
   })
   async endSurveySession(@Ctx() ctx: SurveysContext): Promise<boolean> {

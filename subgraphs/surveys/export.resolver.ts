@@ -4,12 +4,13 @@ import type { SurveysContext } from './surveys.context.js';
 
 @Resolver()
 export class SurveyExportResolver {
-  @Query(() => [String], { description: 'Formats a survey can be exported in' })
+  @Query(() => [String], { nullable: true, description: 'Formats a survey can be exported in' })
   surveyExportFormats(): string[] {
     return [...EXPORT_FORMATS];
   }
 
   @Query(() => SurveyExport, {
+    nullable: true,
     description: 'A survey as a document: html (printable), markdown, or whatsapp (a chat message)',
   })
   surveyExport(

@@ -5,6 +5,7 @@ import type { SurveysContext } from './surveys.context.js';
 @Resolver()
 export class HealthResolver {
   @Query(() => ServiceHealth, {
+    nullable: true,
     description:
       'The database of the venue survey service (public: names and verdicts only), behind its /health and /readyz',
   })

@@ -27,6 +27,7 @@ export class SurveyResolver {
   }
 
   @Query(() => SurveyConnection, {
+    nullable: true,
     description: 'Surveys the signed-in surveyor may see (all, for admins), newest first',
   })
   async surveys(@Args(() => SurveyConnectionArgs) args: SurveyConnectionArgs, @Ctx() ctx: SurveysContext) {
@@ -34,13 +35,14 @@ export class SurveyResolver {
     return toConnection(await ctx.surveys.list(window, args.status), window);
   }
 
-  @Query(() => SurveyPage, { description: 'The same list as numbered pages' })
+  @Query(() => SurveyPage, { nullable: true, description: 'The same list as numbered pages' })
   async surveyPage(@Args(() => SurveyPageArgs) args: SurveyPageArgs, @Ctx() ctx: SurveysContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.surveys.list(window, args.status), window);
   }
 
   @Mutation(() => Survey, {
+    nullable: true,
     description: 'Starts a draft survey owned by the signed-in surveyor; venueName is required',
   })
   createSurvey(
@@ -50,7 +52,7 @@ export class SurveyResolver {
     return ctx.surveys.create(input);
   }
 
-  @Mutation(() => Survey, { description: 'Changes a draft; a submitted survey is a CONFLICT' })
+  @Mutation(() => Survey, { nullable: true, description: 'Changes a draft; a submitted survey is a CONFLICT' })
   updateSurvey(
     @Arg('id', () => ID, { description: 'The draft to change' }) id: string,
     @Arg('input', () => SurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' })
@@ -61,6 +63,7 @@ export class SurveyResolver {
   }
 
   @Mutation(() => Survey, {
+    nullable: true,
     description: 'Submits a draft once its required fields are filled; it cannot change afterwards',
   })
   submitSurvey(@Arg('id', () => ID, { description: 'The draft to submit' }) id: string, @Ctx() ctx: SurveysContext) {

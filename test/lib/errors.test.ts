@@ -75,4 +75,18 @@ describe('error model', () => {
     expect(formatted.message).not.toMatch(/contact|select/);
     expect(logged).toEqual([internal]);
   });
+
+  it('keeps the name of the subgraph that failed when it masks its error', () => {
+    const failed = new GraphQLError('connection terminated', { extensions: { serviceName: 'surveys' } });
+    const formatted = formatGraphQLError(
+      { message: failed.message, path: ['contacts', 'nodes', 0, 'surveys'], extensions: { serviceName: 'surveys' } },
+      failed,
+      () => {},
+    );
+    expect(formatted).toEqual({
+      message: expect.not.stringContaining('connection') as unknown as string,
+      path: ['contacts', 'nodes', 0, 'surveys'],
+      extensions: { code: 'INTERNAL_SERVER_ERROR', serviceName: 'surveys' },
+    });
+  });
 });

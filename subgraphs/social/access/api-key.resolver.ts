@@ -5,12 +5,13 @@ import type { AccessContext } from './access.context.js';
 
 @Resolver(() => ApiKey)
 export class ApiKeyResolver {
-  @Query(() => [ApiKey], { description: 'Your API keys (never the keys themselves)' })
+  @Query(() => [ApiKey], { nullable: true, description: 'Your API keys (never the keys themselves)' })
   apiKeys(@Ctx() ctx: AccessContext) {
     return ctx.apiKeys.list();
   }
 
   @Mutation(() => CreatedApiKey, {
+    nullable: true,
     description: 'Makes an API key (bearer token only); the key is in the answer this once',
   })
   createApiKey(
@@ -21,7 +22,7 @@ export class ApiKeyResolver {
     return ctx.apiKeys.create(input);
   }
 
-  @Mutation(() => ApiKey, { description: 'Revokes an API key at once (bearer token only)' })
+  @Mutation(() => ApiKey, { nullable: true, description: 'Revokes an API key at once (bearer token only)' })
   revokeApiKey(
     @Arg('id', () => ID, { description: 'The key to revoke (its id, not the key)' }) id: string,
     @Ctx() ctx: AccessContext,

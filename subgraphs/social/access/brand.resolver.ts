@@ -18,19 +18,22 @@ export const BrandPage = PageType(Brand, 'Brand');
 
 @Resolver(() => Brand)
 export class BrandResolver {
-  @Query(() => BrandConnection, { description: 'Your brands (an API key: the brands it reaches), oldest first' })
+  @Query(() => BrandConnection, {
+    nullable: true,
+    description: 'Your brands (an API key: the brands it reaches), oldest first',
+  })
   async brands(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: AccessContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.brands.list(window), window);
   }
 
-  @Query(() => BrandPage, { description: 'The same list as numbered pages' })
+  @Query(() => BrandPage, { nullable: true, description: 'The same list as numbered pages' })
   async brandPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AccessContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.brands.list(window), window);
   }
 
-  @Mutation(() => Brand, { description: 'Creates a brand owned by the caller' })
+  @Mutation(() => Brand, { nullable: true, description: 'Creates a brand owned by the caller' })
   createBrand(
     @Arg('input', () => BrandInput, { description: 'Name and time zone of the brand' }) input: BrandInput,
     @Ctx() ctx: AccessContext,
@@ -50,7 +53,10 @@ export class BrandResolver {
     return brand ? ctx.brands.settingsOf(brand) : null;
   }
 
-  @Mutation(() => BrandSettings, { description: 'Changes the time zone or default posting times of a brand' })
+  @Mutation(() => BrandSettings, {
+    nullable: true,
+    description: 'Changes the time zone or default posting times of a brand',
+  })
   updateBrandSettings(
     @Arg('brandId', () => ID, { description: 'The brand to change' }) brandId: string,
     @Arg('input', () => BrandSettingsInput, { description: 'Settings to change; omitted ones stay' })

@@ -14,7 +14,10 @@ export class Viewer {
 
 @Resolver()
 export class ViewerResolver {
-  @Query(() => Viewer, { description: 'Who the credential of this request acts for, and with which scopes' })
+  @Query(() => Viewer, {
+    nullable: true,
+    description: 'Who the credential of this request acts for, and with which scopes',
+  })
   viewer(@Ctx() ctx: AuthContext): Viewer {
     const principal = ctx.principal!;
     return {

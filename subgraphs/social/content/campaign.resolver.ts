@@ -15,7 +15,7 @@ class CampaignConnectionArgs extends ConnectionArgs {
 
 @Resolver(() => Campaign)
 export class CampaignResolver {
-  @Query(() => CampaignConnection, { description: 'Your campaigns, newest first' })
+  @Query(() => CampaignConnection, { nullable: true, description: 'Your campaigns, newest first' })
   async campaigns(@Args(() => CampaignConnectionArgs) args: CampaignConnectionArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.campaigns.list(window, args.brandId), window);
@@ -26,7 +26,7 @@ export class CampaignResolver {
     return ctx.campaigns.find(id);
   }
 
-  @Mutation(() => Campaign, { description: 'Creates a campaign for one of your brands' })
+  @Mutation(() => Campaign, { nullable: true, description: 'Creates a campaign for one of your brands' })
   createCampaign(
     @Arg('input', () => CampaignInput, { description: 'Brand, name and description of the campaign' })
     input: CampaignInput,
@@ -35,7 +35,7 @@ export class CampaignResolver {
     return ctx.campaigns.create(input);
   }
 
-  @Mutation(() => Campaign, { description: 'Changes the name or description of a campaign' })
+  @Mutation(() => Campaign, { nullable: true, description: 'Changes the name or description of a campaign' })
   updateCampaign(
     @Arg('id', () => ID, { description: 'The campaign to change' }) id: string,
     @Arg('input', () => CampaignInput, { description: 'Fields to change; omitted ones stay' }) input: CampaignInput,
@@ -44,7 +44,7 @@ export class CampaignResolver {
     return ctx.campaigns.update(id, input);
   }
 
-  @Mutation(() => ID, { description: 'Deletes a campaign; its posts stay, outside any campaign' })
+  @Mutation(() => ID, { nullable: true, description: 'Deletes a campaign; its posts stay, outside any campaign' })
   async deleteCampaign(
     @Arg('id', () => ID, { description: 'The campaign to delete' }) id: string,
     @Ctx() ctx: ContentContext,
@@ -53,7 +53,10 @@ export class CampaignResolver {
     return id;
   }
 
-  @Mutation(() => Post, { description: 'Puts a post into a campaign of its brand, or takes it out (campaignId null)' })
+  @Mutation(() => Post, {
+    nullable: true,
+    description: 'Puts a post into a campaign of its brand, or takes it out (campaignId null)',
+  })
   setPostCampaign(
     @Arg('postId', () => ID, { description: 'The post to move' }) postId: string,
     @Arg('campaignId', () => ID, {
@@ -66,7 +69,10 @@ export class CampaignResolver {
     return ctx.campaigns.setPostCampaign(postId, campaignId ?? null);
   }
 
-  @FieldResolver(() => [Post], { description: 'Posts of the campaign, newest first' })
+  @FieldResolver(() => [Post], {
+    nullable: true,
+    description: 'Posts of the campaign, newest first; null, with an error, without the posts.read scope',
+  })
   posts(@Root() campaign: Campaign, @Ctx() ctx: ContentContext) {
     return ctx.postsByCampaign.load(campaign.id);
   }

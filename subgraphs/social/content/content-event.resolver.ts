@@ -7,7 +7,7 @@ import type { ContentContext } from './content.context.js';
 /** The audit log of content operations. */
 @Resolver(() => ContentEvent)
 export class ContentEventResolver {
-  @Query(() => ContentEventConnection, { description: 'The audit log, newest first' })
+  @Query(() => ContentEventConnection, { nullable: true, description: 'The audit log, newest first' })
   async contentEvents(@Args(() => EventArgs) args: EventArgs, @Ctx() ctx: ContentContext) {
     const slice = await ctx.events.list({ contentId: args.contentId, type: args.type }, args.first, args.after);
     const edges = slice.items.map((node) => ({ cursor: cursorOfEvent(node), node }));

@@ -14,6 +14,7 @@ class SuggestionArgs extends ConnectionArgs {
 @Resolver()
 export class ContentOpsResolver {
   @Query(() => PostConnection, {
+    nullable: true,
     description: 'Queued, publishing and failed items (or the statuses asked for), in due order',
   })
   async contentQueue(@Args(() => QueueConnectionArgs) args: QueueConnectionArgs, @Ctx() ctx: ContentContext) {
@@ -21,13 +22,16 @@ export class ContentOpsResolver {
     return toConnection(await ctx.posts.queue(window, { brandId: args.brandId, statuses: args.statuses }), window);
   }
 
-  @Query(() => QueuePage, { description: 'The content queue as numbered pages' })
+  @Query(() => QueuePage, { nullable: true, description: 'The content queue as numbered pages' })
   async contentQueuePage(@Args(() => QueuePageArgs) args: QueuePageArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.posts.queue(window, { brandId: args.brandId, statuses: args.statuses }), window);
   }
 
-  @Query(() => SuggestionConnection, { description: 'Suggestion drafts waiting for approval, newest first' })
+  @Query(() => SuggestionConnection, {
+    nullable: true,
+    description: 'Suggestion drafts waiting for approval, newest first',
+  })
   async suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfConnection(args);
     return toConnection(
@@ -41,7 +45,7 @@ export class ContentOpsResolver {
     return ctx.posts.find(id);
   }
 
-  @Mutation(() => Post, { description: 'Edits a draft or suggestion draft' })
+  @Mutation(() => Post, { nullable: true, description: 'Edits a draft or suggestion draft' })
   editContentItem(
     @Arg('id', () => ID, { description: 'The draft or suggestion draft to edit' }) id: string,
     @Arg('input', () => ContentEditInput, { description: 'Fields to change; omitted ones stay' })
@@ -51,7 +55,10 @@ export class ContentOpsResolver {
     return ctx.posts.edit(id, input);
   }
 
-  @Mutation(() => Post, { description: 'Approves a suggestion draft: queued when it has a time, else a draft' })
+  @Mutation(() => Post, {
+    nullable: true,
+    description: 'Approves a suggestion draft: queued when it has a time, else a draft',
+  })
   approveContentItem(
     @Arg('id', () => ID, { description: 'The suggestion draft to approve' }) id: string,
     @Ctx() ctx: ContentContext,
@@ -59,7 +66,7 @@ export class ContentOpsResolver {
     return ctx.posts.approve(id);
   }
 
-  @Mutation(() => Post, { description: 'Rejects a suggestion draft' })
+  @Mutation(() => Post, { nullable: true, description: 'Rejects a suggestion draft' })
   rejectContentItem(
     @Arg('id', () => ID, { description: 'The suggestion draft to reject' }) id: string,
     @Ctx() ctx: ContentContext,
@@ -67,7 +74,7 @@ export class ContentOpsResolver {
     return ctx.posts.reject(id);
   }
 
-  @Mutation(() => Post, { description: 'Moves a queued or failed item to a new future time' })
+  @Mutation(() => Post, { nullable: true, description: 'Moves a queued or failed item to a new future time' })
   rescheduleContentItem(
     @Arg('id', () => ID, { description: 'The queued or failed item to move' }) id: string,
     @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' })
@@ -77,7 +84,7 @@ export class ContentOpsResolver {
     return ctx.posts.reschedule(id, scheduledAt);
   }
 
-  @Mutation(() => Post, { description: 'Queues a failed item again, due now' })
+  @Mutation(() => Post, { nullable: true, description: 'Queues a failed item again, due now' })
   retryContentItem(
     @Arg('id', () => ID, { description: 'The failed item to queue again' }) id: string,
     @Arg('force', () => Boolean, {

@@ -14,7 +14,7 @@ export class PostResolver {
     return ctx.posts.find(id);
   }
 
-  @Query(() => PostConnection, { description: 'Your posts, newest first' })
+  @Query(() => PostConnection, { nullable: true, description: 'Your posts, newest first' })
   async posts(@Args(() => PostConnectionArgs) args: PostConnectionArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfConnection(args);
     return toConnection(
@@ -23,7 +23,7 @@ export class PostResolver {
     );
   }
 
-  @Query(() => PostPage, { description: 'The same list as numbered pages' })
+  @Query(() => PostPage, { nullable: true, description: 'The same list as numbered pages' })
   async postPage(@Args(() => PostPageArgs) args: PostPageArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfPage(args);
     return toPage(
@@ -32,7 +32,10 @@ export class PostResolver {
     );
   }
 
-  @Mutation(() => Post, { description: 'Creates a post: a draft, a suggestion, or queued when it has scheduledAt' })
+  @Mutation(() => Post, {
+    nullable: true,
+    description: 'Creates a post: a draft, a suggestion, or queued when it has scheduledAt',
+  })
   createPost(
     @Arg('input', () => PostInput, { description: 'Fields of the new post' }) input: PostInput,
     @Ctx() ctx: ContentContext,
@@ -40,7 +43,7 @@ export class PostResolver {
     return ctx.posts.create(input);
   }
 
-  @Mutation(() => Post, { description: 'Changes a post that has not gone out yet' })
+  @Mutation(() => Post, { nullable: true, description: 'Changes a post that has not gone out yet' })
   updatePost(
     @Arg('id', () => ID, { description: 'The post to change' }) id: string,
     @Arg('input', () => PostInput, { description: 'Fields to change; omitted ones stay' }) input: PostInput,
@@ -49,7 +52,7 @@ export class PostResolver {
     return ctx.posts.update(id, input);
   }
 
-  @Mutation(() => ID, { description: 'Deletes the post and answers its id; its audit events stay' })
+  @Mutation(() => ID, { nullable: true, description: 'Deletes the post and answers its id; its audit events stay' })
   async deletePost(@Arg('id', () => ID, { description: 'The post to delete' }) id: string, @Ctx() ctx: ContentContext) {
     await ctx.posts.delete(id);
     return id;

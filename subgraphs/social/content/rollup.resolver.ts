@@ -14,7 +14,7 @@ class DailyArgs {
 
 @Resolver()
 export class RollupResolver {
-  @Query(() => DailyRollups, { description: 'Per-day counts by status and platform; deterministic' })
+  @Query(() => DailyRollups, { nullable: true, description: 'Per-day counts by status and platform; deterministic' })
   contentDaily(@Args(() => DailyArgs) args: DailyArgs, @Ctx() ctx: ContentContext) {
     return ctx.rollups.daily(args);
   }

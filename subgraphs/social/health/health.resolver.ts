@@ -5,6 +5,7 @@ import { runHealthChecks, SocialHealth } from './health-checks.js';
 @Resolver()
 export class HealthResolver {
   @Query(() => SocialHealth, {
+    nullable: true,
     description: 'Database, storage and job queue of the social service (public: names and verdicts only)',
   })
   socialHealth(@Ctx() ctx: HealthContext) {

@@ -23,17 +23,21 @@ export class IntegrationConnectOutcome {
 
 @Resolver(() => Integration)
 export class IntegrationResolver {
-  @Query(() => [Integration], { description: "The calling user's connected platforms (never their tokens)" })
+  @Query(() => [Integration], {
+    nullable: true,
+    description: "The calling user's connected platforms (never their tokens)",
+  })
   integrations(@Ctx() ctx: IntegrationsContext) {
     return ctx.integrations.list();
   }
 
-  @Query(() => [String], { description: 'Platforms this service is configured to connect' })
+  @Query(() => [String], { nullable: true, description: 'Platforms this service is configured to connect' })
   integrationPlatforms(@Ctx() ctx: IntegrationsContext) {
     return ctx.integrations.available();
   }
 
   @Mutation(() => IntegrationConnectStart, {
+    nullable: true,
     description: 'Starts the OAuth authorization-code flow (PKCE) for a platform',
   })
   startIntegrationConnect(
@@ -52,6 +56,7 @@ export class IntegrationResolver {
   }
 
   @Mutation(() => IntegrationConnectOutcome, {
+    nullable: true,
     description:
       "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect and to that user's browser.",
   })

@@ -19,13 +19,16 @@ export const MediaFilePage = PageType(MediaFile, 'MediaFile');
 
 @Resolver(() => MediaFile)
 export class MediaResolver {
-  @Query(() => MediaFileConnection, { description: "The caller's media files whose bytes have arrived, newest first" })
+  @Query(() => MediaFileConnection, {
+    nullable: true,
+    description: "The caller's media files whose bytes have arrived, newest first",
+  })
   async media(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: MediaContext) {
     const window = windowOfConnection(args);
     return toConnection(await ctx.media.list(window), window);
   }
 
-  @Query(() => MediaFilePage, { description: 'The same list as numbered pages' })
+  @Query(() => MediaFilePage, { nullable: true, description: 'The same list as numbered pages' })
   async mediaPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: MediaContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.media.list(window), window);
@@ -36,7 +39,10 @@ export class MediaResolver {
     return ctx.media.find(id);
   }
 
-  @Mutation(() => MediaUploadGrant, { description: 'Declares a file and answers a signed upload URL for its bytes' })
+  @Mutation(() => MediaUploadGrant, {
+    nullable: true,
+    description: 'Declares a file and answers a signed upload URL for its bytes',
+  })
   requestMediaUpload(
     @Arg('input', () => MediaUploadInput, { description: 'Name, type and exact size of the file' })
     input: MediaUploadInput,
@@ -46,6 +52,7 @@ export class MediaResolver {
   }
 
   @Mutation(() => MediaFile, {
+    nullable: true,
     description: 'Generates an image with the configured AI provider and keeps it as a media file',
   })
   generateImage(

@@ -9,6 +9,7 @@ const COMMENT_DESCRIPTION = 'A note of the reviewer, kept in the audit event';
 @Resolver(() => ReviewLink)
 export class ReviewLinkResolver {
   @Mutation(() => CreatedReviewLink, {
+    nullable: true,
     description: 'Makes a link that lets a client without an account approve or reject one suggested post',
   })
   createReviewLink(
@@ -20,7 +21,7 @@ export class ReviewLinkResolver {
     return ctx.reviewLinks.create(postId, expiresInHours);
   }
 
-  @Mutation(() => ReviewLink, { description: 'Ends a review link at once' })
+  @Mutation(() => ReviewLink, { nullable: true, description: 'Ends a review link at once' })
   revokeReviewLink(
     @Arg('id', () => ID, { description: 'The link to revoke (its id, not its token)' }) id: string,
     @Ctx() ctx: ReviewContext,
@@ -29,6 +30,7 @@ export class ReviewLinkResolver {
   }
 
   @Query(() => ReviewedPost, {
+    nullable: true,
     description: 'The post a review link shows (no account needed: the token is the credential)',
   })
   reviewByToken(
@@ -38,7 +40,10 @@ export class ReviewLinkResolver {
     return ctx.reviewLinks.show(token);
   }
 
-  @Mutation(() => ReviewedPost, { description: "Approves the link's post, as its owner's approve does" })
+  @Mutation(() => ReviewedPost, {
+    nullable: true,
+    description: "Approves the link's post, as its owner's approve does",
+  })
   approveByReviewLink(
     @Arg('token', () => String, { description: TOKEN_DESCRIPTION }) token: string,
     @Arg('comment', () => String, { nullable: true, description: COMMENT_DESCRIPTION })
@@ -48,7 +53,7 @@ export class ReviewLinkResolver {
     return ctx.reviewLinks.decide(token, 'approve', comment);
   }
 
-  @Mutation(() => ReviewedPost, { description: "Rejects the link's post, as its owner's reject does" })
+  @Mutation(() => ReviewedPost, { nullable: true, description: "Rejects the link's post, as its owner's reject does" })
   rejectByReviewLink(
     @Arg('token', () => String, { description: TOKEN_DESCRIPTION }) token: string,
     @Arg('comment', () => String, { nullable: true, description: COMMENT_DESCRIPTION })

@@ -12,12 +12,13 @@ import type { WebhooksContext } from './webhooks.context.js';
 
 @Resolver(() => Webhook)
 export class WebhookResolver {
-  @Query(() => [Webhook], { description: 'Your webhooks, newest first (never their secrets)' })
+  @Query(() => [Webhook], { nullable: true, description: 'Your webhooks, newest first (never their secrets)' })
   webhooks(@Ctx() ctx: WebhooksContext) {
     return ctx.webhooks.list();
   }
 
   @Query(() => WebhookDeliveryConnection, {
+    nullable: true,
     description: 'Delivery attempts of one webhook, newest first: event, status code or error, duration',
   })
   async webhookDeliveries(@Args(() => WebhookDeliveriesArgs) args: WebhookDeliveriesArgs, @Ctx() ctx: WebhooksContext) {
@@ -25,7 +26,10 @@ export class WebhookResolver {
     return toConnection(await ctx.webhooks.deliveries(args.webhookId, window), window);
   }
 
-  @Mutation(() => CreatedWebhook, { description: 'Makes a webhook; its signing secret is in the answer this once' })
+  @Mutation(() => CreatedWebhook, {
+    nullable: true,
+    description: 'Makes a webhook; its signing secret is in the answer this once',
+  })
   createWebhook(
     @Arg('input', () => CreateWebhookInput, { description: 'URL, event types, brands and a note' })
     input: CreateWebhookInput,
@@ -34,7 +38,7 @@ export class WebhookResolver {
     return ctx.webhooks.create(input);
   }
 
-  @Mutation(() => Webhook, { description: 'Changes a webhook (URL, events, brands, note, enabled)' })
+  @Mutation(() => Webhook, { nullable: true, description: 'Changes a webhook (URL, events, brands, note, enabled)' })
   updateWebhook(
     @Arg('id', () => ID, { description: 'The webhook to change' }) id: string,
     @Arg('input', () => UpdateWebhookInput, { description: 'The fields to change' }) input: UpdateWebhookInput,
@@ -43,7 +47,7 @@ export class WebhookResolver {
     return ctx.webhooks.update(id, input);
   }
 
-  @Mutation(() => Webhook, { description: 'Deletes a webhook with its pending events and attempts' })
+  @Mutation(() => Webhook, { nullable: true, description: 'Deletes a webhook with its pending events and attempts' })
   deleteWebhook(
     @Arg('id', () => ID, { description: 'The webhook to delete' }) id: string,
     @Ctx() ctx: WebhooksContext,
@@ -52,6 +56,7 @@ export class WebhookResolver {
   }
 
   @Mutation(() => WebhookMessage, {
+    nullable: true,
     description: 'Sends the event of a delivery attempt again, now, with the same webhook-id',
   })
   redeliverWebhookEvent(
