@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './data-dir-lock.js';
 import { createLogger, type Logger } from './logger.js';
-import { serveMetrics } from './metrics.js';
+import { serveMetrics } from './metrics-server.js';
 import { DRAIN_TIMEOUT_MS } from './shutdown.js';
 import { startTracing } from './tracing.js';
 

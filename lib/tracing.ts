@@ -13,7 +13,8 @@ import { suppressTracing } from '@opentelemetry/core';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { Config } from './config.js';
-import type { Logger } from './logger.js';
+// pino's own type: the logger module itself asks this one for trace ids.
+import type { Logger } from 'pino';
 import { routePatternOf } from './route-pattern.js';
 
 /**

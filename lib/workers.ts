@@ -3,7 +3,7 @@ import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { onParentGone, STOP_SIGNALS } from './main.js';
-import { serveMetrics } from './metrics.js';
+import { serveMetrics } from './metrics-server.js';
 
 /** Set in each worker's environment: its number, from 1. Worker 1 alone prints the URLs. */
 export const WORKER_NUMBER = 'PLATFORM_WORKER_NUMBER';

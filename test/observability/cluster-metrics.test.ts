@@ -16,7 +16,8 @@ const SCRIPT = (dist: string) => `
 import cluster from 'node:cluster';
 import { loadConfig } from '${pathToFileURL(path.join(dist, 'lib', 'config.js')).href}';
 import { createLogger } from '${pathToFileURL(path.join(dist, 'lib', 'logger.js')).href}';
-import { httpRequests, serveMetrics } from '${pathToFileURL(path.join(dist, 'lib', 'metrics.js')).href}';
+import { httpRequests } from '${pathToFileURL(path.join(dist, 'lib', 'metrics.js')).href}';
+import { serveMetrics } from '${pathToFileURL(path.join(dist, 'lib', 'metrics-server.js')).href}';
 
 const config = loadConfig({ METRICS_PORT: process.env.METRICS_PORT, HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
 const logger = createLogger(config);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../lib/logger.js';
-import { serveMetrics } from '../../lib/metrics.js';
+import { serveMetrics } from '../../lib/metrics-server.js';
 import type { RunningServer } from '../../lib/http.js';
 import { LogCollector } from '../support/logs.js';
 import { freePort } from '../../lib/ports.js';
