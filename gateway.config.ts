@@ -17,7 +17,7 @@ const production = env.NODE_ENV === 'production';
 const subgraphToken = env.SUBGRAPH_TOKEN?.trim();
 
 /**
- * The caller's credentials, passed to every subgraph untouched (lib/graphql-client.ts FORWARDED_HEADERS);
+ * The caller's credentials, passed to every subgraph untouched (lib/rest/graphql-client.ts FORWARDED_HEADERS);
  * each subgraph reads the one it uses. Hive Gateway forwards no header unless told to.
  */
 const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'];
@@ -45,7 +45,7 @@ const RANGES: Record<string, string[]> = {
 };
 
 /**
- * TRUST_PROXY read as Express reads it (lib/client-address.ts): a hop count, or addresses, CIDR ranges
+ * TRUST_PROXY read as Express reads it (lib/http/client-address.ts): a hop count, or addresses, CIDR ranges
  * and range names of the proxies whose `X-Forwarded-For` is believed. Unset: the socket is the client.
  */
 function trustedProxy(setting = env.TRUST_PROXY?.trim()): (address: string, hop: number) => boolean {
@@ -108,7 +108,7 @@ const corsOrigins = new Set(
 );
 
 /**
- * The Node gateway's protection against cross-site request forgery (lib/csrf.ts says why it suffices),
+ * The Node gateway's protection against cross-site request forgery (lib/http/csrf.ts says why it suffices),
  * in place of Yoga's `csrfPrevention`, which refuses urql's default GET queries: a request the browser
  * marks `Sec-Fetch-Site: cross-site` runs only from an origin of `CORS_ORIGINS`.
  */
@@ -139,7 +139,7 @@ export const gatewayConfig = defineConfig({
   propagateHeaders: {
     fromClientToSubgraphs: ({ request }) => ({
       ...Object.fromEntries(FORWARDED_HEADERS.map((name) => [name, request.headers.get(name)])),
-      // SUBGRAPH_TOKEN: subgraphs deployed apart answer only callers that send it (lib/subgraph-token.ts).
+      // SUBGRAPH_TOKEN: subgraphs deployed apart answer only callers that send it (lib/http/subgraph-token.ts).
       ...(subgraphToken ? { 'x-subgraph-token': subgraphToken } : {}),
     }),
   },

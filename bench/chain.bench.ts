@@ -23,7 +23,7 @@ import type autocannon from 'autocannon';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
-import { freePort } from '../lib/ports.js';
+import { freePort } from '../test/support/ports.js';
 import { ContactDocument, ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
 import {
   SERVE,

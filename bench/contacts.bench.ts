@@ -24,7 +24,7 @@ import { parse } from 'csv-parse';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
-import { createLogger } from '../lib/logger.js';
+import { createLogger } from '../lib/observability/logger.js';
 import { ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
 import { startGateway } from '../gateway/gateway.js';
 import { Identity } from '../lib/identity.js';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../lib/config.js';
-import { createLogger } from '../lib/logger.js';
+import { createLogger } from '../lib/observability/logger.js';
 import { startPlatform } from '../scripts/platform.js';
 import { BENCH_PRODUCTION_DECISIONS } from './support.js';
 import { serveFloor } from './floor.js';

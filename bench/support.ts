@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../lib/paths.js';
-import { freePorts } from '../lib/ports.js';
+import { freePorts } from '../test/support/ports.js';
 
 /** bench/serve.ts, compiled: the child process that serves the platform or the floor. */
 export const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));

@@ -15,21 +15,26 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import { settleUrlParseWarning } from '../lib/url-parse-warning.js';
+import { settleUrlParseWarning } from '../lib/http/url-parse-warning.js';
 import { keepFederationOperations } from './operation-memo.js';
 import express from 'express';
 import { getOperationAST, GraphQLError, Kind, parse, type GraphQLFormattedError, type SelectionNode } from 'graphql';
-import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/client-address.js';
+import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/http/client-address.js';
 import type { Config } from '../lib/config.js';
-import { corsFor } from '../lib/cors.js';
-import { refuseCrossSiteRequests } from '../lib/csrf.js';
+import { corsFor } from '../lib/http/cors.js';
+import { refuseCrossSiteRequests } from '../lib/http/csrf.js';
 import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
-import { forwardHeadersOf, inProcessClient, type GatewayContext, type GraphQLClient } from '../lib/graphql-client.js';
-import { operationTelemetry } from '../lib/graphql-telemetry.js';
-import { addProbes, graphqlRequestErrorHandler, listen, type PartPort } from '../lib/http.js';
-import { compressAnswers } from '../lib/http-answers.js';
-import { checkJsonBody, refuseUnstorableGraphQLText } from '../lib/input.js';
-import type { LocalSubgraph } from '../lib/local-subgraph.js';
+import {
+  forwardHeadersOf,
+  inProcessClient,
+  type GatewayContext,
+  type GraphQLClient,
+} from '../lib/rest/graphql-client.js';
+import { operationTelemetry } from '../lib/observability/graphql-telemetry.js';
+import { addProbes, graphqlRequestErrorHandler, listen, type PartPort } from '../lib/http/http.js';
+import { compressAnswers } from '../lib/http/http-answers.js';
+import { checkJsonBody, refuseUnstorableGraphQLText } from '../lib/http/input.js';
+import type { LocalSubgraph } from '../lib/subgraph/local-subgraph.js';
 import {
   assignRequestId,
   httpLogger,
@@ -37,19 +42,19 @@ import {
   REQUEST_ID_HEADER,
   requestIdOf,
   type Logger,
-} from '../lib/logger.js';
-import { httpMetrics } from '../lib/metrics.js';
+} from '../lib/observability/logger.js';
+import { httpMetrics } from '../lib/observability/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
-import { queryLimits } from '../lib/query-limits.js';
+import { queryLimits } from '../lib/subgraph/query-limits.js';
 import {
   applySessionCookie,
   SESSION_COOKIE_EXTENSION,
   SESSION_COOKIE_SUBGRAPH,
   sessionCookieChangeSchema,
-} from '../lib/session-cookie.js';
-import { SUBGRAPH_TOKEN_HEADER } from '../lib/subgraph-token.js';
+} from '../lib/http/session-cookie.js';
+import { SUBGRAPH_TOKEN_HEADER } from '../lib/http/subgraph-token.js';
 import type { RunningPart } from '../lib/service.js';
-import { resumeTrace, traceHeaders, traceRequests } from '../lib/tracing.js';
+import { resumeTrace, traceHeaders, traceRequests } from '../lib/observability/tracing.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
 import { refuseUnsupportedOperations } from './unsupported-operations.js';
 

@@ -25,7 +25,7 @@ const commaList = z
       .filter(Boolean),
   );
 
-/** OTLP over HTTP only: the gRPC exporter is not installed (lib/tracing.ts). */
+/** OTLP over HTTP only: the gRPC exporter is not installed (lib/observability/tracing.ts). */
 const otlpProtocol = z
   .enum(['http/protobuf', 'http/json'], {
     message: 'must be http/protobuf or http/json (OTLP over gRPC is not supported)',
@@ -40,7 +40,7 @@ const EnvSchema = z.object({
   /** `GET /metrics` (Prometheus) of the whole process on this port; 0: not served. */
   METRICS_PORT: port(9464),
   /**
-   * OpenTelemetry's own variables, read by its SDK (lib/tracing.ts); named here so deployments are
+   * OpenTelemetry's own variables, read by its SDK (lib/observability/tracing.ts); named here so deployments are
    * checked against them. Tracing is on only when an OTLP endpoint is set.
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Identity } from './identity.js';
-import type { Logger } from './logger.js';
+// pino's own type: the foundation imports nothing from the rooms above it.
+import type { Logger } from 'pino';
 
 /** What every part of the platform is started with: no globals, everything passed in. */
 export interface Deps {

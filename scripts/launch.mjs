@@ -5,7 +5,7 @@
 // on any Node old enough to be refused.
 // package.json runs it with `exec`: npm runs a script under `sh -c` and sends SIGTERM and SIGINT to
 // that shell, which would die and leave this process running; with `exec` this process is the one npm
-// signals, and the one whose parent is npm (it stops when npm is gone, lib/main.ts).
+// signals, and the one whose parent is npm (it stops when npm is gone, lib/process/main.ts).
 //
 //   node scripts/launch.mjs scripts/token --sub user-1    builds if needed, then runs dist/scripts/token.js --sub user-1
 //   node scripts/launch.mjs --build                       builds now, whatever changed (npm run build)

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { openDatabase, type DatabaseOptions } from '../lib/database.js';
+import { openDatabase, type DatabaseOptions } from '../lib/data/database.js';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { runTask } from '../lib/main.js';
+import { runTask } from '../lib/process/main.js';
 import { contactsMigrations } from '../subgraphs/contacts/migrations/index.js';
 import { socialMigrations } from '../subgraphs/social/migrations/index.js';
 import { surveysMigrations } from '../subgraphs/surveys/migrations/index.js';

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { startGateway } from '../gateway/gateway.js';
 import type { Config } from '../lib/config.js';
-import { httpClient } from '../lib/graphql-client.js';
+import { httpClient } from '../lib/rest/graphql-client.js';
 import { Identity } from '../lib/identity.js';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { runMain } from '../lib/main.js';
+import { runMain } from '../lib/process/main.js';
 import type { Deps, RunningPart } from '../lib/service.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';

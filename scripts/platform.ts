@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import type { Config } from '../lib/config.js';
-import { httpClient } from '../lib/graphql-client.js';
+import { httpClient } from '../lib/rest/graphql-client.js';
 import { Identity } from '../lib/identity.js';
-import { openWaitingPort, type WaitingPort } from '../lib/http.js';
-import type { Logger } from '../lib/logger.js';
+import { openWaitingPort, type WaitingPort } from '../lib/http/http.js';
+import type { Logger } from '../lib/observability/logger.js';
 import type { RunningPart } from '../lib/service.js';
-import type { RunningSubgraph } from '../lib/subgraph.js';
+import type { RunningSubgraph } from '../lib/subgraph/subgraph.js';
 import { startGateway, type RunningGateway } from '../gateway/gateway.js';
 import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';

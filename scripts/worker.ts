@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { runMain } from '../lib/main.js';
+import { runMain } from '../lib/process/main.js';
 import { publisherWorkerRefusal, startPublisherWorker } from '../subgraphs/social/index.js';
 
 exitWithHelpIfAsked(`

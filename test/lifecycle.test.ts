@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { rest, startTestPlatform } from './support/platform.js';
-import { freePorts } from '../lib/ports.js';
+import { freePorts } from './support/ports.js';
 import { startPlatformProcess } from './support/process.js';
 
 const startProcess = startPlatformProcess;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadConfig } from '../lib/config.js';
-import { httpClient } from '../lib/graphql-client.js';
+import { httpClient } from '../lib/rest/graphql-client.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { contactsOpenApi } from '../rest-adapters/contacts/index.js';
 import { openApiDocuments, openApiText } from '../rest-adapters/openapi.js';

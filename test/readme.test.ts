@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { CHROMIUM_PATH, launchBrowser, runInGraphiQL } from './support/browser.js';
-import { freePorts } from '../lib/ports.js';
+import { freePorts } from './support/ports.js';
 
 /** A fenced code block of the README, with the heading it sits under. */
 interface Block {

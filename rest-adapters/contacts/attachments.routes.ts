@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { pipeline } from 'node:stream/promises';
-import { receiveUpload } from '../../lib/multipart-upload.js';
-import { pageQuery } from '../../lib/openapi.js';
-import { pageBody } from '../../lib/pagination.js';
-import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
+import { receiveUpload } from '../../lib/storage/multipart-upload.js';
+import { pageQuery } from '../../lib/rest/openapi.js';
+import { pageBody } from '../../lib/data/pagination.js';
+import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { contentDisposition, type ObjectStorage } from '../../lib/storage/storage.js';
 import { attachmentPage, attachmentSchema, deletedSchema, uploadSchema } from './contacts.bodies.js';
 import {
   AttachmentDownloadDocument,
@@ -20,7 +20,7 @@ const ALL_ON_ONE_PAGE = 100;
 
 /**
  * Attachment bytes never pass through GraphQL; the route runs the platform's upload protocol
- * (`lib/uploads.ts`): the subgraph checks the contact and reserves the upload (a staging key and the
+ * (`lib/storage/uploads.ts`): the subgraph checks the contact and reserves the upload (a staging key and the
  * size limit), the bytes stream from the request into that key, and the subgraph commits them
  * (checks, moves into place, records; refusing, and deleting them, when anything is wrong). A request
  * that fails after the reservation cancels it at once; the sweep covers a process that died.

@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
-import { receiveUpload } from '../../lib/multipart-upload.js';
-import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { receiveUpload } from '../../lib/storage/multipart-upload.js';
+import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { importFormSchema, importResultSchema } from './contacts.bodies.js';
-import { contentDisposition, type ObjectStorage } from '../../lib/storage.js';
+import { contentDisposition, type ObjectStorage } from '../../lib/storage/storage.js';
 import {
   CancelContactImportDocument,
   ContactScrollDocument,
@@ -35,7 +35,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const neutralizeFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
 /**
- * CSV in and out. Import, on the platform's upload protocol (`lib/uploads.ts`): the subgraph reserves
+ * CSV in and out. Import, on the platform's upload protocol (`lib/storage/uploads.ts`): the subgraph reserves
  * the upload (a staging key and IMPORT_MAX_BYTES), the file streams into that key, and one operation
  * commits and imports it (rules, validation and batches are the subgraph's); a request that fails
  * before cancels the reservation. Export: pages of a keyset walk through

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, inputOf, instantSchema, pageOf } from '../../lib/openapi.js';
+import { idSchema, inputOf, instantSchema, pageOf } from '../../lib/rest/openapi.js';
 
 /**
  * The bodies of the contact management REST contract (DESIGN.md "REST bodies"), once: the routes'

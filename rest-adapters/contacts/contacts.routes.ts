@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { pageQuery } from '../../lib/openapi.js';
-import { pageBody } from '../../lib/pagination.js';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageQuery } from '../../lib/rest/openapi.js';
+import { pageBody } from '../../lib/data/pagination.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { contactInputSchema, contactPage, contactSchema } from './contacts.bodies.js';
 import {
   ContactDocument,

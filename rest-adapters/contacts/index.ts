@@ -1,14 +1,14 @@
 import type { Config } from '../../lib/config.js';
-import { apiReferenceRoutes } from '../../lib/api-reference.js';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
-import type { PartPort } from '../../lib/http.js';
-import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
+import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
+import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
+import type { PartPort } from '../../lib/http/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/rest/openapi.js';
 import { ContactsHealthDocument, ContactsReadinessDocument } from './operations.generated.js';
-import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
-import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
-import { startRestService } from '../../lib/rest-service.js';
+import { healthRoutes, type HealthQuery } from '../../lib/rest/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest/rest.js';
+import { startRestService } from '../../lib/rest/rest-service.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
-import { createStorage, type ObjectStorage } from '../../lib/storage.js';
+import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
 import { contactCsvRoutes } from './contact-csv.routes.js';
 import { contactRoutes } from './contacts.routes.js';
@@ -53,7 +53,7 @@ function contactsApi(config: Config): ApiDescription {
 function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
   const run = operationRunner(client);
   const routes: RestRoute[] = [
-    // /health and /readyz of this service check its database: see lib/health-routes.ts.
+    // /health and /readyz of this service check its database: see lib/rest/health-routes.ts.
     ...serviceInfoRoutes('contact-management', () => routes),
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),

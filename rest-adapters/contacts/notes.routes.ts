@@ -1,6 +1,6 @@
-import { pageQuery } from '../../lib/openapi.js';
-import { pageBody } from '../../lib/pagination.js';
-import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { pageQuery } from '../../lib/rest/openapi.js';
+import { pageBody } from '../../lib/data/pagination.js';
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
 import {
   CreateNoteDocument,

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { RouteDoc } from '../../lib/openapi.js';
+import type { RouteDoc } from '../../lib/rest/openapi.js';
 import {
   jsonBody,
   numberParam,
@@ -8,8 +8,8 @@ import {
   type RestRoute,
   type RunOperation,
   type OperationDocument,
-} from '../../lib/rest.js';
-import { pageBody } from '../../lib/pagination.js';
+} from '../../lib/rest/rest.js';
+import { pageBody } from '../../lib/data/pagination.js';
 import { listParam } from './rest.helpers.js';
 import {
   contentEditSchema,

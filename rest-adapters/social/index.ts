@@ -1,13 +1,13 @@
 import express, { type Router } from 'express';
 import type { Config } from '../../lib/config.js';
-import { apiReferenceRoutes } from '../../lib/api-reference.js';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
-import type { PartPort } from '../../lib/http.js';
-import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
+import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
+import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
+import type { PartPort } from '../../lib/http/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/rest/openapi.js';
 import { SocialHealthDocument, SocialReadinessDocument } from './operations.generated.js';
-import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
-import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
-import { startRestService } from '../../lib/rest-service.js';
+import { healthRoutes, type HealthQuery } from '../../lib/rest/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest/rest.js';
+import { startRestService } from '../../lib/rest/rest-service.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
@@ -15,8 +15,8 @@ import { postRoutes } from './posts.routes.js';
 import { aiRoutes } from './ai.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { mediaRoutes } from './media.routes.js';
-import { createStorage, storageRouter } from '../../lib/storage.js';
-import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
+import { createStorage, storageRouter } from '../../lib/storage/storage.js';
+import { RateLimits, type RateLimiter } from '../../lib/http/rate-limit.js';
 import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
 
 const HEALTH: HealthQuery = {
@@ -70,7 +70,7 @@ const SOCIAL_API: ApiDescription = {
 function socialRestRoutes(client: GraphQLClient, reviewPerClient: RateLimiter): RestRoute[] {
   const run = operationRunner(client);
   const routes: RestRoute[] = [
-    // /health and /readyz of this service check its parts: see lib/health-routes.ts.
+    // /health and /readyz of this service check its parts: see lib/rest/health-routes.ts.
     ...serviceInfoRoutes('social-publishing', () => routes),
     ...apiReferenceRoutes(SOCIAL_API, () => routes),
     ...healthRoutes(run, HEALTH, 'Comprehensive health check (database, job queue, storage)'),

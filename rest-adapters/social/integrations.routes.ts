@@ -1,8 +1,8 @@
 import type { CookieOptions, Request } from 'express';
 import { z } from 'zod';
-import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
+import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
-import { cookieOf } from '../../lib/session-cookie.js';
+import { cookieOf } from '../../lib/http/session-cookie.js';
 import { integrationsSchema } from './social.bodies.js';
 import {
   CompleteIntegrationConnectDocument,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { pageBody } from '../../lib/pagination.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { pageBody } from '../../lib/data/pagination.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
 import {
   CreatePostDocument,

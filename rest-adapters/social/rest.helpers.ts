@@ -1,4 +1,4 @@
-import { queryText } from '../../lib/rest.js';
+import { queryText } from '../../lib/rest/rest.js';
 
 /** A comma-separated query parameter as a list (`status=queued,failed`), or undefined when absent. */
 export function listParam(value: unknown): string[] | undefined {

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { RateLimiter } from '../../lib/rate-limit.js';
-import { jsonBody, type RestRoute, type RunOperation, type OperationDocument } from '../../lib/rest.js';
+import type { RateLimiter } from '../../lib/http/rate-limit.js';
+import { jsonBody, type RestRoute, type RunOperation, type OperationDocument } from '../../lib/rest/rest.js';
 import {
   ApproveByReviewLinkDocument,
   RejectByReviewLinkDocument,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '../../lib/openapi.js';
-import { MAX_PAGE_SIZE } from '../../lib/pagination.js';
+import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '../../lib/rest/openapi.js';
+import { MAX_PAGE_SIZE } from '../../lib/data/pagination.js';
 
 /**
  * The bodies of the social publishing REST contract (DESIGN.md "REST bodies"), once: the routes'

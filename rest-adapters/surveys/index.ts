@@ -1,15 +1,15 @@
-import { apiReferenceRoutes } from '../../lib/api-reference.js';
+import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
 import type { Config } from '../../lib/config.js';
-import type { GraphQLClient } from '../../lib/graphql-client.js';
-import type { PartPort } from '../../lib/http.js';
-import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/openapi.js';
+import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
+import type { PartPort } from '../../lib/http/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/rest/openapi.js';
 import { SurveysHealthDocument, SurveysReadinessDocument } from './operations.generated.js';
-import { healthRoutes, type HealthQuery } from '../../lib/health-routes.js';
-import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest.js';
-import { startRestService } from '../../lib/rest-service.js';
+import { healthRoutes, type HealthQuery } from '../../lib/rest/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest/rest.js';
+import { startRestService } from '../../lib/rest/rest-service.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
-import { SESSION_COOKIE } from '../../lib/session-cookie.js';
-import { createStorage, storageRouter } from '../../lib/storage.js';
+import { SESSION_COOKIE } from '../../lib/http/session-cookie.js';
+import { createStorage, storageRouter } from '../../lib/storage/storage.js';
 import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
 
@@ -56,7 +56,7 @@ const SURVEYS_API: ApiDescription = {
 function surveysRestRoutes(client: GraphQLClient, options: Parameters<typeof authRoutes>[1]): RestRoute[] {
   const run = operationRunner(client);
   const routes: RestRoute[] = [
-    // /health and /readyz of this service check its database: see lib/health-routes.ts.
+    // /health and /readyz of this service check its database: see lib/rest/health-routes.ts.
     ...serviceInfoRoutes('venue-survey', () => routes),
     ...apiReferenceRoutes(SURVEYS_API, () => routes),
     ...healthRoutes(run, HEALTH),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest.js';
-import { pageBody } from '../../lib/pagination.js';
-import { contentDisposition } from '../../lib/storage.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { pageBody } from '../../lib/data/pagination.js';
+import { contentDisposition } from '../../lib/storage/storage.js';
 import {
   assetSchema,
   commitInputSchema,

@@ -11,7 +11,7 @@ export enum AttachmentStatus {
 
 /**
  * A file of a contact. The bytes live in the storage layer under `storageKey`; only metadata is here.
- * A row is pending from the reservation of its upload until its commit (`lib/uploads.ts`).
+ * A row is pending from the reservation of its upload until its commit (`lib/storage/uploads.ts`).
  */
 @Entity({ tableName: 'attachment' })
 @ObjectType({

@@ -8,7 +8,7 @@ import {
   toPage,
   windowOfConnection,
   windowOfPage,
-} from '../../lib/pagination.js';
+} from '../../lib/data/pagination.js';
 import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactsContext } from './contacts.context.js';
 

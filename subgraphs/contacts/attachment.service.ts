@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/pagination.js';
+import type { Slice, Window } from '../../lib/data/pagination.js';
 import { signPayload, verifyPayload } from '../../lib/secrets.js';
-import type { ObjectStorage } from '../../lib/storage.js';
+import type { ObjectStorage } from '../../lib/storage/storage.js';
 import {
   checkDeclaration,
   commitUpload,
@@ -12,7 +12,7 @@ import {
   stagingKeyOf,
   sweepReservations,
   type UploadPolicy,
-} from '../../lib/uploads.js';
+} from '../../lib/storage/uploads.js';
 import { Attachment, AttachmentStatus, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactService } from './contact.service.js';
 
@@ -33,7 +33,7 @@ export interface AttachmentSettings {
 }
 
 /**
- * Attachments are written on the platform's upload protocol (`lib/uploads.ts`), as bytes never travel
+ * Attachments are written on the platform's upload protocol (`lib/storage/uploads.ts`), as bytes never travel
  * through GraphQL: a pending row is reserved for a live contact, the caller streams the bytes to its
  * staging key, and the commit checks them (within the limit, not empty, the type from the first bytes
  * when it is one that can be checked: any type is allowed) and moves them into place. A refused or

@@ -2,17 +2,17 @@ import { Transform } from 'node:stream';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { CsvError, parse } from 'csv-parse';
 import { validate } from 'class-validator';
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { ObjectStorage } from '../../lib/storage.js';
+import type { ObjectStorage } from '../../lib/storage/storage.js';
 import {
   commitUpload,
   dropUploadBytes,
   stagingKeyOf,
   sweepReservations,
   type UploadPolicy,
-} from '../../lib/uploads.js';
+} from '../../lib/storage/uploads.js';
 import { ImportUpload } from './contact-import.entity.js';
 import { ContactImportResult } from './contact-import.result.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
@@ -74,7 +74,7 @@ export interface ImportLimits {
 }
 
 /**
- * CSV import. The file comes on the platform's upload protocol (`lib/uploads.ts`; bytes never travel
+ * CSV import. The file comes on the platform's upload protocol (`lib/storage/uploads.ts`; bytes never travel
  * through GraphQL): `reserve` answers a staging key, the caller stores the bytes there, and `import`
  * commits them (within IMPORT_MAX_BYTES, text by their first bytes) and reads them twice as a stream:
  * once to check it is CSV at all (so a broken file writes nothing), once to validate each row and

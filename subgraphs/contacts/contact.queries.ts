@@ -1,4 +1,4 @@
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 
 /** Every column a contact is read with, by property name (never the search vector, the widest column). */
@@ -8,7 +8,7 @@ export const READ_FIELDS = ['id', ...EDITABLE_FIELDS, 'deleted', 'deletedAt', 'c
  * The SQL of the hot reads (a contact by id, a page of the list or of a search, their totals),
  * written once per schema. A query builder would build the same text again on every request, which
  * cost more CPU than PostgreSQL spent answering it; a fixed text also stays one prepared statement.
- * Placeholders are MikroORM's `?`, sent as bind parameters (lib/postgresql.ts).
+ * Placeholders are MikroORM's `?`, sent as bind parameters (lib/data/postgresql.ts).
  */
 export interface ContactQueries {
   /** One live contact; `?` the id. */

@@ -7,7 +7,7 @@ import {
   toPage,
   windowOfConnection,
   windowOfPage,
-} from '../../lib/pagination.js';
+} from '../../lib/data/pagination.js';
 import { Contact } from './contact.entity.js';
 import {
   ContactConnectionArgs,

@@ -1,9 +1,9 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { LRUCache } from 'lru-cache';
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { notACursor, timeOfCursor, type Slice, type Window } from '../../lib/pagination.js';
+import { notACursor, timeOfCursor, type Slice, type Window } from '../../lib/data/pagination.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 import { contactQueries, READ_FIELDS } from './contact.queries.js';
 import { SCROLL_MAX, type ContactInput } from './contact.input.js';

@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { optionalBearerPrincipal } from '../../lib/identity.js';
-import { batchLoader } from '../../lib/loaders.js';
-import type { AuthContext } from '../../lib/shield.js';
-import type { SubgraphRequest } from '../../lib/local-subgraph.js';
+import { batchLoader } from '../../lib/data/loaders.js';
+import type { AuthContext } from '../../lib/subgraph/shield.js';
+import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
 import { AttachmentService } from './attachment.service.js';
 import { ContactImportService } from './contact-import.service.js';
 import type { Contact } from './contact.entity.js';

@@ -1,9 +1,9 @@
-import type { Orm } from '../../lib/database.js';
+import type { Orm } from '../../lib/data/database.js';
 import type { Identity } from '../../lib/identity.js';
 import { deriveKey, masterKey } from '../../lib/secrets.js';
 import type { Deps } from '../../lib/service.js';
-import { createStorage, type ObjectStorage } from '../../lib/storage.js';
-import { startUploadSweeper } from '../../lib/uploads.js';
+import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
+import { startUploadSweeper } from '../../lib/storage/uploads.js';
 import { sweepAttachmentUploads, type AttachmentSettings } from './attachment.service.js';
 import { sweepImportUploads, type ImportLimits } from './contact-import.service.js';
 import { createSearchEstimates, type SearchEstimates } from './contact.service.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../../lib/config.js';
-import type { SubgraphDefinition } from '../../lib/subgraph.js';
+import type { SubgraphDefinition } from '../../lib/subgraph/subgraph.js';
 import { AttachmentResolver } from './attachment.resolver.js';
 import { ContactImportResolver } from './contact-import.resolver.js';
 import { ContactResolver } from './contact.resolver.js';

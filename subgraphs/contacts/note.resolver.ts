@@ -8,7 +8,7 @@ import {
   toPage,
   windowOfConnection,
   windowOfPage,
-} from '../../lib/pagination.js';
+} from '../../lib/data/pagination.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Note } from './note.entity.js';
 import { NoteInput } from './note.input.js';

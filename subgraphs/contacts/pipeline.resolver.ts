@@ -8,7 +8,7 @@ import {
   toPage,
   windowOfConnection,
   windowOfPage,
-} from '../../lib/pagination.js';
+} from '../../lib/data/pagination.js';
 import { ContactConnection } from './contact.resolver.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Pipeline, Stage, StageMove, StagePlacement } from './pipeline.entity.js';

@@ -1,8 +1,8 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/pagination.js';
+import type { Slice, Window } from '../../lib/data/pagination.js';
 import { Contact } from './contact.entity.js';
 import type { ContactService } from './contact.service.js';
 import { ContactStage, Pipeline, Stage, StageMove, type StagePlacement } from './pipeline.entity.js';

@@ -1,7 +1,7 @@
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
-import { batchLoader } from '../../lib/loaders.js';
-import type { SubgraphRequest } from '../../lib/local-subgraph.js';
+import { batchLoader } from '../../lib/data/loaders.js';
+import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
 import { ApiKeyService, authenticateApiKey } from './access/api-key.service.js';
 import { BrandService } from './access/brand.service.js';
 import { Reach } from './access/reach.js';

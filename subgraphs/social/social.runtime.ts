@@ -1,11 +1,11 @@
 import type { Config } from '../../lib/config.js';
-import { databaseAnswers, type Orm } from '../../lib/database.js';
+import { databaseAnswers, type Orm } from '../../lib/data/database.js';
 import type { Identity } from '../../lib/identity.js';
-import type { Logger } from '../../lib/logger.js';
-import { RateLimits, type RateLimiter } from '../../lib/rate-limit.js';
+import type { Logger } from '../../lib/observability/logger.js';
+import { RateLimits, type RateLimiter } from '../../lib/http/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
-import { createStorage } from '../../lib/storage.js';
-import { startUploadSweeper } from '../../lib/uploads.js';
+import { createStorage } from '../../lib/storage/storage.js';
+import { startUploadSweeper } from '../../lib/storage/uploads.js';
 import type { HealthCheck } from './health/health-checks.js';
 import type { IntegrationSettings } from './integrations/integration.service.js';
 import { Platforms } from './integrations/platforms/index.js';

@@ -1,14 +1,14 @@
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { ObjectStorage } from '../../lib/storage.js';
+import type { ObjectStorage } from '../../lib/storage/storage.js';
 import {
   checkDeclaration,
   commitUpload,
   presignUpload,
   sweepReservations,
   type UploadPolicy,
-} from '../../lib/uploads.js';
+} from '../../lib/storage/uploads.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
 import type { SurveyService } from './survey.service.js';
@@ -39,7 +39,7 @@ export interface AssetSettings {
 }
 
 /**
- * Two-step uploads on the platform's upload protocol (`lib/uploads.ts`): presign records a pending
+ * Two-step uploads on the platform's upload protocol (`lib/storage/uploads.ts`): presign records a pending
  * asset and hands out a URL for the bytes (its staging key); commit checks what arrived (size, type by
  * its first bytes, checksum when given), moves it into place and attaches it. Only the owner of a
  * visible draft survey may do either.

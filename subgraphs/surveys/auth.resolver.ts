@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '../../lib/session-cookie.js';
+import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '../../lib/http/session-cookie.js';
 import {
   MagicLinkRequested,
   MagicLinkRequestInput,

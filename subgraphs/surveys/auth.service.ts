@@ -1,9 +1,9 @@
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import type { Logger } from '../../lib/logger.js';
-import type { Mailer } from '../../lib/mail.js';
-import { signInMails } from '../../lib/metrics.js';
-import type { RateLimiter } from '../../lib/rate-limit.js';
+import type { Logger } from '../../lib/observability/logger.js';
+import type { Mailer } from '../../lib/subgraph/mail.js';
+import { signInMails } from '../../lib/observability/metrics.js';
+import type { RateLimiter } from '../../lib/http/rate-limit.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import type { MagicLinkRequested, SurveySignIn, SurveyUser } from './auth.types.js';
 import { escapeHtml } from './export.service.js';
@@ -57,7 +57,7 @@ export class AuthService {
   constructor(
     private readonly em: EntityManager,
     private readonly settings: SignInSettings,
-    /** The caller's address bucket (lib/client-address.ts), for the limit per client. */
+    /** The caller's address bucket (lib/http/client-address.ts), for the limit per client. */
     private readonly client = 'unknown',
   ) {}
 

@@ -6,7 +6,7 @@ import {
   toPage,
   windowOfConnection,
   windowOfPage,
-} from '../../lib/pagination.js';
+} from '../../lib/data/pagination.js';
 import { SurveyAsset } from './survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';

@@ -1,8 +1,8 @@
 import { LockMode, type FilterQuery } from '@mikro-orm/core';
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/pagination.js';
+import type { Slice, Window } from '../../lib/data/pagination.js';
 import type { SurveyUser } from './auth.types.js';
 import { Survey, SurveyStatus } from './survey.entity.js';
 import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';

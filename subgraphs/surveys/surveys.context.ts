@@ -1,11 +1,11 @@
 import type DataLoader from 'dataloader';
-import type { EntityManager } from '../../lib/database.js';
+import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
-import { batchLoader } from '../../lib/loaders.js';
-import { sessionCookieOf } from '../../lib/session-cookie.js';
-import type { AuthContext } from '../../lib/shield.js';
-import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/local-subgraph.js';
+import { batchLoader } from '../../lib/data/loaders.js';
+import { sessionCookieOf } from '../../lib/http/session-cookie.js';
+import type { AuthContext } from '../../lib/subgraph/shield.js';
+import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
 import { AssetService } from './asset.service.js';
 import { AuthService, type ActiveSession } from './auth.service.js';
 import type { SurveyUser } from './auth.types.js';

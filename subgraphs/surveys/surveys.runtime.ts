@@ -1,10 +1,10 @@
-import type { Orm } from '../../lib/database.js';
+import type { Orm } from '../../lib/data/database.js';
 import type { Identity } from '../../lib/identity.js';
-import { createMailer } from '../../lib/mail.js';
-import { RateLimits } from '../../lib/rate-limit.js';
+import { createMailer } from '../../lib/subgraph/mail.js';
+import { RateLimits } from '../../lib/http/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
-import { createStorage } from '../../lib/storage.js';
-import { startUploadSweeper } from '../../lib/uploads.js';
+import { createStorage } from '../../lib/storage/storage.js';
+import { startUploadSweeper } from '../../lib/storage/uploads.js';
 import { sweepAssetUploads, type AssetSettings } from './asset.service.js';
 import type { SignInSettings } from './auth.service.js';
 

@@ -1,4 +1,4 @@
-import type { SubgraphDefinition } from '../../lib/subgraph.js';
+import type { SubgraphDefinition } from '../../lib/subgraph/subgraph.js';
 import { SurveyAssetResolver } from './asset.resolver.js';
 import { SurveyAuthResolver } from './auth.resolver.js';
 import { SurveyExportResolver } from './export.resolver.js';

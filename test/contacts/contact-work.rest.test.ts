@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Readable } from 'node:stream';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { createStorage } from '../../lib/storage.js';
+import { createStorage } from '../../lib/storage/storage.js';
 import { sweepAttachmentUploads } from '../../subgraphs/contacts/attachment.service.js';
 import { sweepImportUploads } from '../../subgraphs/contacts/contact-import.service.js';
 

@@ -13,9 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/observability/logger.js';
 import { startPlatform } from '../../scripts/platform.js';
-import { freePorts } from '../../lib/ports.js';
+import { freePorts } from '../support/ports.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;

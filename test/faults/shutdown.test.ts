@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { createTestDatabase } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { startPlatformProcess } from '../support/process.js';
 
 const startProcess = async (env: Record<string, string>) => (await startPlatformProcess(env)).child;

@@ -10,7 +10,7 @@ describe('gateway', () => {
   const logs = new LogCollector();
 
   beforeAll(async () => {
-    // debug: the in-process subgraph writes its line at debug (lib/local-subgraph.ts).
+    // debug: the in-process subgraph writes its line at debug (lib/subgraph/local-subgraph.ts).
     platform = await startTestPlatform({ LOG_LEVEL: 'debug' }, { logStream: logs });
     gateway = platform.urls.gateway;
   });

@@ -3,11 +3,11 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FORWARDED_HEADERS } from '../../lib/graphql-client.js';
+import { FORWARDED_HEADERS } from '../../lib/rest/graphql-client.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { LogCollector } from '../support/logs.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { linkIn, MailCatcher } from '../surveys/support.js';
 
 const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
@@ -181,7 +181,7 @@ describe('Hive Gateway on the same supergraph', () => {
     expect(await forged.json()).toEqual({ errors: [expect.objectContaining({ extensions: { code: 'FORBIDDEN' } })] });
   });
 
-  it('forwards the headers lib/graphql-client.ts forwards', () => {
+  it('forwards the headers lib/rest/graphql-client.ts forwards', () => {
     const config = readFileSync(path.join(PROJECT_ROOT, 'gateway.config.ts'), 'utf8');
     for (const header of FORWARDED_HEADERS) expect(config).toContain(`'${header}'`);
   });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LogCollector } from '../support/logs.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 
 /**
  * Under `npm start` the gateway runs the subgraphs of its own process directly (no loopback HTTP);
@@ -25,7 +25,7 @@ describe.each([
           CONTACTS_AUTH: 'required',
         }
       : { CONTACTS_AUTH: 'required' };
-    // debug: in process the subgraph's own line is written at debug (lib/local-subgraph.ts).
+    // debug: in process the subgraph's own line is written at debug (lib/subgraph/local-subgraph.ts).
     platform = await startTestPlatform({ LOG_LEVEL: 'debug', ...env }, { logStream: logs });
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { linkIn, MailCatcher } from '../surveys/support.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 

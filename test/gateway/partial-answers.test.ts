@@ -12,7 +12,7 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
 } from 'graphql';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';

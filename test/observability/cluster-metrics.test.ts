@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 
 /**
  * A `node:cluster` primary with two workers, as `npm start` runs with WEB_CONCURRENCY=2: each worker
@@ -15,9 +15,9 @@ import { freePort } from '../../lib/ports.js';
 const SCRIPT = (dist: string) => `
 import cluster from 'node:cluster';
 import { loadConfig } from '${pathToFileURL(path.join(dist, 'lib', 'config.js')).href}';
-import { createLogger } from '${pathToFileURL(path.join(dist, 'lib', 'logger.js')).href}';
-import { httpRequests } from '${pathToFileURL(path.join(dist, 'lib', 'metrics.js')).href}';
-import { serveMetrics } from '${pathToFileURL(path.join(dist, 'lib', 'metrics-server.js')).href}';
+import { createLogger } from '${pathToFileURL(path.join(dist, 'lib', 'observability', 'logger.js')).href}';
+import { httpRequests } from '${pathToFileURL(path.join(dist, 'lib', 'observability', 'metrics.js')).href}';
+import { serveMetrics } from '${pathToFileURL(path.join(dist, 'lib', 'http', 'metrics-server.js')).href}';
 
 const config = loadConfig({ METRICS_PORT: process.env.METRICS_PORT, HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
 const logger = createLogger(config);

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/observability/logger.js';
 import { LogCollector } from '../support/logs.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createLogger } from '../../lib/logger.js';
-import { serveMetrics } from '../../lib/metrics-server.js';
-import type { RunningServer } from '../../lib/http.js';
+import { createLogger } from '../../lib/observability/logger.js';
+import { serveMetrics } from '../../lib/http/metrics-server.js';
+import type { RunningServer } from '../../lib/http/http.js';
 import { LogCollector } from '../support/logs.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 interface Sample {

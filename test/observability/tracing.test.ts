@@ -5,11 +5,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/observability/logger.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { startTracing, type Tracing } from '../../lib/tracing.js';
+import { startTracing, type Tracing } from '../../lib/observability/tracing.js';
 import { LogCollector } from '../support/logs.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /** One span as OTLP/JSON carries it (ids in hex). */
@@ -254,8 +254,8 @@ describe('tracing unset', () => {
     const script = `
       import { createRequire } from 'node:module';
       const { loadConfig } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'config.js')).href)});
-      const { createLogger } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'logger.js')).href)});
-      const { startTracing } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'tracing.js')).href)});
+      const { createLogger } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'observability', 'logger.js')).href)});
+      const { startTracing } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'observability', 'tracing.js')).href)});
       const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
       const tracing = await startTracing(config, createLogger(config), 'check');
       const loaded = Object.keys(createRequire(import.meta.url).cache);

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freePorts } from '../../lib/ports.js';
+import { freePorts } from '../support/ports.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 
 const PORT_NAMES = [

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { createTestDatabase, rest, type TestDatabase } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 
 interface Started {
   child: ChildProcessWithoutNullStreams;

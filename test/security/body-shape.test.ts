@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MAX_JSON_NESTING } from '../../lib/input.js';
+import { MAX_JSON_NESTING } from '../../lib/http/input.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { rawRequest } from '../support/raw-http.js';
 

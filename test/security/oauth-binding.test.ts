@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { FakePlatform } from '../social-reach/fake-platforms.js';
 import { browserOf, fakePlatformEnv } from '../social-reach/helpers.js';
 

@@ -7,11 +7,11 @@ import { SignJWT } from 'jose';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../lib/config.js';
 import { Identity } from '../../lib/identity.js';
-import { createMailer } from '../../lib/mail.js';
+import { createMailer } from '../../lib/subgraph/mail.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { startJwksServer } from '../support/jwks.js';
 import { LogCollector } from '../support/logs.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 
 /** Every production decision made, the safe way. */
 const DECIDED = {

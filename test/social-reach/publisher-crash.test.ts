@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { FakePlatform } from './fake-platforms.js';
 import { browserOf, fakePlatformEnv, until } from './helpers.js';
 

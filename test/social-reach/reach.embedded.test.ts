@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { FakePlatform } from './fake-platforms.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { browserOf, sleep } from './helpers.js';
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { graphql, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { sleep, until } from '../social-reach/helpers.js';
-import { metricsRegistry } from '../../lib/metrics.js';
+import { metricsRegistry } from '../../lib/observability/metrics.js';
 import { ContentEventType } from '../../subgraphs/social/content/content-event.entity.js';
 import { ContentEventService } from '../../subgraphs/social/content/content-event.service.js';
 import { Post, PostStatus } from '../../subgraphs/social/content/post.entity.js';

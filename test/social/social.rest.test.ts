@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SocialReadinessDocument } from '../../rest-adapters/social/operations.generated.js';
-import { readiness } from '../../lib/health-routes.js';
+import { readiness } from '../../lib/rest/health-routes.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /**

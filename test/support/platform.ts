@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../lib/config.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/observability/logger.js';
 import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/platform.js';
 
 export interface TestDatabase {

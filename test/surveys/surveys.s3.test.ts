@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import S3rver from 's3rver';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { linkIn, MailCatcher } from './support.js';
 
 const PNG = Buffer.from(

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../lib/config.js';
-import { createMailer } from '../../lib/mail.js';
-import { createStorage } from '../../lib/storage.js';
-import { stagingKeyOf } from '../../lib/uploads.js';
+import { createMailer } from '../../lib/subgraph/mail.js';
+import { createStorage } from '../../lib/storage/storage.js';
+import { stagingKeyOf } from '../../lib/storage/uploads.js';
 import { sweepAssetUploads } from '../../subgraphs/surveys/asset.service.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../../lib/ports.js';
+import { freePort } from '../support/ports.js';
 import { linkIn, MailCatcher } from './support.js';
 
 const ALLOWED_DOMAIN = 'field.example';

@@ -1,7 +1,7 @@
-import { Migration } from '../../../lib/database.js';
+import { Migration } from '../../../lib/data/database.js';
 
 /**
- * Uploads are reserved before their bytes arrive (`lib/uploads.ts`): an attachment is a pending row
+ * Uploads are reserved before their bytes arrive (`lib/storage/uploads.ts`): an attachment is a pending row
  * until its commit, and a CSV import has a row of its own until it is read, so the sweep finds what
  * never got its bytes. Attachments already stored are committed.
  */

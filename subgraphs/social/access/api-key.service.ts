@@ -1,4 +1,4 @@
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { hasScope, type Principal } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';

@@ -8,7 +8,7 @@ import {
   toPage,
   windowOfConnection,
   windowOfPage,
-} from '../../../lib/pagination.js';
+} from '../../../lib/data/pagination.js';
 import { Brand } from './brand.entity.js';
 import { BrandInput, BrandSettings, BrandSettingsInput } from './brand.input.js';
 import type { AccessContext } from './access.context.js';

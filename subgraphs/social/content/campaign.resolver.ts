@@ -1,5 +1,5 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, toConnection, windowOfConnection } from '../../../lib/pagination.js';
+import { ConnectionArgs, ConnectionType, toConnection, windowOfConnection } from '../../../lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import { Campaign } from './campaign.entity.js';
 import { CampaignInput } from './campaign.input.js';

@@ -1,7 +1,7 @@
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/pagination.js';
+import type { Slice, Window } from '../../../lib/data/pagination.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';

@@ -1,7 +1,7 @@
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import type { Principal } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
-import { checkSize, notACursor } from '../../../lib/pagination.js';
+import { checkSize, notACursor } from '../../../lib/data/pagination.js';
 import type { Reach } from '../access/reach.js';
 import { ActorType, ContentEvent, type Actor, type ContentEventType } from './content-event.entity.js';
 import { snapshotOf, type Post } from './post.entity.js';

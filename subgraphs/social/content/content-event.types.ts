@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID, Int } from 'type-graphql';
-import { ConnectionType } from '../../../lib/pagination.js';
+import { ConnectionType } from '../../../lib/data/pagination.js';
 import { ContentEvent, ContentEventType } from './content-event.entity.js';
 
 export const ContentEventConnection = ConnectionType(ContentEvent, 'ContentEvent');

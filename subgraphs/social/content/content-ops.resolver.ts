@@ -1,5 +1,11 @@
 import { Arg, Args, ArgsType, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import {
+  ConnectionArgs,
+  toConnection,
+  toPage,
+  windowOfConnection,
+  windowOfPage,
+} from '../../../lib/data/pagination.js';
 import type { ContentContext } from './content.context.js';
 import { Post, PostStatus } from './post.entity.js';
 import { ContentEditInput, QueueConnectionArgs, QueuePageArgs } from './post.input.js';

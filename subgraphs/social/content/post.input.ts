@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType } from 'type-graphql';
-import { ConnectionArgs, PageArgs } from '../../../lib/pagination.js';
+import { ConnectionArgs, PageArgs } from '../../../lib/data/pagination.js';
 import { PostStatus } from './post.entity.js';
 
 export const CONTENT_MAX = 10_000;

@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/pagination.js';
+import { toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';

@@ -1,8 +1,8 @@
 import { LockMode, QueryOrder } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/pagination.js';
+import type { Slice, Window } from '../../../lib/data/pagination.js';
 import { parseInstant } from '../../../lib/time.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';

@@ -1,5 +1,5 @@
 import { QueryOrder } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError } from '../../../lib/errors.js';
 import { checkCalendarDate, checkTimezone, datesBetween, localDateOf } from '../../../lib/time.js';
 import type { Reach } from '../access/reach.js';

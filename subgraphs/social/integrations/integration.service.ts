@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { Logger } from '../../../lib/logger.js';
+import type { Logger } from '../../../lib/observability/logger.js';
 import { randomToken, sha256Hex } from '../../../lib/secrets.js';
 import type { Reach } from '../access/reach.js';
 import { Integration, IntegrationStatus } from './integration.entity.js';

@@ -8,7 +8,7 @@ import {
   toPage,
   windowOfConnection,
   windowOfPage,
-} from '../../../lib/pagination.js';
+} from '../../../lib/data/pagination.js';
 import { MediaFile } from './media.entity.js';
 import type { MediaContext } from './media.context.js';
 import { GenerateImageInput, MediaUploadInput } from './media.input.js';

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/pagination.js';
-import type { ObjectStorage } from '../../../lib/storage.js';
+import type { Slice, Window } from '../../../lib/data/pagination.js';
+import type { ObjectStorage } from '../../../lib/storage/storage.js';
 import {
   checkDeclaration,
   commitUpload,
@@ -12,7 +12,7 @@ import {
   SWEEP_BATCH,
   sweepBefore,
   type UploadPolicy,
-} from '../../../lib/uploads.js';
+} from '../../../lib/storage/uploads.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import { MediaFile, MediaSource, MediaStatus } from './media.entity.js';
@@ -52,7 +52,7 @@ function policyOf(settings: MediaSettings): UploadPolicy {
 
 /**
  * The rules of media files: declared uploads through signed URLs (the platform's upload protocol,
- * `lib/uploads.ts`), and generated images, all inside the caller's reach. A file may belong to one
+ * `lib/storage/uploads.ts`), and generated images, all inside the caller's reach. A file may belong to one
  * brand or to the owner as a whole; an API key limited to some brands sees and makes only files of
  * those brands.
  *

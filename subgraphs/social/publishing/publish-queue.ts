@@ -3,9 +3,9 @@ import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { PgBoss, fromPglite } from 'pg-boss';
 import type { Db as IDatabase, PGliteLike } from 'pg-boss';
 import type { Config } from '../../../lib/config.js';
-import type { EntityManager, Orm } from '../../../lib/database.js';
-import type { Logger } from '../../../lib/logger.js';
-import { publishQueueJobs } from '../../../lib/metrics.js';
+import type { EntityManager, Orm } from '../../../lib/data/database.js';
+import type { Logger } from '../../../lib/observability/logger.js';
+import { publishQueueJobs } from '../../../lib/observability/metrics.js';
 import { PostStatus, type Post } from '../content/post.entity.js';
 import type { PublishSchedule } from '../content/publish-schedule.js';
 

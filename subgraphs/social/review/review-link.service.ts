@@ -1,4 +1,4 @@
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
 import { randomToken, sha256Hex } from '../../../lib/secrets.js';

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
-import { ConnectionArgs, ConnectionType } from '../../../lib/pagination.js';
+import { ConnectionArgs, ConnectionType } from '../../../lib/data/pagination.js';
 import { Webhook, WebhookDelivery } from './webhook.entity.js';
 
 @InputType({ description: 'A new webhook: where to send which events of which brands' })

@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { toConnection, windowOfConnection } from '../../../lib/pagination.js';
+import { toConnection, windowOfConnection } from '../../../lib/data/pagination.js';
 import { Webhook, WebhookMessage } from './webhook.entity.js';
 import {
   CreatedWebhook,

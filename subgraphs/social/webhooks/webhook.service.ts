@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { PgBoss } from 'pg-boss';
-import type { EntityManager } from '../../../lib/database.js';
+import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { hasScope } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/pagination.js';
+import type { Slice, Window } from '../../../lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import type { TokenCipher } from '../integrations/token-cipher.js';

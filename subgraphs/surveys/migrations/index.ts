@@ -1,5 +1,5 @@
 import type { Constructor } from '@mikro-orm/core';
-import type { Migration } from '../../../lib/database.js';
+import type { Migration } from '../../../lib/data/database.js';
 import { Migration20261122100001Surveys } from './Migration20261122100001Surveys.js';
 
 /** Every migration of the surveys schema, oldest first. */

@@ -1,0 +1,154 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import {
+  DataloaderType,
+  type AnyEntity,
+  type Constructor,
+  type EntityClass,
+  type LoggerNamespace,
+} from '@mikro-orm/core';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { Migration, Migrator } from '@mikro-orm/migrations';
+import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { holdDataDir } from './data-dir-lock.js';
+import { observeDatabase } from '../observability/database-telemetry.js';
+import type { Logger } from '../observability/logger.js';
+
+export type EntityManager = SqlEntityManager;
+export type Orm = MikroORM;
+export { Migration };
+
+export interface DatabaseOptions {
+  /** The service's name; also its PostgreSQL schema. */
+  service: 'contacts' | 'social' | 'surveys';
+  entities: EntityClass<AnyEntity>[];
+  /** Hand-written migrations, oldest first. The schema is never synced from entities. */
+  migrations: Constructor<Migration>[];
+  /** Observe every SQL statement (tests count them to pin "no N+1"). */
+  onQuery?: (sql: string) => void;
+}
+
+/**
+ * Opens the service's database and brings it up to date.
+ *
+ * `DATABASE_URL` set: that PostgreSQL server, the service in its own schema. Unset: an embedded
+ * PGlite cluster under `DATA_DIR/pglite/<service>`, so the platform runs with no server at all and
+ * keeps its data across restarts; one process at a time (lib/data/data-dir-lock.ts). Either way the same migrations run before anything is served.
+ */
+export async function openDatabase(config: Config, logger: Logger, options: DatabaseOptions): Promise<Orm> {
+  const { service } = options;
+  const log = logger.child({ component: `${service}-db` });
+  const common = {
+    entities: options.entities,
+    schema: service,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    // References and collections loaded in a loop are batched into one query per tick.
+    dataloader: DataloaderType.ALL,
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    debug: options.onQuery ? (['query'] as LoggerNamespace[]) : false,
+    logger: options.onQuery ? (message: string) => options.onQuery?.(message) : (message: string) => log.debug(message),
+    migrations: {
+      migrationsList: options.migrations,
+      schema: service,
+      tableName: 'mikro_orm_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      snapshotOnMigrate: false,
+      silent: true,
+    },
+  };
+
+  let orm: Orm;
+  if (config.env.DATABASE_URL) {
+    const { MikroORM } = await import('@mikro-orm/postgresql');
+    const { BoundPostgreSqlDriver, PreparingClient } = await import('./postgresql.js');
+    orm = await MikroORM.init<PostgreSqlDriver>({
+      ...common,
+      // Bind parameters and named prepared statements instead of values written into the SQL (lib/data/postgresql.ts).
+      driver: BoundPostgreSqlDriver,
+      driverOptions: { Client: PreparingClient },
+      clientUrl: config.env.DATABASE_URL,
+      pool: { min: 0, max: config.env.DATABASE_POOL_MAX },
+    });
+  } else {
+    const { MikroORM } = await import('@mikro-orm/pglite');
+    const dataDir = path.join(config.dataDir, 'pglite', service);
+    mkdirSync(dataDir, { recursive: true });
+    const release = holdDataDir(config.dataDir);
+    try {
+      orm = await MikroORM.init({ ...common, dbName: dataDir });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    // The lock goes with the database: whoever closes it (a part, the platform, a command) frees the folder.
+    const close = orm.close.bind(orm);
+    orm.close = async (force?: boolean) => {
+      try {
+        await close(force);
+      } finally {
+        release();
+      }
+    };
+  }
+
+  observeDatabase(orm, service, Boolean(config.env.DATABASE_URL));
+  try {
+    await withMigrationLock(config.env.DATABASE_URL, service, async () => {
+      await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
+      await orm.migrator.up();
+    });
+  } catch (error) {
+    // A start that is tried again (the database not up yet) must not leave a pool behind per try.
+    await orm.close().catch(() => undefined);
+    throw error;
+  }
+  log.info({ migrations: options.migrations.length }, 'database ready');
+  return orm;
+}
+
+/** The name of the advisory lock that one service's migrations run under (hashed to PostgreSQL's 64-bit key). */
+export function migrationLockName(service: DatabaseOptions['service']): string {
+  return `platform.migrations.${service}`;
+}
+
+/**
+ * Runs `migrate` holding a PostgreSQL advisory lock of the service's own, so parts that start
+ * together (replicas, the worker, the migrate Job) never race: the first migrates, the others wait
+ * and then find nothing left to do. The lock lives on a connection of its own, apart from the ORM's
+ * pool, and PostgreSQL drops it with that session if the process dies mid-way. Embedded PGlite
+ * belongs to a single process: nothing to serialise there.
+ */
+export async function withMigrationLock(
+  databaseUrl: string | undefined,
+  service: DatabaseOptions['service'],
+  migrate: () => Promise<void>,
+): Promise<void> {
+  if (!databaseUrl) return migrate();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [migrationLockName(service)]);
+    await migrate();
+  } finally {
+    // Ending the session releases the lock.
+    await client.end();
+  }
+}
+
+/** True when the database answers a trivial query; used by readiness probes. */
+export async function databaseAnswers(orm: Orm): Promise<boolean> {
+  try {
+    await orm.em.getConnection().execute('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,86 @@
+import type { ApolloServer } from '@apollo/server';
+import type { GraphQLFormattedError } from 'graphql';
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address.js';
+import { REQUEST_ID_HEADER } from '../observability/logger.js';
+import type { SessionCookieChange } from '../http/session-cookie.js';
+import { SUBGRAPH_TOKEN_HEADER } from '../http/subgraph-token.js';
+import { traceHeaders } from '../observability/tracing.js';
+
+/** Credentials a caller sent, passed on untouched to every subgraph: each reads the one it uses. */
+export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
+
+/** What the gateway knows of the caller of one operation. */
+export interface GatewayContext {
+  forwardHeaders: Record<string, string>;
+  requestId: string;
+  /** The caller's address as the edge saw it (`TRUST_PROXY` applied); the subgraphs count sign-in mail per client with it. */
+  clientAddress?: string;
+  /**
+   * Sets or clears the session cookie on the caller's HTTP answer, as the surveys subgraph asks
+   * (`SESSION_COOKIE_EXTENSION`); absent where there is no HTTP answer (the REST adapters set their own).
+   */
+  setSessionCookie?: (change: SessionCookieChange) => void;
+}
+
+export function forwardHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) picked[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return picked;
+}
+
+export interface GraphQLResult<Data> {
+  data?: Data | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+/** Runs one GraphQL operation against the gateway, in process or over HTTP; adapters see no difference. */
+export interface GraphQLClient {
+  execute<Data = Record<string, unknown>>(
+    query: string,
+    variables: Record<string, unknown>,
+    context: GatewayContext,
+  ): Promise<GraphQLResult<Data>>;
+}
+
+/** The gateway in this process: Apollo's executeOperation runs the same pipeline as an HTTP request. */
+export function inProcessClient(apollo: ApolloServer<GatewayContext>): GraphQLClient {
+  return {
+    async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
+      const response = await apollo.executeOperation<Data & Record<string, unknown>>(
+        { query, variables },
+        { contextValue: context },
+      );
+      if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by the REST adapters');
+      return response.body.singleResult as GraphQLResult<Data>;
+    },
+  };
+}
+
+/**
+ * A gateway deployed apart (`GATEWAY_URL`). With the shared `SUBGRAPH_TOKEN`, the caller's address goes
+ * along in `X-Platform-Client`, which the gateway believes from holders of that token only.
+ */
+export function httpClient(url: string, internalToken?: string): GraphQLClient {
+  return {
+    async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          ...context.forwardHeaders,
+          [REQUEST_ID_HEADER]: context.requestId,
+          ...(internalToken && context.clientAddress
+            ? { [CLIENT_ADDRESS_HEADER]: context.clientAddress, [SUBGRAPH_TOKEN_HEADER]: internalToken }
+            : {}),
+          ...traceHeaders(),
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json, application/json',
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await response.json()) as GraphQLResult<Data>;
+    },
+  };
+}

@@ -1,0 +1,392 @@
+import { z } from 'zod';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+  type ZodOpenApiSecuritySchemeObject,
+} from 'zod-openapi';
+import { AppError, ErrorCode, type FieldProblem } from '../errors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../data/pagination.js';
+
+/**
+ * OpenAPI 3.1 documents of the REST services, made from the route tables the adapters run on:
+ * each route carries a `RouteDoc` (zod 4 schemas of its parameters, body and answer), and
+ * `openApiDocument` turns the table into the document with zod-openapi. The JSON body schema is
+ * also what the adapter checks a body against (lib/rest/rest.ts), so a body is described once.
+ */
+
+/** One answer of a route that is not a problem: what it answers when it works (or, rarely, a failure with a body of its own). */
+export interface RouteAnswer {
+  status: number;
+  description: string;
+  /** `application/json` body. */
+  json?: z.ZodType;
+  /** Bodies of other media types (CSV, a file, an exported page). */
+  content?: Record<string, z.ZodType>;
+  /** Response headers (`Location`...). */
+  headers?: z.ZodObject;
+}
+
+/** What the OpenAPI document says about one route. */
+export interface RouteDoc {
+  /** Description of each path parameter (every path parameter is text). */
+  params?: Record<string, string>;
+  /** Query parameters, with their types and limits (documented; the subgraph checks them). */
+  query?: z.ZodObject;
+  /** The JSON body: documented, and checked by the adapter before the handler runs (shape and types, unknown fields refused). */
+  body?: z.ZodType;
+  /** A `multipart/form-data` body (documented; lib/storage/multipart.ts reads it). */
+  multipart?: z.ZodObject;
+  answer: RouteAnswer;
+  /** Answers besides `answer` that are not problem bodies (a probe's 503). */
+  alsoAnswers?: RouteAnswer[];
+  /**
+   * Failure statuses of this route beyond the ones that follow from its shape (500 always; 400,
+   * 413 and 415 with a body; 400 with query parameters; 404 with path parameters; 401 and 403
+   * with credentials): 409 for a state that forbids the change, 429 for a rate limit...
+   */
+  problems?: number[];
+  /** The route takes no credentials, where its service's other routes do. */
+  open?: boolean;
+}
+
+/** The route table's view this module needs (lib/rest/rest.ts `RestRoute` has it). */
+export interface DocumentedRoute {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  summary: string;
+  doc?: RouteDoc;
+}
+
+/** One service's document: its name, what it is, and how callers prove who they are. */
+export interface ApiDescription {
+  title: string;
+  description: string;
+  securitySchemes?: Record<string, ZodOpenApiSecuritySchemeObject>;
+  /** The credentials a route of the service takes, as OpenAPI security requirements (alternatives); none when omitted. */
+  securityOf?: (route: DocumentedRoute) => Record<string, string[]>[];
+}
+
+export const API_VERSION = '1.0.0';
+
+// --- Schemas every service shares ---
+
+export const idSchema = z
+  .string()
+  .meta({ description: 'Identifier (a UUID)', example: '0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c' });
+export const instantSchema = z
+  .string()
+  .meta({ format: 'date-time', description: 'An instant, ISO 8601 in UTC', example: '2030-01-31T08:00:00.000Z' });
+
+export const problemSchema = z
+  .looseObject({
+    type: z.string().meta({ description: 'URI reference naming the kind of problem, e.g. /problems/bad-user-input' }),
+    title: z.string().meta({ description: 'Short summary of the kind of problem (the HTTP reason phrase)' }),
+    status: z.int().min(400).max(599).meta({ description: 'The HTTP status of the answer' }),
+    detail: z.string().meta({ description: 'What went wrong with this request, for a person to read' }),
+    code: z.string().meta({
+      description: 'The platform error code (BAD_USER_INPUT, NOT_FOUND, CONFLICT...), as GraphQL extensions.code',
+    }),
+    instance: z.string().optional().meta({ description: 'The request path' }),
+    errors: z
+      .array(
+        z.object({
+          field: z.string().meta({ description: 'The field, parameter or body member' }),
+          message: z.string(),
+        }),
+      )
+      .optional()
+      .meta({ description: 'One entry per input field that was refused' }),
+  })
+  .meta({
+    id: 'Problem',
+    description: 'RFC 9457 problem details; more members may follow (e.g. `state` on a conflict)',
+  });
+
+/** `page` and `limit` of a REST list (the subgraph checks them: a page from 1, a limit from 1 to 100). */
+export const pageQuery = z.object({
+  page: z.int().min(1).max(1_000_000).optional().meta({ description: 'Page number, from 1 (default 1)' }),
+  limit: z
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .optional()
+    .meta({ description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` }),
+});
+
+/** A page of a REST list: `{ data, page, limit, total }` (lib/data/pagination.ts `pageBody`). */
+export function pageOf(item: z.ZodType, name: string) {
+  return z
+    .object({
+      data: z.array(item).meta({ description: 'The items of this page' }),
+      page: z.int().min(1).meta({ description: 'Number of this page, from 1' }),
+      limit: z.int().min(1).max(MAX_PAGE_SIZE).meta({ description: 'Page size asked for' }),
+      total: z.int().min(0).meta({ description: 'How many items the whole list holds' }),
+      totalExact: z
+        .literal(false)
+        .optional()
+        .meta({ description: 'Present, false, only when total is an estimate (a search with very many matches)' }),
+    })
+    .meta({ id: `${name}Page`, description: `A page of ${name} items` });
+}
+
+// --- The document ---
+
+const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad input: the problem names each field or parameter that was refused',
+  401: 'No credentials, or credentials that are not valid',
+  403: 'Valid credentials without the scope (or reach) this needs',
+  404: 'Not found (or not visible to the caller)',
+  409: 'The item is in a state that does not allow this (the problem says which)',
+  410: 'Gone: expired or revoked',
+  413: 'The body or file is larger than the limit',
+  415: 'The body is not JSON (Content-Type: application/json)',
+  429: 'Too many requests: wait as long as Retry-After says',
+  500: 'Server error (logged with the request id, which the problem carries)',
+  502: 'An upstream service failed',
+  503: 'Not available: not configured, or not healthy',
+};
+
+const retryAfter = z.object({ 'Retry-After': z.int().meta({ description: 'Seconds to wait before trying again' }) });
+
+/** The failure statuses of a route: the ones that follow from its shape, plus its own. */
+export function problemStatuses(route: DocumentedRoute, secured: boolean): number[] {
+  const doc = route.doc;
+  const statuses = new Set<number>([500, ...(doc?.problems ?? [])]);
+  if (doc?.body || doc?.multipart) for (const status of [400, 413]) statuses.add(status);
+  if (doc?.body) statuses.add(415);
+  if (doc?.query) statuses.add(400);
+  if (pathParams(route.path).length) statuses.add(404);
+  if (secured) for (const status of [401, 403]) statuses.add(status);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function pathParams(routePath: string): string[] {
+  return [...routePath.matchAll(/:(\w+)/g)].map((match) => match[1]);
+}
+
+/** Express's `/api/posts/:postId` as OpenAPI's `/api/posts/{postId}`. */
+export const openApiPath = (routePath: string) => routePath.replace(/:(\w+)/g, '{$1}');
+
+function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOperationObject {
+  const doc = route.doc;
+  const security = doc?.open ? [] : (api.securityOf?.(route) ?? []);
+  const params = pathParams(route.path);
+  const answer = doc?.answer ?? { status: 200, description: 'OK' };
+
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const status of problemStatuses(route, security.length > 0)) {
+    responses[`${status}` as `4${string}`] = {
+      description: PROBLEM_DESCRIPTIONS[status] ?? 'Failure',
+      content: { 'application/problem+json': { schema: problemSchema } },
+      ...(status === 429 ? { headers: retryAfter } : {}),
+    };
+  }
+  for (const { status, description, json, content: others, headers } of [answer, ...(doc?.alsoAnswers ?? [])]) {
+    const content: Record<string, { schema: z.ZodType }> = {};
+    if (json) content['application/json'] = { schema: json };
+    for (const [type, schema] of Object.entries(others ?? {})) content[type] = { schema };
+    responses[`${status}` as `2${string}`] = {
+      description,
+      ...(Object.keys(content).length ? { content } : {}),
+      ...(headers ? { headers } : {}),
+    };
+  }
+
+  return {
+    summary: route.summary,
+    operationId: operationIdOf(route),
+    ...(params.length || doc?.query
+      ? {
+          requestParams: {
+            ...(params.length
+              ? {
+                  path: z.object(
+                    Object.fromEntries(
+                      params.map((name) => [
+                        name,
+                        z.string().meta({ description: doc?.params?.[name] ?? 'Identifier' }),
+                      ]),
+                    ),
+                  ),
+                }
+              : {}),
+            ...(doc?.query ? { query: doc.query } : {}),
+          },
+        }
+      : {}),
+    ...(doc?.body ? { requestBody: { required: true, content: { 'application/json': { schema: doc.body } } } } : {}),
+    ...(doc?.multipart
+      ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: doc.multipart } } } }
+      : {}),
+    responses,
+    security,
+  };
+}
+
+/** `GET /api/posts/:postId` as `getApiPostsByPostId`: unique per method and path, stable across releases. */
+function operationIdOf(route: DocumentedRoute): string {
+  const words = route.path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (part.startsWith(':') ? `By-${part.slice(1)}` : part))
+    .join('-')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return route.method + words.map((word) => word[0].toUpperCase() + word.slice(1)).join('');
+}
+
+const probeAnswer = (status: string) => z.object({ status: z.literal(status) });
+
+/** `/healthz` and `/readyz`, which lib/http/http.ts `addProbes` serves on every REST service beside its table. */
+const PROBES: DocumentedRoute[] = [
+  {
+    method: 'get',
+    path: '/healthz',
+    summary: 'Liveness probe: the process answers',
+    doc: { answer: { status: 200, description: 'Alive', json: probeAnswer('ok') }, open: true },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness probe: 503 while starting or shutting down',
+    doc: {
+      answer: { status: 200, description: 'Ready to serve', json: probeAnswer('ready') },
+      alsoAnswers: [
+        { status: 503, description: 'Not ready (starting or shutting down)', json: probeAnswer('not ready') },
+      ],
+      open: true,
+    },
+  },
+];
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+/** The OpenAPI 3.1 document of a service: every route of its table, and the probes every service answers. */
+export function openApiDocument(api: ApiDescription, routes: readonly DocumentedRoute[]): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of [...routes, ...PROBES]) {
+    const item = (paths[openApiPath(route.path)] ??= {});
+    item[route.method] = operationOf(route, api);
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: { title: api.title, version: API_VERSION, description: api.description },
+    paths,
+    components: { securitySchemes: api.securitySchemes ?? {} },
+  });
+}
+
+// --- Bodies checked against their schema ---
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
+
+/** A zod issue as the platform's field problems, in the words GraphQL's input errors get (lib/errors.ts). */
+function fieldProblemsOf(issue: z.core.$ZodIssue, body: unknown): FieldProblem[] {
+  const at = (key?: PropertyKey) =>
+    [...issue.path, ...(key === undefined ? [] : [key])].map(String).join('.') || 'body';
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({ field: at(key), message: 'is not a known field' }));
+    case 'invalid_type':
+      return [
+        {
+          field: at(),
+          message:
+            valueAt(body, issue.path) === undefined
+              ? 'is required'
+              : `must be ${EXPECTED[issue.expected] ?? issue.expected}`,
+        },
+      ];
+    case 'invalid_value':
+      return [{ field: at(), message: `must be one of ${issue.values.map(String).join(', ')}` }];
+    default:
+      return [{ field: at(), message: issue.message }];
+  }
+}
+
+/** The value at `path` of a parsed JSON body (zod's issues do not carry it unless asked to). */
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let value = body;
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/**
+ * A request body of the route's documented shape, or BAD_USER_INPUT naming every field that is not:
+ * of the wrong type, missing though required, or unknown to the route. Only shape and types are
+ * checked here; what a value may be (an e-mail address, a date in the future) is the subgraph's rule.
+ */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const fields = result.error.issues.flatMap((issue) => fieldProblemsOf(issue, body));
+  throw new AppError(
+    ErrorCode.BAD_USER_INPUT,
+    `Invalid input: ${fields.map(({ field, message }) => `${field} ${message}`).join('; ')}`,
+    { fields },
+  );
+}
+
+// --- What every service answers about itself (lib/rest/rest.ts `serviceInfoRoutes`) ---
+
+export const healthSchema = z
+  .object({
+    status: z.literal('ok'),
+    service: z.string(),
+    timestamp: instantSchema,
+    checks: z
+      .record(z.string(), z.string())
+      .meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
+  })
+  .meta({ id: 'Health', description: 'Every part of the service is healthy' });
+
+export const serviceInfoSchema = z
+  .object({
+    name: z.string().meta({ description: 'The service' }),
+    version: z.string().meta({ description: 'Version of the REST contract' }),
+    endpoints: z
+      .array(
+        z.object({
+          method: z.string(),
+          path: z.string().meta({ description: 'Path, parameters as {name}' }),
+          summary: z.string(),
+        }),
+      )
+      .meta({ description: 'Every endpoint the service serves' }),
+    openapi: z.string().meta({ description: 'Path of the OpenAPI 3.1 document' }),
+    docs: z.string().meta({ description: 'Path of the API reference page' }),
+  })
+  .meta({ id: 'ServiceInfo', description: 'API metadata and available endpoints' });
+
+/**
+ * The body that writes a resource: its writable `fields`, and none other (an unknown field is
+ * refused, naming it), except the fields the service sets itself (`id`, `createdAt`...), which a
+ * client may send back as it read them: they are documented as read-only and dropped here.
+ */
+export function inputOf<Fields extends z.ZodRawShape>(resource: z.ZodObject, fields: Fields) {
+  const readOnly = Object.keys(resource.shape).filter((key) => !(key in fields));
+  const ignored = Object.fromEntries(
+    readOnly.map((key) => [
+      key,
+      z
+        .unknown()
+        .optional()
+        .meta({ readOnly: true, description: 'Set by the service: may be sent back as read, and is ignored' }),
+    ]),
+  );
+  return z.strictObject({ ...fields, ...ignored }).transform((body) => {
+    const written: Record<string, unknown> = { ...body };
+    for (const key of readOnly) delete written[key];
+    return written as z.output<z.ZodObject<Fields>>;
+  });
+}

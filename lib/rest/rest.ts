@@ -1,0 +1,384 @@
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+import type { Config } from '../config.js';
+import {
+  AppError,
+  ErrorCode,
+  httpStatusOf,
+  INTERNAL_MESSAGE,
+  isErrorCode,
+  problemFor,
+  requestReadError,
+  type FieldProblem,
+  type ProblemDetails,
+} from '../errors.js';
+import { apiReferenceAssets, DOCS_PATH, OPENAPI_PATH } from './api-reference.js';
+import { corsFor } from '../http/cors.js';
+import { applyTrustProxy } from '../http/client-address.js';
+import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
+import { addProbes } from '../http/http.js';
+import { checkPagingParameters, checkJsonBody, refuseUnstorableText } from '../http/input.js';
+import { CACHE_CONTROL, compressAnswers } from '../http/http-answers.js';
+import { API_VERSION, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
+import { assignRequestId, httpLogger, requestIdOf, type Logger } from '../observability/logger.js';
+import { httpMetrics } from '../observability/metrics.js';
+import { inRequestTrace, traceRequests } from '../observability/tracing.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** One documented REST endpoint: where it lives, what it is for, and the handler that serves it. */
+export interface RestRoute {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  handler: (req: Request, res: Response) => Promise<void> | void;
+  /** Middleware that runs before the handler (e.g. a multipart parser instead of JSON). */
+  before?: RequestHandler[];
+  /** `Cache-Control` of the answer (a handler may still set its own); default `CACHE_CONTROL.personal`. */
+  cacheControl?: string;
+  /** Its part of the service's OpenAPI document; a JSON `body` schema there is also checked before the handler runs. */
+  doc?: RouteDoc;
+  /**
+   * The REST name of each operation variable the route fills from a parameter of another name
+   * (`{ after: 'cursor' }`), so that a problem names the parameter the client sent.
+   */
+  parameterNames?: Record<string, string>;
+}
+
+/** Thrown by `runOperation` when the operation answered with an error: carries the problem to send. */
+export class ProblemError extends Error {
+  constructor(
+    readonly problem: ProblemDetails,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(problem.detail);
+    this.name = 'ProblemError';
+  }
+}
+
+/**
+ * What a route does with a root field that answers `null` without an error. Every root field of the
+ * graph is nullable, so that one service refusing or failing costs a frontend only its own fields;
+ * a REST route still answers as it did when only lookups were nullable.
+ */
+export interface AbsentAnswer {
+  /** The operation looks one thing up by id: `null` is a 404 "<lookup> not found". Unset: a 500, as GraphQL's non-null check answered. */
+  lookup?: string;
+}
+
+/** An answer with every root field present: what a route reads after `runOperation`. */
+export type Answered<Data> = { [Field in keyof Data]: NonNullable<Data[Field]> };
+
+/**
+ * Runs one operation as the caller (their credentials and request id go along) and returns its
+ * data, or throws the first GraphQL error as a problem with the status its code maps to; a root
+ * field `null` without an error is settled by `absent`.
+ */
+export async function runOperation<Data>(
+  client: GraphQLClient,
+  operation: string,
+  variables: Record<string, unknown>,
+  req: Request,
+  absent: AbsentAnswer = {},
+): Promise<Answered<Data>> {
+  const result = await client.execute<Data>(operation, variables, {
+    forwardHeaders: forwardHeadersOf(req.headers),
+    requestId: requestIdOf(req),
+    clientAddress: req.ip,
+  });
+  const error = result.errors?.[0];
+  if (error) {
+    const code = error.extensions?.code;
+    const status = httpStatusOf(code);
+    const problemCode = isErrorCode(code)
+      ? code
+      : status === 400
+        ? ErrorCode.BAD_USER_INPUT
+        : ErrorCode.INTERNAL_SERVER_ERROR;
+    const fields = error.extensions?.errors as FieldProblem[] | undefined;
+    const retryAfter = error.extensions?.retryAfter as number | undefined;
+    const {
+      code: _code,
+      errors: _errors,
+      retryAfter: _retry,
+      serviceName: _service,
+      ...details
+    } = error.extensions ?? {};
+    throw new ProblemError(
+      problemFor(problemCode, error.message, {
+        ...(fields?.length ? { errors: fields } : {}),
+        ...(status < 500 ? details : {}),
+      }),
+      retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
+    );
+  }
+  if (!result.data) throw new Error('the gateway answered with neither data nor errors');
+  return answered(result.data, absent);
+}
+
+/** The data with every root field present, or the answer `absent` names for a missing one. */
+function answered<Data>(data: Data, absent: AbsentAnswer): Answered<Data> {
+  const missing = Object.entries(data as Record<string, unknown>)
+    .filter(([, value]) => value === null || value === undefined)
+    .map(([field]) => field);
+  if (!missing.length) return data as Answered<Data>;
+  if (absent.lookup !== undefined) throw AppError.notFound(absent.lookup);
+  throw new Error(`the gateway answered null without an error for ${missing.join(', ')}`);
+}
+
+/**
+ * The variables of an operation, each required one present; their values are the caller's input as
+ * it came (a page number may still be text), for GraphQL to refuse by name.
+ */
+export type OperationVariables<Variables> = { [Name in keyof Variables]: unknown };
+
+/**
+ * One operation of an adapter's `operations/*.graphql`, as GraphQL Code Generator writes it into
+ * `operations.generated.ts`: the operation's text with the fragments it uses, typed by its answer and
+ * its variables. The text is fixed and takes every value as a variable, so the gateway's query-plan
+ * cache always hits.
+ */
+export type OperationDocument<Result, Variables> = DocumentTypeDecoration<Result, Variables> & { toString(): string };
+
+/** Runs one operation of an adapter as the caller; the document gives the answer its type; its errors become problems. */
+export type RunOperation = <Result, Variables>(
+  operation: OperationDocument<Result, Variables>,
+  variables: OperationVariables<Variables>,
+  req: Request,
+  absent?: AbsentAnswer,
+) => Promise<Answered<Result>>;
+
+/** `runOperation` over one GraphQL client, by the operation's generated document. */
+export function operationRunner(client: GraphQLClient): RunOperation {
+  return (document, variables, req, absent) =>
+    runOperation(client, String(document), variables as Record<string, unknown>, req, absent);
+}
+
+/**
+ * A query parameter as text: Express gives repeated parameters as an array (joined here with
+ * commas) and bracketed ones (`a[b]=1`) as an object (its JSON here), for GraphQL to refuse by name.
+ */
+export function queryText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(queryText).join(',');
+  return JSON.stringify(value) ?? '';
+}
+
+/** Query-string numbers arrive as text; numeric text becomes a number and anything else stays text for GraphQL to reject by name. */
+export function numberParam(value: unknown): number | string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') return queryText(value);
+  return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+export function stringParam(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return queryText(Array.isArray(value) ? value[0] : value);
+}
+
+/**
+ * The JSON body as an object. No body at all reads as `{}` (the operation then names what is
+ * missing); a body that is not JSON is a 415, and JSON that is not an object a 400.
+ */
+export function jsonBody(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === undefined) {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) return {};
+    throw new ProblemError(
+      problemFor(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The body must be JSON (Content-Type: application/json)'),
+    );
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ProblemError(problemFor(ErrorCode.BAD_USER_INPUT, 'The body must be a JSON object'));
+  }
+  return body as Record<string, unknown>;
+}
+
+export function sendProblem(res: Response, problem: ProblemDetails, headers: Record<string, string> = {}): void {
+  res.status(problem.status).set(headers).type('application/problem+json').send(JSON.stringify(problem));
+}
+
+export interface RestAppOptions {
+  name: string;
+  config: Config;
+  logger: Logger;
+  routes: RestRoute[];
+  /** Routers that read the raw request body themselves (e.g. `storageRouter`); mounted before JSON parsing. */
+  routers?: Router[];
+  isReady?: () => boolean | Promise<boolean>;
+}
+
+/**
+ * An Express app serving exactly the routes given, with the behaviour every adapter shares:
+ * request ids and logs, a JSON body limit, probes, 404 for an unknown path, 405 (with `Allow`)
+ * for a known path and the wrong method, and problem bodies for every failure.
+ */
+export function createRestApp(options: RestAppOptions): Express {
+  const { config, logger, routes, name } = options;
+  const log = logger.child({ component: `${name}-rest` });
+  const app = express();
+  applyTrustProxy(app, config.env.TRUST_PROXY);
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(assignRequestId, httpMetrics(`${name}-rest`), traceRequests(`${name}-rest`), compressAnswers());
+  addProbes(app, options.isReady ?? (() => true));
+  app.use(httpLogger(logger, `${name}-rest`));
+  const methodsByPath = allowedMethodsByPath(routes);
+  for (const [routePath, methods] of methodsByPath) app.all(routePath, corsFor(config, methods));
+  app.use(apiReferenceAssets());
+  for (const router of options.routers ?? []) app.use(router);
+  app.use(
+    express.json({
+      limit: config.env.BODY_LIMIT_BYTES,
+      type: ['application/json', 'application/*+json'],
+      verify: checkJsonBody,
+    }),
+  );
+  app.use(refuseUnstorableText, checkPagingParameters);
+
+  for (const route of routes) {
+    const bodyCheck = route.doc?.body ? [checkBody(route.doc.body)] : [];
+    app[route.method](
+      route.path,
+      ...(route.before ?? []),
+      ...bodyCheck,
+      async (req: Request, res: Response, next: NextFunction) => {
+        try {
+          res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
+          // Back in the request's span: reading a body (JSON, multipart) left it.
+          await inRequestTrace(req, () => route.handler(req, res));
+        } catch (error) {
+          next(route.parameterNames ? inRestTerms(error, route.parameterNames) : error);
+        }
+      },
+    );
+  }
+  for (const [routePath, methods] of methodsByPath) {
+    app.all(routePath, (req: Request, res: Response) => {
+      const allow = methods.join(', ');
+      sendProblem(
+        res,
+        problemFor(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not supported here; use ${allow}`, {
+          instance: req.originalUrl,
+        }),
+        { allow },
+      );
+    });
+  }
+  app.use((req: Request, res: Response) => {
+    sendProblem(
+      res,
+      problemFor(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`, { instance: req.originalUrl }),
+    );
+  });
+
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      log.error({ err: error, requestId: requestIdOf(req) }, 'failed after the response started');
+      res.destroy();
+      return next();
+    }
+    const { problem, headers } = toProblem(error, req);
+    if (problem.status >= 500) log.error({ err: error, requestId: req.id }, 'request failed');
+    sendProblem(res, problem, headers);
+  });
+  return app;
+}
+
+/** Before the handler: the JSON body in its documented shape (`parseBody`), or a 400 naming each field that is not. */
+function checkBody(schema: NonNullable<RouteDoc['body']>): RequestHandler {
+  return (req, _res, next) => {
+    req.body = parseBody(schema, jsonBody(req));
+    next();
+  };
+}
+
+/** The methods each path of the table serves (HEAD with every GET), in the table's order. */
+function allowedMethodsByPath(routes: RestRoute[]): Map<string, string[]> {
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    const methods = methodsByPath.get(route.path) ?? [];
+    const added = route.method === 'get' ? ['GET', 'HEAD'] : [route.method.toUpperCase()];
+    methodsByPath.set(route.path, [...new Set([...methods, ...added])]);
+  }
+  return methodsByPath;
+}
+
+/** A problem about operation variables, renamed to the REST parameters they came from. */
+function inRestTerms(error: unknown, names: Record<string, string>): unknown {
+  if (!(error instanceof ProblemError) || !error.problem.errors) return error;
+  const errors = error.problem.errors.map((problem) => ({ ...problem, field: names[problem.field] ?? problem.field }));
+  return new ProblemError({ ...error.problem, errors }, error.headers);
+}
+
+function toProblem(error: unknown, req: Request): { problem: ProblemDetails; headers: Record<string, string> } {
+  const instance = req.originalUrl;
+  if (error instanceof ProblemError) return { problem: { ...error.problem, instance }, headers: error.headers };
+  if (error instanceof AppError) {
+    return {
+      problem: problemFor(error.code, error.message, {
+        instance,
+        ...(error.fields.length ? { errors: error.fields } : {}),
+      }),
+      headers: error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {},
+    };
+  }
+  const unreadable = requestReadError(error);
+  if (unreadable) return { problem: problemFor(unreadable.code, unreadable.message, { instance }), headers: {} };
+  return {
+    problem: problemFor(ErrorCode.INTERNAL_SERVER_ERROR, INTERNAL_MESSAGE, {
+      instance,
+      requestId: typeof req.id === 'string' || typeof req.id === 'number' ? String(req.id) : requestIdOf(req),
+    }),
+    headers: {},
+  };
+}
+
+/** The route table as `GET /api` shows it: `{ method, path, summary }`, paths in `{param}` form. */
+export function describeRoutes(routes: RestRoute[]): { method: string; path: string; summary: string }[] {
+  return routes.map((route) => ({
+    method: route.method.toUpperCase(),
+    path: route.path.replace(/:(\w+)/g, '{$1}'),
+    summary: route.summary,
+  }));
+}
+
+/**
+ * `GET /api` (metadata and every endpoint) of a REST service; `/health` checks the service's parts
+ * (lib/rest/health-routes.ts). `routes` is read when `/api` is asked, so the listing is the live route table.
+ */
+export function serviceInfoRoutes(service: string, routes: () => RestRoute[]): RestRoute[] {
+  return [
+    {
+      method: 'get',
+      path: '/api',
+      summary: 'API metadata and available endpoints',
+      cacheControl: CACHE_CONTROL.public,
+      doc: {
+        answer: {
+          status: 200,
+          description: 'The service, its endpoints, and where its API reference is',
+          json: serviceInfoSchema,
+        },
+        open: true,
+      },
+      handler: (_req, res) => {
+        res.json({
+          name: service,
+          version: API_VERSION,
+          endpoints: describeRoutes(routes()),
+          openapi: OPENAPI_PATH,
+          docs: DOCS_PATH,
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,366 @@
+import { ApolloServer, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
+import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
+import { expressMiddleware } from '@as-integrations/express5';
+import { settleUrlParseWarning } from '../http/url-parse-warning.js';
+import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
+import express from 'express';
+import { GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { gql } from 'graphql-tag';
+import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
+import type { Config } from '../config.js';
+import { subgraphClientOf } from '../http/client-address.js';
+import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from '../data/database.js';
+import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from '../http/http.js';
+import {
+  answersWithin,
+  OutageWatch,
+  outageAwarePlugin,
+  serviceUnavailable,
+  subgraphFaults,
+  unavailableContext,
+  type SubgraphFaults,
+} from '../http/availability.js';
+import { untilDatabaseAnswers } from './startup.js';
+import { refuseCrossSiteRequests } from '../http/csrf.js';
+import { checkJsonBody, refuseUnstorableGraphQLText } from '../http/input.js';
+import { operationTelemetry } from '../observability/graphql-telemetry.js';
+import { answerExtensionsOf, localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
+import { assignRequestId, httpLogger, type Logger } from '../observability/logger.js';
+import { httpMetrics } from '../observability/metrics.js';
+import { queryLimits } from './query-limits.js';
+import { requireSubgraphToken } from '../http/subgraph-token.js';
+import { resumeTrace, traceRequests, traceResolvers } from '../observability/tracing.js';
+import type { Deps, RunningPart } from '../service.js';
+import { applyShield, type RuleTree } from './shield.js';
+
+const FEDERATION_LINK = `
+  extend schema
+    @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])
+`;
+
+/** Descriptions of the root types, which type-graphql has no option for; every subgraph gives the same ones. */
+const ROOT_TYPE_DESCRIPTIONS: Record<string, string> = {
+  Query: 'What can be read: contacts, posts, surveys and everything around them (each field says who may see what)',
+  Mutation:
+    'What can be changed: each mutation runs in one transaction, writes its audit event with it, and answers the changed object',
+};
+
+/** The schema with its root types described (the explorers show these first). */
+function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.ROOT_OBJECT]: (type) =>
+      new GraphQLObjectType({ ...type.toConfig(), description: type.description ?? ROOT_TYPE_DESCRIPTIONS[type.name] }),
+  });
+}
+
+export interface SubgraphDefinition {
+  resolvers: NonEmptyArray<ClassType>;
+  orphanedTypes?: ClassType[];
+  /** `__resolveReference` per entity type (`<service>.references.ts`), as in type-graphql's federation example. */
+  references?: EntityReferences<never>;
+  rules: RuleTree;
+}
+
+/** How a subgraph finds the entities other subgraphs point at by key, each with the request's context. */
+export type EntityReferences<Context> = Record<
+  string,
+  { __resolveReference(reference: { id: string }, context: Context): unknown }
+>;
+
+/**
+ * Builds a Federation 2 subgraph schema from type-graphql classes: type-graphql makes the schema,
+ * it is printed with its directives, and @apollo/subgraph rebuilds it with the federation fields.
+ * Returns the bare schema (for `npm run schema`) and the guarded one (served, over HTTP or in process;
+ * its resolvers make spans while tracing is on).
+ */
+export async function buildFederatedSchema(
+  definition: SubgraphDefinition,
+): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
+  const typeGraphQLSchema = describeRootTypes(
+    await buildSchema({
+      resolvers: definition.resolvers,
+      orphanedTypes: definition.orphanedTypes,
+      skipCheck: true,
+      validate: { forbidUnknownValues: false },
+      emitSchemaFile: false,
+    }),
+  );
+  const resolvers = createResolversMap(typeGraphQLSchema) as GraphQLResolverMap<unknown>;
+  for (const [typeName, reference] of Object.entries(definition.references ?? {})) {
+    resolvers[typeName] = { ...(resolvers[typeName] as object), ...reference } as never;
+  }
+  const schema = buildSubgraphSchema([
+    { typeDefs: gql(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`), resolvers },
+  ]);
+  return { schema, guarded: traceResolvers(applyShield(schema, definition.rules)) };
+}
+
+export function printSdl(schema: GraphQLSchema): string {
+  return `${printSubgraphSchema(schema).trim()}\n`;
+}
+
+export interface SubgraphServerOptions<Context extends BaseContext> {
+  name: string;
+  schema: GraphQLSchema;
+  config: Config;
+  logger: Logger;
+  port: number;
+  context: (req: SubgraphRequest) => Promise<Context>;
+  isReady: () => Promise<boolean>;
+}
+
+/** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
+export async function serveSubgraph<Context extends BaseContext>(
+  options: SubgraphServerOptions<Context>,
+): Promise<RunningServer> {
+  const port = await openSubgraphPort(options);
+  try {
+    await port.serve(options);
+  } catch (error) {
+    await port.close();
+    throw error;
+  }
+  return port;
+}
+
+/**
+ * A subgraph's port, open before its database is: `/healthz` answers 200 at once, `/readyz` 503
+ * and `/graphql` 503 (with `Retry-After`) until `serve` gives it its schema, so a start that waits
+ * for PostgreSQL is alive to its probes, and not ready.
+ */
+export interface SubgraphPort extends RunningServer {
+  /** How this subgraph answers faults (an outage is a 503, a bug is masked): the same in process. */
+  faults: SubgraphFaults;
+  serve<Context extends BaseContext>(
+    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+  ): Promise<void>;
+}
+
+export async function openSubgraphPort(
+  options: Pick<SubgraphServerOptions<BaseContext>, 'name' | 'config' | 'logger' | 'port'>,
+): Promise<SubgraphPort> {
+  const { config, logger, name } = options;
+  settleUrlParseWarning();
+  const log = logger.child({ component: `${name}-subgraph` });
+  const app = express();
+  app.disable('x-powered-by');
+  // No ETag: GraphQL answers go to POSTs that no cache revalidates, and Express would hash every body.
+  app.disable('etag');
+  app.use(
+    assignRequestId,
+    httpMetrics(`${name}-subgraph`, ['/graphql']),
+    traceRequests(`${name}-subgraph`, ['/graphql']),
+  );
+  let shuttingDown = false;
+  let isReady: (() => Promise<boolean>) | undefined;
+  let graphql: express.RequestHandler | undefined;
+  let apollo: ApolloServer<never> | undefined;
+  const outage = new OutageWatch();
+  const databaseAnswers = async () => {
+    const answers = isReady ? await isReady() : false;
+    if (!answers) outage.markDown();
+    return answers;
+  };
+  const faults = subgraphFaults(log, outage, databaseAnswers);
+  addProbes(app, async () => !shuttingDown && isReady !== undefined && (await databaseAnswers()));
+  app.use('/graphql', (req, res, next) => {
+    if (graphql) return graphql(req, res, next);
+    const starting = serviceUnavailable();
+    res
+      .status(503)
+      .set('retry-after', String(starting.retryAfter))
+      .json({
+        errors: [
+          { message: 'The service is starting: its database is not ready yet', extensions: starting.extensions },
+        ],
+      });
+  });
+  app.use(graphqlRequestErrorHandler(log));
+  // SUBGRAPH_HOST, loopback by default: only the gateway calls a subgraph (production wants SUBGRAPH_TOKEN beyond loopback).
+  const running = await listen(app, options.port, config.env.SUBGRAPH_HOST, '/graphql');
+  const limits = queryLimits(config);
+
+  return {
+    ...running,
+    faults,
+    async serve<Context extends BaseContext>(
+      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+    ) {
+      const server = new ApolloServer<Context>({
+        schema: served.schema,
+        // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
+        // signal handlers would stop this server behind that back, and the platform's close then hangs.
+        stopOnTerminationSignals: false,
+        introspection: !config.isProduction,
+        includeStacktraceInErrorResponses: false,
+        // `refuseCrossSiteRequests` below, as on the gateway.
+        csrfPrevention: false,
+        // The gateway's limits on this port too, so that calling a subgraph directly is no way around them.
+        validationRules: limits.validationRules,
+        parseOptions: limits.parseOptions,
+        formatError: (formatted, error) => faults.formatError(formatted, error),
+        // No cache hints are used; the cache-control plugin would otherwise time every resolved field.
+        plugins: [
+          ...(limits.plugins as unknown as ApolloServerPlugin<Context>[]),
+          ApolloServerPluginLandingPageDisabled(),
+          ApolloServerPluginInlineTraceDisabled(),
+          ApolloServerPluginCacheControlDisabled(),
+          outageAwarePlugin<Context>(faults),
+          operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
+          answerExtensionsPlugin<Context>(),
+        ],
+      });
+      await server.start();
+      apollo = server as unknown as ApolloServer<never>;
+      const handlers = express.Router();
+      handlers.use(
+        httpLogger(logger, `${name}-subgraph`),
+        refuseCrossSiteRequests(config),
+        requireSubgraphToken(config.env.SUBGRAPH_TOKEN),
+        express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: checkJsonBody }),
+        refuseUnstorableGraphQLText,
+        resumeTrace,
+        expressMiddleware(server, {
+          context: async ({ req }) =>
+            served
+              .context({
+                headers: req.headers,
+                id: req.id,
+                client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)),
+              })
+              .catch(unavailableContext),
+        }),
+      );
+      graphql = handlers;
+      isReady = served.isReady;
+    },
+    close: async () => {
+      shuttingDown = true;
+      await running.close();
+      await apollo?.stop();
+    },
+  };
+}
+
+/** Adds what the request's context stated for the answer (`answerExtensionsOf`) to its `extensions`, as in process. */
+function answerExtensionsPlugin<Context extends BaseContext>(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ contextValue, response }) {
+          const stated = answerExtensionsOf(contextValue);
+          if (!stated || response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          result.extensions = { ...result.extensions, ...stated };
+        },
+      };
+    },
+  };
+}
+
+/** How long closing a service's database pool may take at shutdown. */
+const DATABASE_CLOSE_TIMEOUT_MS = 3000;
+
+/** Where a subgraph service listens, and who watches its SQL (tests count statements). */
+export interface SubgraphListenOptions {
+  port: number;
+  onQuery?: (sql: string) => void;
+}
+
+/** What a service keeps for its whole life (`<service>.runtime.ts`): settings derived from Config, and clients. */
+export interface ServiceRuntime {
+  close(): Promise<void>;
+}
+
+/**
+ * The one skeleton of a subgraph service: its database (entities and migrations), its schema
+ * (`<service>.subgraph.ts`), its runtime and how one request's context is made on it.
+ */
+export interface SubgraphServiceOptions<
+  Runtime extends ServiceRuntime,
+  Context extends BaseContext,
+> extends SubgraphListenOptions {
+  service: DatabaseOptions['service'];
+  entities: DatabaseOptions['entities'];
+  migrations: DatabaseOptions['migrations'];
+  definition: SubgraphDefinition;
+  /** Made once the database is open (so a failed start leaves no client behind); closed before it. */
+  runtime: (orm: Orm) => Promise<Runtime>;
+  /** One request's context (`<service>.context.ts`): the caller, services bound to it and to `em`, the request's loaders. */
+  context: (runtime: Runtime, em: EntityManager, req: SubgraphRequest) => Promise<Context>;
+}
+
+export interface RunningSubgraph<Runtime = ServiceRuntime> extends RunningPart {
+  orm: Orm;
+  runtime: Runtime;
+  /** The same schema, context and fault answers as its HTTP server, for a gateway in this process (no HTTP between them). */
+  local: LocalSubgraph;
+}
+
+/** Opens the service's database (running its migrations), makes its runtime, builds its schema and serves it. */
+export async function startSubgraphService<Runtime extends ServiceRuntime, Context extends BaseContext>(
+  deps: Deps,
+  options: SubgraphServiceOptions<Runtime, Context>,
+): Promise<RunningSubgraph<Runtime>> {
+  const { config, logger } = deps;
+  // The port answers its probes while the database is awaited (alive, not ready).
+  const port = await openSubgraphPort({ name: options.service, config, logger, port: options.port });
+  let orm: Orm | undefined;
+  let runtime: Runtime | undefined;
+  // A connection cut off mid-transaction during an outage may never be handed back to the pool, and
+  // closing the pool waits for it: the close is bounded, so shutdown after an outage still ends.
+  const closeDatabase = async (opened: Orm) => {
+    if (!(await answersWithin(() => opened.close().then(() => true), DATABASE_CLOSE_TIMEOUT_MS))) {
+      logger.warn(
+        { service: options.service },
+        `database pool not closed within ${DATABASE_CLOSE_TIMEOUT_MS} ms (a connection lost in an outage); leaving it`,
+      );
+    }
+  };
+  const closeAll = async () => {
+    await port.close();
+    if (runtime) await runtime.close();
+    if (orm) await closeDatabase(orm);
+  };
+  try {
+    const database = await untilDatabaseAnswers(config, logger.child({ component: `${options.service}-db` }), () =>
+      openDatabase(config, logger, {
+        service: options.service,
+        entities: options.entities,
+        migrations: options.migrations,
+        onQuery: options.onQuery,
+      }),
+    );
+    orm = database;
+    const serviceRuntime = await options.runtime(database);
+    runtime = serviceRuntime;
+    const { guarded } = await buildFederatedSchema(options.definition);
+    const contextOf = (req: SubgraphRequest) => options.context(serviceRuntime, database.em.fork(), req);
+    await port.serve({
+      schema: guarded,
+      context: contextOf,
+      isReady: () => answersWithin(() => databaseAnswers(database)),
+    });
+    const local = localSubgraph(guarded, contextOf, {
+      faults: port.faults,
+      log: logger.child({ component: `${options.service}-subgraph` }),
+      part: `${options.service}-subgraph`,
+    });
+    return {
+      name: `${options.service}-subgraph`,
+      url: port.url,
+      orm: database,
+      runtime: serviceRuntime,
+      local,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
