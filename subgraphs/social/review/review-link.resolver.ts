@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ReviewLink } from './review-link.entity.js';
-import { CreatedReviewLink, ReviewedPost } from './review-link.input.js';
+import { CreatedReviewLink, ReviewedPost } from './review-link.types.js';
 import type { ReviewContext } from './review.context.js';
 
 const TOKEN_DESCRIPTION = 'The token of the review link';

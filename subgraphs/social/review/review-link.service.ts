@@ -10,7 +10,7 @@ import type { PostService } from '../content/post.service.js';
 import { MediaFile, MediaStatus } from '../media/media.entity.js';
 import { MediaService, type MediaSettings } from '../media/media.service.js';
 import { ReviewLink } from './review-link.entity.js';
-import type { CreatedReviewLink, ReviewedPost } from './review-link.input.js';
+import type { CreatedReviewLink, ReviewedPost } from './review-link.types.js';
 
 const DEFAULT_HOURS = 72;
 const MAX_HOURS = 720;
