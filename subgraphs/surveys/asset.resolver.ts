@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DOWNLOAD_URL_SECONDS } from './asset.service.js';
-import { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
+import { SurveyAssetUpload } from './asset.types.js';
+import { SurveyAssetCommitInput, SurveyAssetPresignInput } from './asset.input.js';
 import { SurveyAsset } from './survey-asset.entity.js';
 import type { SurveysContext } from './surveys.context.js';
 

@@ -9,7 +9,8 @@ import {
   sweepReservations,
   type UploadPolicy,
 } from '../../lib/storage/uploads.js';
-import type { SurveyAssetCommitInput, SurveyAssetPresignInput, SurveyAssetUpload } from './asset.types.js';
+import type { SurveyAssetUpload } from './asset.types.js';
+import type { SurveyAssetCommitInput, SurveyAssetPresignInput } from './asset.input.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';
 import type { SurveyService } from './survey.service.js';
 

@@ -1,13 +1,8 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '../../lib/http/session-cookie.js';
-import {
-  MagicLinkRequested,
-  MagicLinkRequestInput,
-  MagicLinkVerifyInput,
-  SurveySession,
-  SurveySignIn,
-} from './auth.types.js';
+import { MagicLinkRequested, SurveySession, SurveySignIn } from './auth.types.js';
+import { MagicLinkRequestInput, MagicLinkVerifyInput } from './auth.input.js';
 import type { SurveysContext } from './surveys.context.js';
 
 @Resolver()

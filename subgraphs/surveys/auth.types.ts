@@ -1,5 +1,4 @@
-import { IsEmail, IsString, MaxLength } from 'class-validator';
-import { Field, InputType, ObjectType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A user of the survey service, known by e-mail address' })
 export class SurveyUser {
@@ -26,20 +25,4 @@ export class MagicLinkRequested {
   @Field(() => Boolean, { description: 'Always true: the answer never tells whether the address may sign in' })
   accepted!: boolean;
   @Field(() => String, { description: 'What to tell the user (the same for every address)' }) message!: string;
-}
-
-@InputType({ description: 'Who asks for a sign-in link' })
-export class MagicLinkRequestInput {
-  @Field(() => String, { description: 'The e-mail address to send the link to' })
-  @IsEmail({}, { message: 'must be a valid e-mail address' })
-  @MaxLength(320)
-  email!: string;
-}
-
-@InputType({ description: "A sign-in link's token to spend" })
-export class MagicLinkVerifyInput {
-  @Field(() => String, { description: 'The `token` query parameter of the link in the mail' })
-  @IsString()
-  @MaxLength(200)
-  token!: string;
 }

@@ -1,6 +1,5 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { ApiKey } from './api-key.entity.js';
+import { Field, ID, InputType } from 'type-graphql';
 
 @InputType({ description: 'A new API key: its scopes (a subset of the 14) and the brands it reaches' })
 export class CreateApiKeyInput {
@@ -20,13 +19,4 @@ export class CreateApiKeyInput {
   @IsOptional()
   @ArrayMaxSize(100)
   brandIds?: string[] | null;
-}
-
-@ObjectType({ description: 'A new API key: `key` is shown this once and never again' })
-export class CreatedApiKey {
-  @Field(() => String, {
-    description: 'The API key itself, to send as X-API-Key: store it now, it is never shown again',
-  })
-  key!: string;
-  @Field(() => ApiKey, { description: 'The key record, as apiKeys lists it' }) apiKey!: ApiKey;
 }

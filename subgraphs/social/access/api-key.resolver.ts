@@ -1,6 +1,7 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { ApiKey } from './api-key.entity.js';
-import { CreateApiKeyInput, CreatedApiKey } from './api-key.input.js';
+import { CreateApiKeyInput } from './api-key.input.js';
+import { CreatedApiKey } from './api-key.types.js';
 import type { AccessContext } from './access.context.js';
 
 @Resolver(() => ApiKey)

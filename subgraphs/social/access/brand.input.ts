@@ -1,5 +1,5 @@
 import { ArrayMaxSize, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, InputType } from 'type-graphql';
 
 @InputType({ description: 'A new brand' })
 export class BrandInput {
@@ -32,13 +32,4 @@ export class BrandSettingsInput {
   @ArrayMaxSize(24)
   @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { each: true, message: 'each time must be HH:MM (24-hour)' })
   defaultPostingTimes?: string[] | null;
-}
-
-@ObjectType({ description: 'Settings of one brand' })
-export class BrandSettings {
-  @Field(() => ID, { description: 'The brand these settings belong to' }) brandId!: string;
-  @Field(() => String, { description: 'IANA time zone' }) timezone!: string;
-  @Field(() => [String], { description: 'Local times of day (HH:MM) the brand usually posts at' })
-  defaultPostingTimes!: string[];
-  @Field(() => Date, { description: 'When the settings last changed' }) updatedAt!: Date;
 }

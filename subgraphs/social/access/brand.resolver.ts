@@ -10,7 +10,8 @@ import {
   windowOfPage,
 } from '../../../lib/data/pagination.js';
 import { Brand } from './brand.entity.js';
-import { BrandInput, BrandSettings, BrandSettingsInput } from './brand.input.js';
+import { BrandInput, BrandSettingsInput } from './brand.input.js';
+import { BrandSettings } from './brand.types.js';
 import type { AccessContext } from './access.context.js';
 
 export const BrandConnection = ConnectionType(Brand, 'Brand');

@@ -4,7 +4,8 @@ import { isUuid } from '../../../lib/ids.js';
 import type { Slice, Window } from '../../../lib/data/pagination.js';
 import { checkTimezone } from '../../../lib/time.js';
 import { Brand } from './brand.entity.js';
-import type { BrandInput, BrandSettings, BrandSettingsInput } from './brand.input.js';
+import type { BrandInput, BrandSettingsInput } from './brand.input.js';
+import type { BrandSettings } from './brand.types.js';
 import type { Reach } from './reach.js';
 
 export const DEFAULT_BRAND_NAME = 'My brand';

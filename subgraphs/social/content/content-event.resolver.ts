@@ -1,7 +1,8 @@
 import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { Actor, ContentEvent } from './content-event.entity.js';
 import { cursorOfEvent } from './content-event.service.js';
-import { ContentEventConnection, EventArgs } from './content-event.types.js';
+import { ContentEventConnection } from './content-event.types.js';
+import { EventArgs } from './content-event.input.js';
 import type { ContentContext } from './content.context.js';
 
 /** The audit log of content operations. */

@@ -1,17 +1,4 @@
-import { ArgsType, Field, ID, Int } from 'type-graphql';
 import { ConnectionType } from '../../../lib/data/pagination.js';
-import { ContentEvent, ContentEventType } from './content-event.entity.js';
+import { ContentEvent } from './content-event.entity.js';
 
 export const ContentEventConnection = ConnectionType(ContentEvent, 'ContentEvent');
-
-@ArgsType()
-export class EventArgs {
-  @Field(() => Int, { nullable: true, description: 'Events to return, 1 to 100 (default 20)' }) first?: number;
-  @Field(() => String, {
-    nullable: true,
-    description: 'Cursor of the event after which to continue (older ones follow)',
-  })
-  after?: string;
-  @Field(() => ID, { nullable: true, description: 'Only events of this content item' }) contentId?: string;
-  @Field(() => ContentEventType, { nullable: true, description: 'Only events of this kind' }) type?: ContentEventType;
-}

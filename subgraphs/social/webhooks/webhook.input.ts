@@ -1,7 +1,6 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
-import { ConnectionArgs, ConnectionType } from '../../../lib/data/pagination.js';
-import { Webhook, WebhookDelivery } from './webhook.entity.js';
+import { ArgsType, Field, ID, InputType } from 'type-graphql';
+import { ConnectionArgs } from '../../../lib/data/pagination.js';
 
 @InputType({ description: 'A new webhook: where to send which events of which brands' })
 export class CreateWebhookInput {
@@ -64,20 +63,6 @@ export class UpdateWebhookInput {
   @IsOptional()
   enabled?: boolean | null;
 }
-
-@ObjectType({ description: 'A new webhook: `secret` is shown this once and never again' })
-export class CreatedWebhook {
-  @Field(() => String, {
-    description:
-      'The signing secret (whsec_...), to verify webhook-signature with: store it now, it is never shown again',
-  })
-  secret!: string;
-
-  @Field(() => Webhook, { description: 'The webhook, as webhooks lists it' })
-  webhook!: Webhook;
-}
-
-export const WebhookDeliveryConnection = ConnectionType(WebhookDelivery, 'WebhookDelivery');
 
 @ArgsType()
 export class WebhookDeliveriesArgs extends ConnectionArgs {

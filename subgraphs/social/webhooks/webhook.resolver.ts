@@ -1,13 +1,8 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { toConnection, windowOfConnection } from '../../../lib/data/pagination.js';
 import { Webhook, WebhookMessage } from './webhook.entity.js';
-import {
-  CreatedWebhook,
-  CreateWebhookInput,
-  UpdateWebhookInput,
-  WebhookDeliveriesArgs,
-  WebhookDeliveryConnection,
-} from './webhook.input.js';
+import { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesArgs } from './webhook.input.js';
+import { CreatedWebhook, WebhookDeliveryConnection } from './webhook.types.js';
 import type { WebhooksContext } from './webhooks.context.js';
 
 @Resolver(() => Webhook)
