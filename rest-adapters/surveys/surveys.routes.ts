@@ -43,7 +43,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys',
       summary: 'Create a draft survey (venueName required)',
-      doc: { body: surveyInputSchema, answer: { status: 201, description: 'The new draft', json: surveySchema } },
+      doc: {
+        operationId: 'createSurvey',
+        tag: 'surveys',
+        body: surveyInputSchema,
+        answer: { status: 201, description: 'The new draft', json: surveySchema },
+      },
       handler: async (req, res) => {
         const { createSurvey } = await run(CreateSurveyDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createSurvey);
@@ -53,7 +58,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys',
       summary: 'Paginated list of the surveys the session may see (page, limit, status)',
-      doc: { query: surveyQuery, answer: { status: 200, description: 'A page of surveys', json: surveyPage } },
+      doc: {
+        operationId: 'listSurveys',
+        tag: 'surveys',
+        query: surveyQuery,
+        answer: { status: 200, description: 'A page of surveys', json: surveyPage },
+      },
       handler: async (req, res) => {
         const { surveyPage } = await run(
           SurveyPageDocument,
@@ -71,7 +81,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys/:id',
       summary: 'Get a survey',
-      doc: { params: SURVEY_ID, answer: { status: 200, description: 'The survey', json: surveySchema } },
+      doc: {
+        operationId: 'getSurvey',
+        tag: 'surveys',
+        params: SURVEY_ID,
+        answer: { status: 200, description: 'The survey', json: surveySchema },
+      },
       handler: async (req, res) => {
         const { survey } = await run(SurveyDocument, { id: req.params.id }, req);
         if (!survey) throw AppError.notFound('Survey');
@@ -83,6 +98,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id',
       summary: 'Update a draft survey',
       doc: {
+        operationId: 'updateSurvey',
+        tag: 'surveys',
         params: SURVEY_ID,
         body: surveyInputSchema,
         answer: { status: 200, description: 'The survey as changed', json: surveySchema },
@@ -98,6 +115,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/submit',
       summary: 'Submit a survey (required fields must be filled; it cannot change afterwards)',
       doc: {
+        operationId: 'submitSurvey',
+        tag: 'surveys',
         params: SURVEY_ID,
         answer: { status: 200, description: 'The submitted survey', json: surveySchema },
         problems: [400, 409],
@@ -112,6 +131,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/assets/presign',
       summary: 'Prepare an asset upload ({ filename, contentType, size }); answers where to PUT the bytes',
       doc: {
+        operationId: 'createAssetUpload',
+        tag: 'assets',
         params: SURVEY_ID,
         body: presignInputSchema,
         answer: { status: 200, description: 'Where to PUT the bytes', json: presignSchema },
@@ -139,6 +160,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/assets/commit',
       summary: 'Commit an uploaded asset ({ assetId, sha256? }) after checking the bytes',
       doc: {
+        operationId: 'commitAssetUpload',
+        tag: 'assets',
         params: SURVEY_ID,
         body: commitInputSchema,
         answer: { status: 200, description: 'The committed asset', json: assetSchema },
@@ -158,6 +181,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/export',
       summary: 'Export a survey (format=html|markdown|whatsapp)',
       doc: {
+        operationId: 'exportSurvey',
+        tag: 'surveys',
         params: SURVEY_ID,
         query: exportQuery,
         answer: {
@@ -185,7 +210,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/assets/:assetId',
       summary: 'Get an asset: metadata and a short-lived download URL',
-      doc: { params: { assetId: 'Asset id' }, answer: { status: 200, description: 'The asset', json: assetSchema } },
+      doc: {
+        operationId: 'getAsset',
+        tag: 'assets',
+        params: { assetId: 'Asset id' },
+        answer: { status: 200, description: 'The asset', json: assetSchema },
+      },
       handler: async (req, res) => {
         const { surveyAsset } = await run(SurveyAssetDocument, { id: req.params.assetId }, req);
         if (!surveyAsset) throw AppError.notFound('Asset');
