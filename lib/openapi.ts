@@ -304,8 +304,10 @@ export function openApiDocument(api: ApiDescription, routes: readonly Documented
   return createDocument({
     openapi: '3.1.0',
     info: { title: api.title, version: API_VERSION, description: api.description },
-    // A template, not a fixed address: run locally the service answers on localhost and its default port.
+    // First the address the document is read from: the API reference tries requests out on the first server,
+    // which must be the service that serves it wherever it is deployed. Then the local defaults, as a template.
     servers: [
+      { url: '/', description: 'This service, at the address this document was fetched from' },
       {
         url: 'http://{host}:{port}',
         description: 'Run locally: the defaults; a deployment serves the service at its own address',

@@ -133,18 +133,23 @@ describe('OpenAPI documents of the REST services', () => {
     ['social', 3001],
     ['surveys', 3002],
     ['contacts', 3003],
-  ])('%s: the server is the local default (localhost:%d), a template a deployment fills in', (service, port) => {
-    const [server, ...others] = made[service].servers;
-    expect(others).toEqual([]);
-    expect(server.url).toBe('http://{host}:{port}');
-    expect(server.variables).toEqual({
-      host: expect.objectContaining({ default: 'localhost' }),
-      port: expect.objectContaining({ default: String(port), description: expect.stringContaining('_REST_PORT') }),
-    });
-    expect(server.description).toMatch(/deployment serves the service at its own address/);
-    const config = loadConfig({ DATA_DIR: path.join(PROJECT_ROOT, '.data') });
-    expect(config.ports[`${service}Rest` as 'socialRest']).toBe(port);
-  });
+  ])(
+    '%s: the servers are the address the document is read from, then the local default (localhost:%d) as a template',
+    (service, port) => {
+      const [here, server, ...others] = made[service].servers;
+      // The reference page tries requests out on the first server: the service that served it, wherever that is.
+      expect(here.url).toBe('/');
+      expect(others).toEqual([]);
+      expect(server.url).toBe('http://{host}:{port}');
+      expect(server.variables).toEqual({
+        host: expect.objectContaining({ default: 'localhost' }),
+        port: expect.objectContaining({ default: String(port), description: expect.stringContaining('_REST_PORT') }),
+      });
+      expect(server.description).toMatch(/deployment serves the service at its own address/);
+      const config = loadConfig({ DATA_DIR: path.join(PROJECT_ROOT, '.data') });
+      expect(config.ports[`${service}Rest` as 'socialRest']).toBe(port);
+    },
+  );
 
   it('refuses a route table with an operationId twice, or a tag its service does not declare', () => {
     const api: ApiDescription = {
