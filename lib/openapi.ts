@@ -169,7 +169,8 @@ export function problemStatuses(route: DocumentedRoute, secured: boolean): numbe
   const statuses = new Set<number>([500, ...(doc?.problems ?? [])]);
   if (doc?.body || doc?.multipart) for (const status of [400, 413]) statuses.add(status);
   if (doc?.body) statuses.add(415);
-  // Every route of a table passes the paging and text checks (lib/input.ts) before its handler, and a body that is not JSON is refused.
+  // Every route of a table passes the paging and text checks (lib/input.ts) and the JSON body parser
+  // before its handler: `?limit=0` or a malformed JSON body is a 400 on any of them.
   if (!doc.beforeInputChecks) statuses.add(400);
   if (pathParams(route.path).length) statuses.add(404);
   if (secured) for (const status of [401, 403]) statuses.add(status);
@@ -280,7 +281,10 @@ const SERVICE_TAG = {
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
-/** A route table whose operations a generated client could not name apart, or whose tags the document does not declare, is a mistake of the table. */
+/**
+ * A table whose operations a generated client could not name apart, or whose tags the document does
+ * not declare, is refused when its document is made (`npm run schema`, a test) rather than shipped.
+ */
 function checkNamesAndTags(routes: readonly DocumentedRoute[], tags: Record<string, string>): void {
   const seen = new Map<string, string>();
   for (const route of routes) {
