@@ -4,6 +4,9 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { productionProblems, productionWarnings } from './production.js';
 
+/** The REST services' ports when none is configured (their OpenAPI documents name them as the local server). */
+export const DEFAULT_REST_PORTS = { social: 3001, surveys: 3002, contacts: 3003 } as const;
+
 /**
  * The whole runtime contract in one schema. Read once at start (`loadConfig`) and passed down
  * explicitly; nothing else in the code reads `process.env`.
@@ -55,9 +58,9 @@ const EnvSchema = z.object({
   OTEL_SDK_DISABLED: optionalText,
   HOST: z.string().default('0.0.0.0'),
   GATEWAY_PORT: port(4000),
-  SOCIAL_REST_PORT: port(3001),
-  SURVEYS_REST_PORT: port(3002),
-  CONTACTS_REST_PORT: port(3003),
+  SOCIAL_REST_PORT: port(DEFAULT_REST_PORTS.social),
+  SURVEYS_REST_PORT: port(DEFAULT_REST_PORTS.surveys),
+  CONTACTS_REST_PORT: port(DEFAULT_REST_PORTS.contacts),
   SOCIAL_SUBGRAPH_PORT: port(4001),
   SURVEYS_SUBGRAPH_PORT: port(4002),
   CONTACTS_SUBGRAPH_PORT: port(4003),

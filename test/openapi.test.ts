@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -6,6 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadConfig } from '../lib/config.js';
 import { httpClient } from '../lib/rest/graphql-client.js';
+import { openApiDocument, type ApiDescription, type DocumentedRoute } from '../lib/rest/openapi.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { contactsOpenApi } from '../rest-adapters/contacts/index.js';
 import { openApiDocuments, openApiText } from '../rest-adapters/openapi.js';
@@ -89,6 +91,99 @@ describe('OpenAPI documents of the REST services', () => {
     const broken = structuredClone(made.contacts);
     broken.paths['/api/contacts'].get.parameters[0].in = 'body';
     expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it.each(SERVICES)(
+    '%s: every operation has its own readable operationId and one tag the document declares and describes',
+    (service) => {
+      const document = made[service];
+      const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
+        Object.entries(item)
+          .filter(([key]) => METHODS.includes(key))
+          .map(([, operation]) => operation),
+      );
+      const ids = operations.map((operation) => operation.operationId);
+      expect(ids.every((id) => /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+      const declared = new Map((document.tags as { name: string; description: string }[]).map((t) => [t.name, t]));
+      for (const operation of operations) {
+        expect(operation.tags).toHaveLength(1);
+        expect(declared.get(operation.tags[0])?.description).toMatch(/\w{3}/);
+      }
+      // Each declared tag holds operations: one per resource, none left empty.
+      expect(new Set(operations.map((operation) => operation.tags[0]))).toEqual(new Set(declared.keys()));
+    },
+  );
+
+  it('names operations and resources as a client developer reads them', () => {
+    const id = (service: string, method: string, route: string) => made[service].paths[route][method].operationId;
+    expect(id('contacts', 'get', '/api/contacts')).toBe('listContacts');
+    expect(id('contacts', 'get', '/api/contacts/{id}')).toBe('getContact');
+    expect(id('contacts', 'post', '/api/contacts/{id}/notes')).toBe('createNote');
+    expect(id('contacts', 'get', '/api/contacts/{contactId}/notes/{noteId}')).toBe('getNote');
+    expect(id('social', 'post', '/api/content-ops/items/{contentId}/retry')).toBe('retryContentItem');
+    expect(id('surveys', 'post', '/api/surveys/{id}/submit')).toBe('submitSurvey');
+    expect(id('social', 'get', '/healthz')).toBe('getLiveness');
+    expect(made.contacts.paths['/api/contacts/{contactId}/notes/{noteId}'].get.tags).toEqual(['notes']);
+    expect(made.surveys.paths['/api/assets/{assetId}'].get.tags).toEqual(['assets']);
+    expect(made.social.paths['/api'].get.tags).toEqual(['service']);
+  });
+
+  it.each([
+    ['social', 3001],
+    ['surveys', 3002],
+    ['contacts', 3003],
+  ])(
+    '%s: the servers are the address the document is read from, then the local default (localhost:%d) as a template',
+    (service, port) => {
+      const [here, server, ...others] = made[service].servers;
+      // The reference page tries requests out on the first server: the service that served it, wherever that is.
+      expect(here.url).toBe('/');
+      expect(others).toEqual([]);
+      expect(server.url).toBe('http://{host}:{port}');
+      expect(server.variables).toEqual({
+        host: expect.objectContaining({ default: 'localhost' }),
+        port: expect.objectContaining({ default: String(port), description: expect.stringContaining('_REST_PORT') }),
+      });
+      expect(server.description).toMatch(/deployment serves the service at its own address/);
+      const config = loadConfig({ DATA_DIR: path.join(PROJECT_ROOT, '.data') });
+      expect(config.ports[`${service}Rest` as 'socialRest']).toBe(port);
+    },
+  );
+
+  it('refuses a route table with an operationId twice, or a tag its service does not declare', () => {
+    const api: ApiDescription = {
+      title: 'T',
+      description: 'D',
+      localPort: { port: 1, variable: 'P' },
+      tags: { things: 'Things' },
+    };
+    const route = (operationId: string, routePath: string, tag = 'things'): DocumentedRoute => ({
+      method: 'get',
+      path: routePath,
+      summary: 'S',
+      doc: { operationId, tag, answer: { status: 200, description: 'OK' } },
+    });
+    expect(() => openApiDocument(api, [route('listThings', '/a'), route('getThing', '/a/:id')])).not.toThrow();
+    expect(() => openApiDocument(api, [route('listThings', '/a'), route('listThings', '/b')])).toThrow(
+      'operationId listThings of GET /b is already that of GET /a',
+    );
+    expect(() => openApiDocument(api, [route('getLiveness', '/a')])).toThrow(/getLiveness of GET \/healthz/);
+    expect(() => openApiDocument(api, [route('listThings', '/a', 'stuff')])).toThrow(
+      'tag stuff of GET /a is not one the service declares',
+    );
+  });
+
+  it('Redocly (recommended rules, offline) finds no error and no warning in the checked-in documents', () => {
+    const lint = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'lint-openapi.mjs')], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    });
+    expect(lint.stdout).toMatch(/contacts\.json: 0 errors, 0 warnings/);
+    expect({ status: lint.status, output: lint.stdout + lint.stderr }).toEqual({
+      status: 0,
+      output: expect.any(String),
+    });
   });
 
   it('describes the credentials of each service', () => {
@@ -264,6 +359,11 @@ describe('OpenAPI and API reference served by the running services', () => {
     const unauthenticated = await rest('GET', `${bases.social}/api/posts`);
     expect(unauthenticated.status).toBe(401);
     expect(conformance(social, 'GET', '/api/posts', unauthenticated)).toEqual([]);
+
+    // The paging check runs before every route of a table, /api included, which documents the 400.
+    const badPage = await rest('GET', `${bases.contacts}/api?limit=0`);
+    expect([badPage.status, badPage.body.errors]).toEqual([400, [{ field: 'limit', message: expect.any(String) }]]);
+    expect(conformance(contacts, 'GET', '/api', badPage)).toEqual([]);
 
     // The check can fail: an answer missing a field of the contract does not conform.
     const { id: _id, ...withoutId } = created.body;

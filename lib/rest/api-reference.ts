@@ -86,6 +86,8 @@ export function apiReferenceRoutes(api: ApiDescription, routes: () => readonly D
       summary: 'The OpenAPI 3.1 document of this service',
       cacheControl: CACHE_CONTROL.public,
       doc: {
+        operationId: 'getOpenApiDocument',
+        tag: 'service',
         answer: { status: 200, description: 'The document', json: z.looseObject({ openapi: z.string() }) },
         open: true,
       },
@@ -99,7 +101,12 @@ export function apiReferenceRoutes(api: ApiDescription, routes: () => readonly D
       path: DOCS_PATH,
       summary: 'API reference page (Swagger UI, served by this service: no internet needed)',
       cacheControl: 'no-cache',
-      doc: { answer: { status: 200, description: 'An HTML page', content: { 'text/html': z.string() } }, open: true },
+      doc: {
+        operationId: 'getApiReference',
+        tag: 'service',
+        answer: { status: 200, description: 'An HTML page', content: { 'text/html': z.string() } },
+        open: true,
+      },
       handler: (_req, res) => {
         res.set('content-security-policy', CONTENT_SECURITY_POLICY).type('html').send(page(api.title));
       },

@@ -40,6 +40,8 @@ export function healthRoutes(
       summary,
       cacheControl: CACHE_CONTROL.live,
       doc: {
+        operationId: 'getHealth',
+        tag: 'service',
         answer: { status: 200, description: 'Every part is healthy', json: healthSchema },
         problems: [503],
         open: true,

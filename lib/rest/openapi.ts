@@ -30,6 +30,13 @@ export interface RouteAnswer {
 
 /** What the OpenAPI document says about one route. */
 export interface RouteDoc {
+  /**
+   * The operation's name, unique in its service's document (`listContacts`, `createNote`): what a
+   * generated client calls the method, so it is chosen once here and never derived from the path.
+   */
+  operationId: string;
+  /** The resource the route belongs to: one of the tags its service's `ApiDescription` declares. */
+  tag: string;
   /** Description of each path parameter (every path parameter is text). */
   params?: Record<string, string>;
   /** Query parameters, with their types and limits (documented; the subgraph checks them). */
@@ -49,6 +56,8 @@ export interface RouteDoc {
   problems?: number[];
   /** The route takes no credentials, where its service's other routes do. */
   open?: boolean;
+  /** Served before the input checks every route of a table passes (the probes): it never answers 400. */
+  beforeInputChecks?: boolean;
 }
 
 /** The route table's view this module needs (lib/rest/rest.ts `RestRoute` has it). */
@@ -56,13 +65,17 @@ export interface DocumentedRoute {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   summary: string;
-  doc?: RouteDoc;
+  doc: RouteDoc;
 }
 
 /** One service's document: its name, what it is, and how callers prove who they are. */
 export interface ApiDescription {
   title: string;
   description: string;
+  /** The port the service listens on by default, and the variable that changes it (the document's `servers`). */
+  localPort: { port: number; variable: string };
+  /** The resources of the service (each route's `tag`), with what each is; `service` (about the service itself) is added. */
+  tags: Record<string, string>;
   securitySchemes?: Record<string, ZodOpenApiSecuritySchemeObject>;
   /** The credentials a route of the service takes, as OpenAPI security requirements (alternatives); none when omitted. */
   securityOf?: (route: DocumentedRoute) => Record<string, string[]>[];
@@ -156,7 +169,9 @@ export function problemStatuses(route: DocumentedRoute, secured: boolean): numbe
   const statuses = new Set<number>([500, ...(doc?.problems ?? [])]);
   if (doc?.body || doc?.multipart) for (const status of [400, 413]) statuses.add(status);
   if (doc?.body) statuses.add(415);
-  if (doc?.query) statuses.add(400);
+  // Every route of a table passes the paging and text checks (lib/input.ts) and the JSON body parser
+  // before its handler: `?limit=0` or a malformed JSON body is a 400 on any of them.
+  if (!doc.beforeInputChecks) statuses.add(400);
   if (pathParams(route.path).length) statuses.add(404);
   if (secured) for (const status of [401, 403]) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
@@ -196,7 +211,8 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
 
   return {
     summary: route.summary,
-    operationId: operationIdOf(route),
+    operationId: doc.operationId,
+    tags: [doc.tag],
     ...(params.length || doc?.query
       ? {
           requestParams: {
@@ -225,18 +241,6 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
   };
 }
 
-/** `GET /api/posts/:postId` as `getApiPostsByPostId`: unique per method and path, stable across releases. */
-function operationIdOf(route: DocumentedRoute): string {
-  const words = route.path
-    .split('/')
-    .filter(Boolean)
-    .map((part) => (part.startsWith(':') ? `By-${part.slice(1)}` : part))
-    .join('-')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean);
-  return route.method + words.map((word) => word[0].toUpperCase() + word.slice(1)).join('');
-}
-
 const probeAnswer = (status: string) => z.object({ status: z.literal(status) });
 
 /** `/healthz` and `/readyz`, which lib/http/http.ts `addProbes` serves on every REST service beside its table. */
@@ -245,27 +249,58 @@ const PROBES: DocumentedRoute[] = [
     method: 'get',
     path: '/healthz',
     summary: 'Liveness probe: the process answers',
-    doc: { answer: { status: 200, description: 'Alive', json: probeAnswer('ok') }, open: true },
+    doc: {
+      operationId: 'getLiveness',
+      tag: 'service',
+      answer: { status: 200, description: 'Alive', json: probeAnswer('ok') },
+      open: true,
+      beforeInputChecks: true,
+    },
   },
   {
     method: 'get',
     path: '/readyz',
     summary: 'Readiness probe: 503 while starting or shutting down',
     doc: {
+      operationId: 'getReadiness',
+      tag: 'service',
       answer: { status: 200, description: 'Ready to serve', json: probeAnswer('ready') },
       alsoAnswers: [
         { status: 503, description: 'Not ready (starting or shutting down)', json: probeAnswer('not ready') },
       ],
       open: true,
+      beforeInputChecks: true,
     },
   },
 ];
 
+/** The tag of the routes that tell about the service itself, declared in every document. */
+const SERVICE_TAG = {
+  service: 'About the service: its endpoints, health, probes, this document and its reference page',
+};
+
 export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+/**
+ * A table whose operations a generated client could not name apart, or whose tags the document does
+ * not declare, is refused when its document is made (`npm run schema`, a test) rather than shipped.
+ */
+function checkNamesAndTags(routes: readonly DocumentedRoute[], tags: Record<string, string>): void {
+  const seen = new Map<string, string>();
+  for (const route of routes) {
+    const where = `${route.method.toUpperCase()} ${route.path}`;
+    const earlier = seen.get(route.doc.operationId);
+    if (earlier) throw new Error(`operationId ${route.doc.operationId} of ${where} is already that of ${earlier}`);
+    seen.set(route.doc.operationId, where);
+    if (!(route.doc.tag in tags)) throw new Error(`tag ${route.doc.tag} of ${where} is not one the service declares`);
+  }
+}
 
 /** The OpenAPI 3.1 document of a service: every route of its table, and the probes every service answers. */
 export function openApiDocument(api: ApiDescription, routes: readonly DocumentedRoute[]): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};
+  const tags = { ...SERVICE_TAG, ...api.tags };
+  checkNamesAndTags([...routes, ...PROBES], tags);
   for (const route of [...routes, ...PROBES]) {
     const item = (paths[openApiPath(route.path)] ??= {});
     item[route.method] = operationOf(route, api);
@@ -273,6 +308,20 @@ export function openApiDocument(api: ApiDescription, routes: readonly Documented
   return createDocument({
     openapi: '3.1.0',
     info: { title: api.title, version: API_VERSION, description: api.description },
+    // First the address the document is read from: the API reference tries requests out on the first server,
+    // which must be the service that serves it wherever it is deployed. Then the local defaults, as a template.
+    servers: [
+      { url: '/', description: 'This service, at the address this document was fetched from' },
+      {
+        url: 'http://{host}:{port}',
+        description: 'Run locally: the defaults; a deployment serves the service at its own address',
+        variables: {
+          host: { default: 'localhost', description: 'The host the service is reached at' },
+          port: { default: `${api.localPort.port}`, description: `${api.localPort.variable} of the service` },
+        },
+      },
+    ],
+    tags: Object.entries(tags).map(([name, description]) => ({ name, description })),
     paths,
     components: { securitySchemes: api.securitySchemes ?? {} },
   });

@@ -44,7 +44,7 @@ export interface RestRoute {
   /** `Cache-Control` of the answer (a handler may still set its own); default `CACHE_CONTROL.personal`. */
   cacheControl?: string;
   /** Its part of the service's OpenAPI document; a JSON `body` schema there is also checked before the handler runs. */
-  doc?: RouteDoc;
+  doc: RouteDoc;
   /**
    * The REST name of each operation variable the route fills from a parameter of another name
    * (`{ after: 'cursor' }`), so that a problem names the parameter the client sent.
@@ -363,6 +363,8 @@ export function serviceInfoRoutes(service: string, routes: () => RestRoute[]): R
       summary: 'API metadata and available endpoints',
       cacheControl: CACHE_CONTROL.public,
       doc: {
+        operationId: 'getServiceInfo',
+        tag: 'service',
         answer: {
           status: 200,
           description: 'The service, its endpoints, and where its API reference is',

@@ -32,6 +32,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       path: '/api/contacts/:id/attachments',
       summary: 'All attachments of a contact, newest first (page, limit)',
       doc: {
+        operationId: 'listAttachments',
+        tag: 'attachments',
         params: { id: 'Contact id' },
         query: pageQuery.extend({
           limit: pageQuery.shape.limit.meta({
@@ -58,6 +60,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       path: '/api/contacts/:id/attachments',
       summary: 'Upload a file attachment (multipart/form-data, field file)',
       doc: {
+        operationId: 'uploadAttachment',
+        tag: 'attachments',
         params: { id: 'Contact id' },
         multipart: uploadSchema(`The file (at most ATTACHMENT_MAX_BYTES, ${maxBytes} bytes here)`),
         answer: { status: 201, description: 'The recorded attachment', json: attachmentSchema },
@@ -86,6 +90,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       path: '/api/attachments/:id',
       summary: 'Download an attachment file',
       doc: {
+        operationId: 'downloadAttachment',
+        tag: 'attachments',
         params: { id: 'Attachment id' },
         answer: {
           status: 200,
@@ -116,6 +122,8 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       path: '/api/attachments/:id',
       summary: 'Delete an attachment permanently (record and file)',
       doc: {
+        operationId: 'deleteAttachment',
+        tag: 'attachments',
         params: { id: 'Attachment id' },
         answer: { status: 200, description: 'The attachment that was deleted', json: deletedSchema(attachmentSchema) },
       },

@@ -48,6 +48,8 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
       path: '/api/contacts/import',
       summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
       doc: {
+        operationId: 'importContacts',
+        tag: 'contacts',
         multipart: importFormSchema,
         answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema },
       },
@@ -72,6 +74,8 @@ export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): Res
       path: '/api/contacts/export',
       summary: 'Export contacts as CSV (optional search)',
       doc: {
+        operationId: 'exportContacts',
+        tag: 'contacts',
         query: z.object({
           search: z.string().optional().meta({ description: 'Export only the contacts this full-text search finds' }),
         }),

@@ -22,6 +22,8 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts',
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
       doc: {
+        operationId: 'listContacts',
+        tag: 'contacts',
         query: pageQuery.extend({
           search: z
             .string()
@@ -48,6 +50,8 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts',
       summary: 'Create a contact (firstName or email required)',
       doc: {
+        operationId: 'createContact',
+        tag: 'contacts',
         body: contactInputSchema,
         answer: { status: 201, description: 'The new contact', json: contactSchema },
         problems: [409],
@@ -61,7 +65,12 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id',
       summary: 'Get a contact',
-      doc: { params: { id: 'Contact id' }, answer: { status: 200, description: 'The contact', json: contactSchema } },
+      doc: {
+        operationId: 'getContact',
+        tag: 'contacts',
+        params: { id: 'Contact id' },
+        answer: { status: 200, description: 'The contact', json: contactSchema },
+      },
       handler: async (req, res) => {
         const { contact } = await run(ContactDocument, { id: req.params.id }, req, { lookup: 'Contact' });
         res.json(contact);
@@ -72,6 +81,8 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts/:id',
       summary: 'Update a contact',
       doc: {
+        operationId: 'updateContact',
+        tag: 'contacts',
         params: { id: 'Contact id' },
         body: contactInputSchema,
         answer: { status: 200, description: 'The contact as changed', json: contactSchema },
@@ -87,6 +98,8 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts/:id',
       summary: 'Soft delete a contact',
       doc: {
+        operationId: 'deleteContact',
+        tag: 'contacts',
         params: { id: 'Contact id' },
         answer: { status: 200, description: 'The contact, now with deleted: true', json: contactSchema },
       },

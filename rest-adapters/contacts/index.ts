@@ -1,4 +1,4 @@
-import type { Config } from '../../lib/config.js';
+import { DEFAULT_REST_PORTS, type Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
 import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
 import type { PartPort } from '../../lib/http/http.js';
@@ -27,6 +27,13 @@ function contactsApi(config: Config): ApiDescription {
   const required = config.env.CONTACTS_AUTH === 'required';
   return {
     title: 'Contact management',
+    localPort: { port: DEFAULT_REST_PORTS.contacts, variable: 'CONTACTS_REST_PORT' },
+    tags: {
+      contacts: 'People and companies: search, create, update, soft delete, CSV import and export',
+      notes: 'Notes written on a contact',
+      attachments: 'Files attached to a contact',
+      pipelines: 'Sales pipelines, their stages and board, and the moves of a contact between stages',
+    },
     description:
       'Contacts (search, soft delete), notes, attachments, sales pipelines and stage moves, CSV import and export. ' +
       'Errors are RFC 9457 problem details. ' +

@@ -20,6 +20,8 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts/:id/notes',
       summary: 'Paginated notes of a contact, newest first (page, limit)',
       doc: {
+        operationId: 'listNotes',
+        tag: 'notes',
         params: { id: 'Contact id' },
         query: pageQuery,
         answer: { status: 200, description: 'A page of notes', json: notePage },
@@ -38,6 +40,8 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts/:id/notes',
       summary: 'Add a note ({ body })',
       doc: {
+        operationId: 'createNote',
+        tag: 'notes',
         params: { id: 'Contact id' },
         body: noteInputSchema,
         answer: { status: 201, description: 'The new note', json: noteSchema },
@@ -51,7 +55,12 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Get a note',
-      doc: { params: NOTE_PARAMS, answer: { status: 200, description: 'The note', json: noteSchema } },
+      doc: {
+        operationId: 'getNote',
+        tag: 'notes',
+        params: NOTE_PARAMS,
+        answer: { status: 200, description: 'The note', json: noteSchema },
+      },
       handler: async (req, res) => {
         const { note } = await run(NoteDocument, { contactId: req.params.contactId, id: req.params.noteId }, req);
         res.json(note);
@@ -62,6 +71,8 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Update a note ({ body })',
       doc: {
+        operationId: 'updateNote',
+        tag: 'notes',
         params: NOTE_PARAMS,
         body: noteInputSchema,
         answer: { status: 200, description: 'The note as changed', json: noteSchema },
@@ -80,6 +91,8 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Delete a note permanently',
       doc: {
+        operationId: 'deleteNote',
+        tag: 'notes',
         params: NOTE_PARAMS,
         answer: { status: 200, description: 'The note that was deleted', json: deletedSchema(noteSchema) },
       },

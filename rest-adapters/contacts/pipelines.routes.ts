@@ -26,7 +26,12 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline',
       summary: 'List available sales pipelines with their stages (page, limit)',
-      doc: { query: pageQuery, answer: { status: 200, description: 'A page of pipelines', json: pipelinePage } },
+      doc: {
+        operationId: 'listPipelines',
+        tag: 'pipelines',
+        query: pageQuery,
+        answer: { status: 200, description: 'A page of pipelines', json: pipelinePage },
+      },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
         const { pipelinePage } = await run(
@@ -42,6 +47,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       path: '/api/pipeline/:pipelineId',
       summary: 'Pipeline details including its ordered stages',
       doc: {
+        operationId: 'getPipeline',
+        tag: 'pipelines',
         params: { pipelineId: 'Pipeline id' },
         answer: { status: 200, description: 'The pipeline', json: pipelineSchema },
       },
@@ -56,6 +63,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       path: '/api/pipeline/:pipelineId/board',
       summary: 'Board view: contacts grouped by stage, with counts (limit: contacts shown per stage)',
       doc: {
+        operationId: 'getPipelineBoard',
+        tag: 'pipelines',
         params: { pipelineId: 'Pipeline id' },
         query: z.object({
           limit: z
@@ -90,6 +99,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       path: '/api/pipeline/:contactId/move',
       summary: 'Move a contact to a stage ({ stageId }, optional pipelineId to switch pipelines)',
       doc: {
+        operationId: 'moveContactToStage',
+        tag: 'pipelines',
         params: { contactId: 'Contact id' },
         body: moveInputSchema,
         answer: { status: 200, description: 'Where the contact is now', json: placementSchema },
@@ -109,6 +120,8 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       path: '/api/pipeline/:contactId/history',
       summary: 'Stage movement history of a contact, oldest first (page, limit)',
       doc: {
+        operationId: 'listStageHistory',
+        tag: 'pipelines',
         params: { contactId: 'Contact id' },
         query: pageQuery,
         answer: { status: 200, description: 'A page of moves', json: stageMovePage },

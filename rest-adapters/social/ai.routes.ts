@@ -10,6 +10,8 @@ export function aiRoutes(run: RunOperation): RestRoute[] {
       path: '/api/ai/generate-image',
       summary: 'Generate an image from { prompt, size?, brandId? } and store it as a media file',
       doc: {
+        operationId: 'generateImage',
+        tag: 'ai',
         body: generateImageSchema,
         answer: { status: 200, description: 'The stored image', json: mediaFileSchema },
         // 429 over AI_IMAGE_RATE_LIMIT a minute; 503 while AI_IMAGE_API_URL is unset; 502 when the image API fails.

@@ -11,7 +11,12 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/brands',
       summary: "List the user's brands (page, limit)",
-      doc: { query: pageQuery, answer: { status: 200, description: 'A page of brands', json: brandPage } },
+      doc: {
+        operationId: 'listBrands',
+        tag: 'brands',
+        query: pageQuery,
+        answer: { status: 200, description: 'A page of brands', json: brandPage },
+      },
       handler: async (req, res) => {
         const { brandPage } = await run(
           BrandPageDocument,
@@ -26,6 +31,8 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       path: '/api/brands',
       summary: 'Create a brand (name required; timezone optional)',
       doc: {
+        operationId: 'createBrand',
+        tag: 'brands',
         body: brandInputSchema,
         answer: { status: 201, description: 'The new brand', json: brandSchema },
         problems: [409],

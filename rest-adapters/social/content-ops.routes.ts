@@ -45,6 +45,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
   const action = <Result, Variables>(
     operation: OperationDocument<Result, Variables>,
     itemOf: (data: Result) => unknown,
+    operationId: string,
     summary: string,
     path: string,
     variables: (req: Request) => OperationVariables<Variables>,
@@ -55,6 +56,8 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
     summary,
     // 409 when the item is not in a state the action applies to (the problem says which it is in).
     doc: {
+      operationId,
+      tag: 'content-ops',
       params: CONTENT_ID,
       body,
       answer: { status: 200, description: 'The item after the action', json: contentItemSchema },
@@ -70,7 +73,12 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/queue',
       summary: 'Queued, publishing and failed items in due order (page, limit, brandId, status=a,b to choose statuses)',
-      doc: { query: queueQuery, answer: { status: 200, description: 'A page of content items', json: queuePage } },
+      doc: {
+        operationId: 'listQueue',
+        tag: 'content-ops',
+        query: queueQuery,
+        answer: { status: 200, description: 'A page of content items', json: queuePage },
+      },
       handler: async (req, res) => {
         const { contentQueuePage } = await run(
           ContentQueueDocument,
@@ -90,6 +98,8 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       path: '/api/content-ops/daily',
       summary: 'Deterministic daily rollups (from, to as YYYY-MM-DD, timezone IANA, default UTC; brandId)',
       doc: {
+        operationId: 'listDailyRollups',
+        tag: 'content-ops',
         query: dailyQuery,
         answer: { status: 200, description: 'One rollup per day, every day present', json: dailySchema },
       },
@@ -112,7 +122,12 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       path: '/api/content-ops/events',
       summary: 'Audit events, newest first (limit, cursor, contentId, type)',
       parameterNames: { after: 'cursor', first: 'limit' },
-      doc: { query: eventsQuery, answer: { status: 200, description: 'Events, newest first', json: eventPageSchema } },
+      doc: {
+        operationId: 'listContentEvents',
+        tag: 'content-ops',
+        query: eventsQuery,
+        answer: { status: 200, description: 'Events, newest first', json: eventPageSchema },
+      },
       handler: async (req, res) => {
         const { contentEvents } = await run(
           ContentEventsDocument,
@@ -135,7 +150,12 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/items/:contentId',
       summary: 'One content item with its events and publish attempts',
-      doc: { params: CONTENT_ID, answer: { status: 200, description: 'The item', json: contentItemDetailSchema } },
+      doc: {
+        operationId: 'getContentItem',
+        tag: 'content-ops',
+        params: CONTENT_ID,
+        answer: { status: 200, description: 'The item', json: contentItemDetailSchema },
+      },
       handler: async (req, res) => {
         const { contentItem } = await run(ContentItemDocument, { id: req.params.contentId }, req, {
           lookup: 'Content item',
@@ -148,6 +168,8 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       path: '/api/content-ops/items/:contentId',
       summary: 'Edit a draft or suggestion draft (content, platforms, mediaIds, scheduledAt)',
       doc: {
+        operationId: 'updateContentItem',
+        tag: 'content-ops',
         params: CONTENT_ID,
         body: contentEditSchema,
         answer: { status: 200, description: 'The item as changed', json: contentItemSchema },
@@ -165,6 +187,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
     action(
       ApproveContentItemDocument,
       (data) => data.approveContentItem,
+      'approveContentItem',
       'Approve a suggestion draft',
       '/api/content-ops/items/:contentId/approve',
       byId,
@@ -172,6 +195,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
     action(
       RejectContentItemDocument,
       (data) => data.rejectContentItem,
+      'rejectContentItem',
       'Reject a suggestion draft',
       '/api/content-ops/items/:contentId/reject',
       byId,
@@ -179,6 +203,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
     action(
       RescheduleContentItemDocument,
       (data) => data.rescheduleContentItem,
+      'rescheduleContentItem',
       'Reschedule a queued or failed post (body { scheduledAt })',
       '/api/content-ops/items/:contentId/reschedule',
       (req) => ({ ...byId(req), scheduledAt: jsonBody(req).scheduledAt }),
@@ -187,6 +212,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
     action(
       RetryContentItemDocument,
       (data) => data.retryContentItem,
+      'retryContentItem',
       'Retry a failed publish (body { force: true } when its outcome is unknown: it may post twice)',
       '/api/content-ops/items/:contentId/retry',
       (req) => ({ ...byId(req), force: jsonBody(req).force }),

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { Config } from '../../lib/config.js';
+import { DEFAULT_REST_PORTS, type Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
 import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
 import type { PartPort } from '../../lib/http/http.js';
@@ -41,6 +41,16 @@ function apiKeyOnlyOnContentOps(): Router {
 /** The social publishing API as its OpenAPI document introduces it: bearer tokens, and API keys on the content operations. */
 const SOCIAL_API: ApiDescription = {
   title: 'Social publishing',
+  localPort: { port: DEFAULT_REST_PORTS.social, variable: 'SOCIAL_REST_PORT' },
+  tags: {
+    posts: 'Posts of your brands: draft, schedule, update, delete',
+    'content-ops': 'Content operations: the publishing queue, daily rollups, audit events and actions on one item',
+    brands: 'The brands a user publishes for',
+    integrations: 'Social platform accounts connected over OAuth',
+    media: 'Media files: upload URLs and the files that arrived',
+    ai: 'Images generated from a prompt, stored as media',
+    review: 'A review link: a client without an account reads, approves or rejects one post',
+  },
   description:
     'Posts, content operations (queue, daily rollups, audit events, item actions), media, AI images, brands and platform integrations. ' +
     `Every /api route takes a bearer token of the identity service; ${CONTENT_OPS}* also take an API key (X-API-Key); ` +

@@ -39,6 +39,8 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       path: '/api/integrations',
       summary: 'List connected integrations (never their tokens) and the platforms on offer',
       doc: {
+        operationId: 'listIntegrations',
+        tag: 'integrations',
         answer: { status: 200, description: 'Connected accounts and the platforms on offer', json: integrationsSchema },
       },
       handler: async (req, res) => {
@@ -50,7 +52,12 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/integrations/:platform/connect',
       summary: "Start the OAuth flow for a platform: 302 to the platform's authorization page",
-      doc: { params: PLATFORM, answer: redirect("To the platform's authorization page") },
+      doc: {
+        operationId: 'connectIntegration',
+        tag: 'integrations',
+        params: PLATFORM,
+        answer: redirect("To the platform's authorization page"),
+      },
       handler: async (req, res) => {
         const nonce = randomToken(32);
         const { startIntegrationConnect } = await run(
@@ -67,6 +74,8 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       path: '/api/integrations/:platform/callback',
       summary: "The platform's redirect back: completes the connect and sends the browser to the web app",
       doc: {
+        operationId: 'completeIntegrationConnect',
+        tag: 'integrations',
         params: PLATFORM,
         query: z.object({
           state: z.string().optional().meta({ description: 'The single-use state the connect started with' }),

@@ -11,7 +11,12 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/media',
       summary: 'List media files whose bytes have arrived (page, limit)',
-      doc: { query: pageQuery, answer: { status: 200, description: 'A page of media files', json: mediaPage } },
+      doc: {
+        operationId: 'listMedia',
+        tag: 'media',
+        query: pageQuery,
+        answer: { status: 200, description: 'A page of media files', json: mediaPage },
+      },
       handler: async (req, res) => {
         const { mediaPage } = await run(
           MediaPageDocument,
@@ -26,6 +31,8 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       path: '/api/media/upload',
       summary: 'Get an upload URL for a file declared by { filename, contentType, size }',
       doc: {
+        operationId: 'createMediaUpload',
+        tag: 'media',
         body: mediaUploadInputSchema,
         answer: { status: 200, description: 'Where and how to PUT the bytes', json: uploadGrantSchema },
       },

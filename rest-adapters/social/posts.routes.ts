@@ -19,7 +19,12 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/posts',
       summary: 'List your posts, newest first (page, limit, brandId, status)',
-      doc: { query: postQuery, answer: { status: 200, description: 'A page of posts', json: postPage } },
+      doc: {
+        operationId: 'listPosts',
+        tag: 'posts',
+        query: postQuery,
+        answer: { status: 200, description: 'A page of posts', json: postPage },
+      },
       handler: async (req, res) => {
         const { postPage } = await run(
           PostPageDocument,
@@ -39,6 +44,8 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       path: '/api/posts',
       summary: 'Create a post (content required; brandId when you have several brands)',
       doc: {
+        operationId: 'createPost',
+        tag: 'posts',
         body: postInputSchema,
         answer: {
           status: 201,
@@ -56,7 +63,12 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/posts/:postId',
       summary: 'Get a post',
-      doc: { params: POST_ID, answer: { status: 200, description: 'The post', json: postSchema } },
+      doc: {
+        operationId: 'getPost',
+        tag: 'posts',
+        params: POST_ID,
+        answer: { status: 200, description: 'The post', json: postSchema },
+      },
       handler: async (req, res) => {
         const { post } = await run(PostDocument, { id: req.params.postId }, req, { lookup: 'Post' });
         res.json(post);
@@ -67,6 +79,8 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       path: '/api/posts/:postId',
       summary: 'Update a post',
       doc: {
+        operationId: 'updatePost',
+        tag: 'posts',
         params: POST_ID,
         body: postInputSchema,
         answer: { status: 200, description: 'The post as changed', json: postSchema },
@@ -81,7 +95,13 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/posts/:postId',
       summary: 'Delete a post',
-      doc: { params: POST_ID, answer: { status: 204, description: 'Deleted' }, problems: [409] },
+      doc: {
+        operationId: 'deletePost',
+        tag: 'posts',
+        params: POST_ID,
+        answer: { status: 204, description: 'Deleted' },
+        problems: [409],
+      },
       handler: async (req, res) => {
         await run(DeletePostDocument, { id: req.params.postId }, req);
         res.status(204).end();

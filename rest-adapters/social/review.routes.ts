@@ -28,12 +28,15 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
   const decision = <Result>(
     operation: OperationDocument<Result, { token: string; comment?: string | null }>,
     postOf: (data: Result) => unknown,
-    verb: string,
+    verb: 'approve' | 'reject',
+    operationId: string,
   ): RestRoute => ({
     method: 'post',
     path: `/api/review/:token/${verb}`,
     summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the post of a review link ({ comment? }); 409 once it is no longer suggested, 410 when the link expired or was revoked`,
     doc: {
+      operationId,
+      tag: 'review',
       params: TOKEN,
       body: reviewDecisionSchema,
       answer: { status: 200, description: 'The post after the decision', json: reviewedPostSchema },
@@ -53,6 +56,8 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
       summary:
         'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked',
       doc: {
+        operationId: 'getPostByReviewLink',
+        tag: 'review',
         params: TOKEN,
         answer: { status: 200, description: 'The post to review', json: reviewedPostSchema },
         problems: [410, 429],
@@ -64,7 +69,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
         res.json(reviewByToken);
       },
     },
-    decision(ApproveByReviewLinkDocument, (data) => data.approveByReviewLink, 'approve'),
-    decision(RejectByReviewLinkDocument, (data) => data.rejectByReviewLink, 'reject'),
+    decision(ApproveByReviewLinkDocument, (data) => data.approveByReviewLink, 'approve', 'approveByReviewLink'),
+    decision(RejectByReviewLinkDocument, (data) => data.rejectByReviewLink, 'reject', 'rejectByReviewLink'),
   ];
 }

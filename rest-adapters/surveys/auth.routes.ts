@@ -30,6 +30,8 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       summary: 'Request a sign-in link by e-mail ({ email }); the answer is the same for every address',
       // 429 over 5 requests per address or 30 per client address in 15 minutes.
       doc: {
+        operationId: 'requestMagicLink',
+        tag: 'auth',
         body: magicRequestSchema,
         answer: { status: 202, description: 'Accepted (whether or not a mail was sent)', json: magicRequestedSchema },
         problems: [429],
@@ -45,6 +47,8 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       path: '/api/auth/magic/verify',
       summary: 'Verify a sign-in link ({ token }); answers the session token and sets the session cookie',
       doc: {
+        operationId: 'verifyMagicLink',
+        tag: 'auth',
         body: magicVerifySchema,
         answer: {
           status: 200,
@@ -68,7 +72,11 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       method: 'get',
       path: '/api/auth/session',
       summary: 'The current session: { user: { email, isAdmin }, expiresAt }',
-      doc: { answer: { status: 200, description: 'The session', json: sessionSchema } },
+      doc: {
+        operationId: 'getSession',
+        tag: 'auth',
+        answer: { status: 200, description: 'The session', json: sessionSchema },
+      },
       handler: async (req, res) => {
         const { surveySession } = await run(SurveySessionDocument, {}, req);
         res.set('cache-control', 'no-store').json(surveySession);
@@ -78,7 +86,7 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       method: 'post',
       path: '/api/auth/logout',
       summary: 'End the current session and clear the session cookie',
-      doc: { answer: { status: 204, description: 'Signed out' } },
+      doc: { operationId: 'logout', tag: 'auth', answer: { status: 204, description: 'Signed out' } },
       handler: async (req, res) => {
         // Cleared whatever the outcome: a stale cookie is of no use to the browser either.
         applySessionCookie(res, { clear: true }, secure);

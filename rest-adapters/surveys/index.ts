@@ -1,5 +1,5 @@
 import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
-import type { Config } from '../../lib/config.js';
+import { DEFAULT_REST_PORTS, type Config } from '../../lib/config.js';
 import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
 import type { PartPort } from '../../lib/http/http.js';
 import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/rest/openapi.js';
@@ -32,6 +32,12 @@ const SIGN_IN = '/api/auth/magic/';
  */
 const SURVEYS_API: ApiDescription = {
   title: 'Venue surveys',
+  localPort: { port: DEFAULT_REST_PORTS.surveys, variable: 'SURVEYS_REST_PORT' },
+  tags: {
+    surveys: 'Venue surveys: drafts, updates, submission and export',
+    assets: 'Files of a survey: upload (presign, PUT, commit) and download',
+    auth: 'Magic-link sign-in and the session',
+  },
   description:
     'Surveys with uploaded assets (presign, PUT, commit), submission, export (html, markdown, whatsapp), and magic-link sign-in. ' +
     `Sign in with POST ${SIGN_IN}request then verify; every other /api route needs the session, sent as the ${SESSION_COOKIE} cookie ` +

@@ -42,7 +42,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys',
       summary: 'Create a draft survey (venueName required)',
-      doc: { body: surveyInputSchema, answer: { status: 201, description: 'The new draft', json: surveySchema } },
+      doc: {
+        operationId: 'createSurvey',
+        tag: 'surveys',
+        body: surveyInputSchema,
+        answer: { status: 201, description: 'The new draft', json: surveySchema },
+      },
       handler: async (req, res) => {
         const { createSurvey } = await run(CreateSurveyDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createSurvey);
@@ -52,7 +57,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys',
       summary: 'Paginated list of the surveys the session may see (page, limit, status)',
-      doc: { query: surveyQuery, answer: { status: 200, description: 'A page of surveys', json: surveyPage } },
+      doc: {
+        operationId: 'listSurveys',
+        tag: 'surveys',
+        query: surveyQuery,
+        answer: { status: 200, description: 'A page of surveys', json: surveyPage },
+      },
       handler: async (req, res) => {
         const { surveyPage } = await run(
           SurveyPageDocument,
@@ -70,7 +80,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys/:id',
       summary: 'Get a survey',
-      doc: { params: SURVEY_ID, answer: { status: 200, description: 'The survey', json: surveySchema } },
+      doc: {
+        operationId: 'getSurvey',
+        tag: 'surveys',
+        params: SURVEY_ID,
+        answer: { status: 200, description: 'The survey', json: surveySchema },
+      },
       handler: async (req, res) => {
         const { survey } = await run(SurveyDocument, { id: req.params.id }, req, { lookup: 'Survey' });
         res.json(survey);
@@ -81,6 +96,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id',
       summary: 'Update a draft survey',
       doc: {
+        operationId: 'updateSurvey',
+        tag: 'surveys',
         params: SURVEY_ID,
         body: surveyInputSchema,
         answer: { status: 200, description: 'The survey as changed', json: surveySchema },
@@ -96,6 +113,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/submit',
       summary: 'Submit a survey (required fields must be filled; it cannot change afterwards)',
       doc: {
+        operationId: 'submitSurvey',
+        tag: 'surveys',
         params: SURVEY_ID,
         answer: { status: 200, description: 'The submitted survey', json: surveySchema },
         problems: [400, 409],
@@ -110,6 +129,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/assets/presign',
       summary: 'Prepare an asset upload ({ filename, contentType, size }); answers where to PUT the bytes',
       doc: {
+        operationId: 'createAssetUpload',
+        tag: 'assets',
         params: SURVEY_ID,
         body: presignInputSchema,
         answer: { status: 200, description: 'Where to PUT the bytes', json: presignSchema },
@@ -137,6 +158,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/assets/commit',
       summary: 'Commit an uploaded asset ({ assetId, sha256? }) after checking the bytes',
       doc: {
+        operationId: 'commitAssetUpload',
+        tag: 'assets',
         params: SURVEY_ID,
         body: commitInputSchema,
         answer: { status: 200, description: 'The committed asset', json: assetSchema },
@@ -156,6 +179,8 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       path: '/api/surveys/:id/export',
       summary: 'Export a survey (format=html|markdown|whatsapp)',
       doc: {
+        operationId: 'exportSurvey',
+        tag: 'surveys',
         params: SURVEY_ID,
         query: exportQuery,
         answer: {
@@ -183,7 +208,12 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/assets/:assetId',
       summary: 'Get an asset: metadata and a short-lived download URL',
-      doc: { params: { assetId: 'Asset id' }, answer: { status: 200, description: 'The asset', json: assetSchema } },
+      doc: {
+        operationId: 'getAsset',
+        tag: 'assets',
+        params: { assetId: 'Asset id' },
+        answer: { status: 200, description: 'The asset', json: assetSchema },
+      },
       handler: async (req, res) => {
         const { surveyAsset } = await run(SurveyAssetDocument, { id: req.params.assetId }, req, { lookup: 'Asset' });
         res.json(surveyAsset);

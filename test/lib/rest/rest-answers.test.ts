@@ -36,6 +36,7 @@ describe('REST routes over nullable root fields', () => {
           method: 'get',
           path: '/contacts',
           summary: 'A list',
+          doc: { operationId: 'listContacts', tag: 'contacts', answer: { status: 200, description: 'A total' } },
           handler: async (req, res) => {
             // Typed non-null: the runner answers every root field present.
             res.json({ total: (await run(contacts, {}, req)).contacts.totalCount });
@@ -45,6 +46,7 @@ describe('REST routes over nullable root fields', () => {
           method: 'get',
           path: '/contact',
           summary: 'A lookup',
+          doc: { operationId: 'getContact', tag: 'contacts', answer: { status: 200, description: 'A contact' } },
           handler: async (req, res) => {
             res.json((await run(contact, {}, req, { lookup: 'Contact' })).contact);
           },
