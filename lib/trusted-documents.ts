@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { RequestHandler } from 'express';
+import { parse } from 'graphql';
+import { AppError, ErrorCode } from './errors.js';
+
+/**
+ * The safelist of the gateway (`TRUSTED_DOCUMENTS`): the documents it runs, by the hex SHA-256 of
+ * their text. The manifest is what GraphQL Code Generator's client preset writes with
+ * `persistedDocuments: true` (`persisted-documents.json`: `{ "sha256:<hex>": "<document>" }`, the
+ * identifier of GraphQL over HTTP's persisted documents appendix, which its documents carry as
+ * `__meta__.hash` for the client to send as `documentId`); keys of bare hex, as older presets wrote
+ * them, are read too. The hex is the one Apollo's automatic persisted queries send as `sha256Hash`.
+ */
+export type TrustedDocuments = ReadonlyMap<string, string>;
+
+/** The prefix of a document identifier that names its hash algorithm. */
+const SHA256_PREFIX = 'sha256:';
+
+const SHA256_ID = /^(?:sha256:)?([0-9a-f]{64})$/;
+
+export function documentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Reads and checks a manifest once, at start: a file that cannot be read, is not JSON, or holds a key
+ * that is not a hex SHA-256 or a text that does not parse is a problem named here, so that the
+ * platform refuses to start rather than refuse every client later.
+ */
+export function readTrustedDocuments(file: string): { documents: TrustedDocuments } | { problems: string[] } {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? 'is not valid JSON' : `cannot be read (${(error as Error).message})`;
+    return { problems: [`TRUSTED_DOCUMENTS: ${file} ${reason}`] };
+  }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    return { problems: [`TRUSTED_DOCUMENTS: ${file} must hold one JSON object { "<sha256 hex>": "<document>" }`] };
+  }
+  const problems: string[] = [];
+  const documents = new Map<string, string>();
+  for (const [key, text] of Object.entries(manifest)) {
+    const hash = SHA256_ID.exec(key)?.[1];
+    if (!hash) {
+      problems.push(
+        `TRUSTED_DOCUMENTS: key "${key.slice(0, 80)}" is not a SHA-256 identifier ("sha256:" and 64 lowercase hex digits)`,
+      );
+      continue;
+    }
+    if (typeof text !== 'string') {
+      problems.push(`TRUSTED_DOCUMENTS: the document of ${key} is not a string`);
+      continue;
+    }
+    if (hash !== documentHash(text)) {
+      problems.push(`TRUSTED_DOCUMENTS: key ${key} is not the SHA-256 of its document`);
+      continue;
+    }
+    try {
+      parse(text);
+    } catch (error) {
+      problems.push(`TRUSTED_DOCUMENTS: the document of ${key} is not GraphQL: ${(error as Error).message}`);
+      continue;
+    }
+    documents.set(hash, text);
+  }
+  return problems.length ? { problems } : { documents };
+}
+
+const notTrusted = (what: string) =>
+  new AppError(
+    ErrorCode.PERSISTED_QUERY_NOT_FOUND,
+    `${what} is not among the documents this gateway runs (TRUSTED_DOCUMENTS): send one of its trusted documents`,
+  );
+
+/** The request's GraphQL parameters: a POST's JSON body, or a GET's query string (whose `extensions` is JSON text). */
+interface GraphQLParams {
+  query?: unknown;
+  documentId?: unknown;
+  extensions?: unknown;
+}
+
+function apqHashOf(extensions: unknown): string | undefined {
+  let value = extensions;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  const hash = (value as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery?.sha256Hash;
+  return typeof hash === 'string' ? hash : undefined;
+}
+
+/**
+ * With a safelist, runs only the documents in it, plus `alwaysTrusted` (the REST adapters' own
+ * operations, which reach the gateway over HTTP when it is deployed apart). A document is named by
+ * `documentId` (`sha256:<hex>`, or the bare hex the client preset puts in `__meta__.hash`), by an APQ
+ * `sha256Hash`, or sent as text whose hash is trusted; the text is then handed to Apollo as `query`,
+ * which knows no `documentId`. Anything else is a 400 `PERSISTED_QUERY_NOT_FOUND` before Apollo parses
+ * it. An APQ registration (text and hash) is a text like any other: an unknown one is refused, so
+ * Apollo's APQ cache only ever holds trusted texts and a hash-only request may go on to it.
+ */
+export function refuseUntrustedDocuments(trusted: TrustedDocuments, alwaysTrusted: Iterable<string>): RequestHandler {
+  const alwaysTrustedTexts = new Set(alwaysTrusted);
+  const isTrustedText = (text: string) => alwaysTrustedTexts.has(text) || trusted.has(documentHash(text));
+  return (req, _res, next) => {
+    const isGet = req.method === 'GET';
+    const search = isGet ? new URL(req.originalUrl, 'http://gateway').searchParams : undefined;
+    const params: GraphQLParams = search
+      ? {
+          query: search.get('query') ?? undefined,
+          documentId: search.get('documentId') ?? undefined,
+          extensions: search.get('extensions') ?? undefined,
+        }
+      : ((req.body ?? {}) as GraphQLParams);
+    let text: string | undefined;
+    if (params.documentId !== undefined) {
+      const id = typeof params.documentId === 'string' ? params.documentId : '';
+      const hash = id.startsWith(SHA256_PREFIX) ? id.slice(SHA256_PREFIX.length) : id;
+      text = trusted.get(hash);
+      if (text === undefined) return next(notTrusted(`The document ${JSON.stringify(id).slice(0, 100)}`));
+      if (typeof params.query === 'string' && params.query !== text) {
+        return next(AppError.badInput('query', 'differs from the document that documentId names: send one of them'));
+      }
+    } else if (typeof params.query === 'string') {
+      if (!isTrustedText(params.query)) return next(notTrusted('This document'));
+      return next();
+    } else {
+      const hash = apqHashOf(params.extensions);
+      // A hash-only APQ request: Apollo's cache holds trusted texts only (see above).
+      if (hash === undefined) return next();
+      text = trusted.get(hash);
+      if (text === undefined) return next();
+    }
+    if (search) {
+      search.delete('documentId');
+      search.set('query', text);
+      req.url = `${req.path}?${search.toString()}`;
+    } else {
+      const { documentId: _named, ...rest } = params;
+      req.body = { ...rest, query: text };
+    }
+    next();
+  };
+}
