@@ -1,4 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { tokenLimitInCallersTerms } from './query-limits.js';
 
 /**
  * Every failure a client may see has one of these codes. The code travels as GraphQL
@@ -217,7 +218,11 @@ export function formatGraphQLError(
     return { ...formatted, extensions };
   }
   if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST') {
-    return { message: formatted.message, locations: formatted.locations, extensions: { code } };
+    return {
+      message: tokenLimitInCallersTerms(formatted.message),
+      locations: formatted.locations,
+      extensions: { code },
+    };
   }
   if (code === 'PERSISTED_QUERY_NOT_SUPPORTED' || code === 'OPERATION_RESOLUTION_FAILURE') {
     return { message: formatted.message, extensions: { code } };
