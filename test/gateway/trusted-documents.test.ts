@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generate } from '@graphql-codegen/cli';
 import { ConfigError, loadConfig } from '../../lib/config.js';
+import { PROJECT_ROOT } from '../../lib/paths.js';
 import { documentHash } from '../../lib/trusted-documents.js';
 import { SUPERGRAPH_PATH } from '../../gateway/gateway.js';
 import { ContactPageDocument } from '../../rest-adapters/contacts/operations.generated.js';
@@ -79,6 +80,10 @@ describe('a safelist of trusted documents (TRUSTED_DOCUMENTS)', () => {
     expect(manifest[id]).toContain('query ContactCount');
     expect(id).toBe(`sha256:${documentHash(manifest[id])}`);
     expect(logs.lines.map((line) => line.msg)).toContainEqual(expect.stringMatching(/safelist on .*: 1 documents/));
+    // The README shows this very manifest.
+    expect(readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8')).toContain(
+      JSON.stringify({ [id]: manifest[id] }, null, 2),
+    );
   });
 
   it('runs a trusted document named by documentId (sha256:<hex> or the bare hex), by POST and GET', async () => {
