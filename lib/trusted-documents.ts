@@ -97,7 +97,7 @@ function apqHashOf(extensions: unknown): string | undefined {
 /**
  * With a safelist, runs only the documents in it, plus `alwaysTrusted` (the REST adapters' own
  * operations, which reach the gateway over HTTP when it is deployed apart). A document is named by
- * `documentId` (`sha256:<hex>`, or the bare hex the client preset puts in `__meta__.hash`), by an APQ
+ * `documentId` (`sha256:<hex>`, as the client preset's `__meta__.hash` has it, or the bare hex), by an APQ
  * `sha256Hash`, or sent as text whose hash is trusted; the text is then handed to Apollo as `query`,
  * which knows no `documentId`. Anything else is a 400 `PERSISTED_QUERY_NOT_FOUND` before Apollo parses
  * it. An APQ registration (text and hash) is a text like any other: an unknown one is refused, so
