@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import { defineConfig, type GatewayPlugin } from '@graphql-hive/gateway';
@@ -129,6 +130,40 @@ const refuseCrossSiteRequests: GatewayPlugin = {
   },
 };
 
+/**
+ * `TRUSTED_DOCUMENTS`, the Node gateway's safelist (lib/trusted-documents.ts), on Hive Gateway's built-in
+ * persisted documents: the same manifest (GraphQL Code Generator's `persisted-documents.json`), a
+ * document named by `documentId` (`sha256:<hex>` or the hex) or by an APQ `sha256Hash`, and any other
+ * a 400 `PERSISTED_QUERY_NOT_FOUND`. Unlike the Node gateway it runs no text, trusted or not (Hive
+ * decides on arbitrary documents before it reads the body), and it does not know the REST adapters'
+ * operations: REST services in front of Hive Gateway with a safelist need theirs in the manifest.
+ * A manifest that cannot be read or is not JSON stops Hive Gateway at start.
+ */
+function trustedDocuments(file = env.TRUSTED_DOCUMENTS?.trim()) {
+  if (!file) return {};
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  const documents = new Map(Object.entries(manifest).map(([key, text]) => [key.replace(/^sha256:/, ''), text]));
+  const refusal = {
+    message: `This document is not among the documents this gateway runs (TRUSTED_DOCUMENTS): send one of its trusted documents by documentId`,
+    extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 400 } },
+  };
+  return {
+    persistedDocuments: {
+      getPersistedOperation: (key: string) => documents.get(key.replace(/^sha256:/, '')) ?? null,
+      extractPersistedOperationId: (params: {
+        documentId?: unknown;
+        extensions?: { persistedQuery?: { sha256Hash?: unknown } };
+      }) => {
+        if (typeof params.documentId === 'string') return params.documentId;
+        const hash: unknown = params.extensions?.persistedQuery?.sha256Hash;
+        return typeof hash === 'string' ? hash : null;
+      },
+      allowArbitraryDocuments: false,
+      customErrors: { notFound: refusal, persistedQueryOnly: refusal, keyNotFound: refusal },
+    },
+  };
+}
+
 export const gatewayConfig = defineConfig({
   port: Number(env.GATEWAY_PORT || 4000),
   graphqlEndpoint: '/graphql',
@@ -150,5 +185,6 @@ export const gatewayConfig = defineConfig({
   maxDepth: Number(env.GRAPHQL_MAX_DEPTH || 12),
   maxTokens: 5000,
   blockFieldSuggestions: production,
+  ...trustedDocuments(),
   ...(production ? { disableIntrospection: { disableIf: () => true }, graphiql: false, landingPage: false } : {}),
 });

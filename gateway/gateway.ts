@@ -46,6 +46,8 @@ import {
 import { httpMetrics } from '../lib/observability/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { queryLimits } from '../lib/subgraph/query-limits.js';
+import { refuseUntrustedDocuments } from '../lib/http/document-safelist.js';
+import { REST_OPERATION_TEXTS } from '../rest-adapters/operation-texts.js';
 import {
   applySessionCookie,
   SESSION_COOKIE_EXTENSION,
@@ -303,6 +305,12 @@ export async function startGateway(
     logger: oneLineLogger(log),
   });
   const armor = queryLimits(config);
+  const { trustedDocuments } = config;
+  log.info(
+    trustedDocuments
+      ? `safelist on (TRUSTED_DOCUMENTS): ${trustedDocuments.size} documents, plus the REST adapters' ${REST_OPERATION_TEXTS.length} operations`
+      : 'safelist off: any document runs (set TRUSTED_DOCUMENTS to run only the documents of a manifest)',
+  );
 
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
@@ -355,6 +363,9 @@ export async function startGateway(
     refuseCrossSiteRequests(config),
     express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: checkJsonBody }),
     refuseUnstorableGraphQLText,
+    // Only here: the subgraph ports take calls from this gateway alone (SUBGRAPH_TOKEN beyond loopback),
+    // which plans each fetch itself from a document it checked, so those texts are never a client's own.
+    ...(trustedDocuments ? [refuseUntrustedDocuments(trustedDocuments, REST_OPERATION_TEXTS)] : []),
     refuseUnsupportedOperations(armor.parseOptions),
     resumeTrace,
     expressMiddleware(apollo, {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { productionProblems, productionWarnings } from './production.js';
+import { readTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 
 /** The REST services' ports when none is configured (their OpenAPI documents name them as the local server). */
 export const DEFAULT_REST_PORTS = { social: 3001, surveys: 3002, contacts: 3003 } as const;
@@ -157,6 +158,8 @@ const EnvSchema = z.object({
     .default(1024 * 1024),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(50000),
+  /** Path of the safelist manifest (GraphQL Code Generator's `persisted-documents.json`); unset: any document runs. */
+  TRUSTED_DOCUMENTS: optionalText,
   AI_IMAGE_API_URL: optionalUrl,
   AI_IMAGE_API_KEY: optionalText,
   AI_IMAGE_MODEL: z.string().default('gpt-image-1'),
@@ -226,6 +229,8 @@ export interface Config {
   warnings: string[];
   /** How many worker processes `npm start` runs, each the whole platform: 1 on PGlite, whose files one process opens. */
   workers: number;
+  /** The only documents the gateway runs (`TRUSTED_DOCUMENTS`), read and checked at start; undefined: any. */
+  trustedDocuments?: TrustedDocuments;
 }
 
 export class ConfigError extends Error {
@@ -308,6 +313,8 @@ export function loadConfig(
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if ('problem' in trustProxy) problems.push(trustProxy.problem);
   const corsOrigins = readCorsOrigins(env.CORS_ORIGINS ?? new URL(env.WEB_URL).origin, problems);
+  const safelist = env.TRUSTED_DOCUMENTS ? readTrustedDocuments(env.TRUSTED_DOCUMENTS) : undefined;
+  if (safelist && 'problems' in safelist) problems.push(...safelist.problems);
   const production = { ...env, CONTACTS_AUTH_GIVEN: Boolean(source.CONTACTS_AUTH?.trim()) };
   if (env.NODE_ENV === 'production') problems.push(...productionProblems(production));
   if (problems.length) throw new ConfigError(problems);
@@ -340,6 +347,7 @@ export function loadConfig(
     platforms: readPlatforms(source),
     corsOrigins,
     warnings: env.NODE_ENV === 'production' ? productionWarnings(production) : [],
+    trustedDocuments: safelist && 'documents' in safelist ? safelist.documents : undefined,
   };
 }
 

@@ -24,6 +24,8 @@ export enum ErrorCode {
   SUBSCRIPTION_DISABLED = 'SUBSCRIPTION_DISABLED',
   DEFER_NOT_SUPPORTED = 'DEFER_NOT_SUPPORTED',
   STREAM_NOT_SUPPORTED = 'STREAM_NOT_SUPPORTED',
+  /** A document outside the safelist (`TRUSTED_DOCUMENTS`), Apollo's code for a persisted query it does not hold. */
+  PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND',
 }
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -43,6 +45,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.SUBSCRIPTION_DISABLED]: 400,
   [ErrorCode.DEFER_NOT_SUPPORTED]: 400,
   [ErrorCode.STREAM_NOT_SUPPORTED]: 400,
+  [ErrorCode.PERSISTED_QUERY_NOT_FOUND]: 400,
 };
 
 const TITLES: Record<ErrorCode, string> = {
@@ -62,6 +65,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.SUBSCRIPTION_DISABLED]: 'Bad Request',
   [ErrorCode.DEFER_NOT_SUPPORTED]: 'Bad Request',
   [ErrorCode.STREAM_NOT_SUPPORTED]: 'Bad Request',
+  [ErrorCode.PERSISTED_QUERY_NOT_FOUND]: 'Bad Request',
 };
 
 /** A problem with one named field of the input (`errors` of a problem body). */
@@ -121,7 +125,6 @@ export function httpStatusOf(code: unknown): number {
   if (isErrorCode(code)) return HTTP_STATUS[code];
   // Apollo's own codes for documents that do not parse or validate are the client's fault.
   if (code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_REQUEST') return 400;
-  if (code === 'PERSISTED_QUERY_NOT_FOUND') return 400;
   return 500;
 }
 
@@ -214,13 +217,13 @@ export function formatGraphQLError(
     return { ...formatted, extensions };
   }
   if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_REQUEST') {
-    return { message: formatted.message, locations: formatted.locations, extensions: { code } };
+    return {
+      message: tokenLimitInCallersTerms(formatted.message),
+      locations: formatted.locations,
+      extensions: { code },
+    };
   }
-  if (
-    code === 'PERSISTED_QUERY_NOT_FOUND' ||
-    code === 'PERSISTED_QUERY_NOT_SUPPORTED' ||
-    code === 'OPERATION_RESOLUTION_FAILURE'
-  ) {
+  if (code === 'PERSISTED_QUERY_NOT_SUPPORTED' || code === 'OPERATION_RESOLUTION_FAILURE') {
     return { message: formatted.message, extensions: { code } };
   }
   onInternal(error);
@@ -256,3 +259,14 @@ function readValidationErrors(error: unknown): FieldProblem[] | undefined {
 }
 
 export { INTERNAL_MESSAGE };
+
+/** graphql-js's refusal of a document over the token limit (`parse(..., { maxTokens })`). */
+const TOKEN_LIMIT = /^Syntax Error: Document contains more tha[nt] (\d+) tokens\. Parsing aborted\.$/;
+
+/** The token-limit refusal in the caller's terms (the document may be well formed, only too long); other messages as they are. */
+export function tokenLimitInCallersTerms(message: string): string {
+  const limit = TOKEN_LIMIT.exec(message)?.[1];
+  return limit
+    ? `The document has more than ${limit} tokens, the limit: send a shorter document (fewer fields, aliases or arguments)`
+    : message;
+}

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FORWARDED_HEADERS } from '../../lib/rest/graphql-client.js';
@@ -282,5 +284,42 @@ describe('Hive Gateway on the same supergraph', () => {
     expect((await request(1, 100, '203.0.113.20')).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     // Another client behind the same Hive Gateway has a count of its own.
     expect((await request(1, 200, '203.0.113.21')).errors).toBeUndefined();
+  });
+
+  it('runs only the documents of a TRUSTED_DOCUMENTS manifest, by documentId or APQ hash', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'hive-trusted-'));
+    const text = 'query Typename { __typename }';
+    const id = `sha256:${createHash('sha256').update(text).digest('hex')}`;
+    writeFileSync(path.join(folder, 'persisted-documents.json'), JSON.stringify({ [id]: text }));
+    const safe = await startHiveGateway(platform, { TRUSTED_DOCUMENTS: path.join(folder, 'persisted-documents.json') });
+    try {
+      const send = async (body: unknown) => {
+        const response = await fetch(safe.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return {
+          status: response.status,
+          body: (await response.json()) as {
+            data?: unknown;
+            errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+          },
+        };
+      };
+      const byId = await send({ documentId: id });
+      expect(byId).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+      const byHash = await send({ extensions: { persistedQuery: { version: 1, sha256Hash: id.slice(7) } } });
+      expect(byHash.body).toEqual({ data: { __typename: 'Query' } });
+      for (const refused of [{ documentId: `sha256:${'0'.repeat(64)}` }, { query: '{ __typename }' }]) {
+        const answer = await send(refused);
+        expect(answer.status).toBe(400);
+        expect(answer.body.data ?? undefined).toBeUndefined();
+        expect(answer.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      }
+    } finally {
+      await safe.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -99,6 +99,54 @@ describe('limits on every face', () => {
     }
   });
 
+  it('names the limit a document is over in the caller’s terms, with no "Syntax Error" for a document that parsed, on the gateway and a subgraph port', async () => {
+    const nested = (levels: number): string => (levels ? `surveys { contact { ${nested(levels - 1)} } }` : 'id');
+    const refusals: Array<[string, string, RegExp]> = [
+      [
+        'cost',
+        '{ contacts(first: 100000) { nodes { id firstName } } }',
+        /^The query costs \d+, over the limit of 50000: ask for fewer items \(a smaller first or last\)/,
+      ],
+      [
+        'depth',
+        `{ contacts(first: 1) { nodes { ${nested(5)} } } }`,
+        /^The query's depth is 13 levels of fields, over the limit of 12/,
+      ],
+      [
+        'aliases',
+        `{ ${Array.from({ length: 31 }, (_, index) => `a${index}: contacts(first: 1) { totalCount }`).join(' ')} }`,
+        /^The query has 31 aliases, over the limit of 30/,
+      ],
+      [
+        'directives',
+        `{ ${Array.from({ length: 51 }, () => '__typename @include(if: true)').join(' ')} }`,
+        /^The query has 51 directives, over the limit of 50/,
+      ],
+      [
+        'tokens',
+        `{ ${Array.from({ length: 5001 }, () => '__typename').join(' ')} }`,
+        /^The document has more than 5000 tokens, the limit: send a shorter document/,
+      ],
+    ];
+    for (const [limit, query, message] of refusals) {
+      const faces = [platform.urls.gateway, ...(limit === 'depth' ? [] : [platform.subgraphs.contacts.url])];
+      for (const url of faces) {
+        const answer = await graphql(url, query);
+        expect({ limit, url, status: answer.status, data: answer.body.data }).toEqual({
+          limit,
+          url,
+          status: 400,
+          data: undefined,
+        });
+        expect(answer.body.errors).toHaveLength(1);
+        expect(answer.body.errors?.[0]?.message).toMatch(message);
+        expect(answer.body.errors?.[0]?.extensions?.code).toBe(
+          limit === 'tokens' ? 'GRAPHQL_PARSE_FAILED' : 'GRAPHQL_VALIDATION_FAILED',
+        );
+      }
+    }
+  });
+
   it('counts sign-in mail per client in the subgraph: 30 aliases in one GraphQL request use up the client’s 30', async () => {
     const request = (count: number, from: number, headers: Record<string, string> = {}) =>
       graphql(
