@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -53,7 +53,9 @@ const NOT_RUN_HERE: Array<[RegExp, string]> = [
   [/^npx hive-gateway supergraph /, 'test/gateway/hive-gateway.test.ts runs Hive Gateway on the checked-in supergraph'],
 ];
 
-const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+/** The README and the pages of docs/ it links to, whose commands are run (or accounted for) alike. */
+const DOCS = ['README.md', ...readdirSync(path.join(PROJECT_ROOT, 'docs')).map((name) => path.join('docs', name))];
+const readme = DOCS.map((file) => readFileSync(path.join(PROJECT_ROOT, file), 'utf8')).join('\n');
 const blocks = blocksOf(readme);
 const shellBlocks = blocks.filter((block) => block.lang === 'sh');
 const walkThrough = blocks.filter((block) => block.heading === 'First ten minutes');
@@ -100,7 +102,7 @@ describe('README', () => {
       });
 
     /**
-     * Runs commands in bash, in a folder of the test's own (files such as cookies.txt land there), with
+     * Runs commands in bash, in a folder of the test's own (files a command writes land there), with
      * `npm` run in the project. Variables set by one call (TOKEN) are kept for the next.
      */
     function shell(commands: string[], placeholders: Record<string, string> = {}): string {
