@@ -40,6 +40,7 @@ import {
 } from '../lib/logger.js';
 import { httpMetrics } from '../lib/metrics.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
+import { RATE_LIMIT_EXTENSION, rateLimitStatesSchema } from '../lib/rate-limit.js';
 import { queryLimits } from '../lib/query-limits.js';
 import {
   applySessionCookie,
@@ -83,6 +84,42 @@ function takeSessionCookie(
   return { ...response, extensions };
 }
 
+/**
+ * Takes the limits a subgraph's answer says it counted (`RATE_LIMIT_EXTENSION`) out of its
+ * extensions into the caller's context, for `answerRateLimits` to state in the gateway's answer.
+ */
+function takeRateLimits(
+  response: SubgraphResponse,
+  context: GraphQLDataSourceProcessOptions<GatewayContext>['context'],
+): SubgraphResponse {
+  if (!response.extensions || !(RATE_LIMIT_EXTENSION in response.extensions)) return response;
+  const { [RATE_LIMIT_EXTENSION]: stated, ...extensions } = response.extensions;
+  const states = rateLimitStatesSchema.safeParse(stated);
+  if (states.success && 'forwardHeaders' in context) {
+    const caller = context as GatewayContext;
+    caller.rateLimits = [...(caller.rateLimits ?? []), ...states.data];
+  }
+  return { ...response, extensions };
+}
+
+/**
+ * States in the gateway's answer the limits its subgraphs counted for the operation: a REST
+ * adapter sends them as `RateLimit` headers, and a GraphQL client may read them too.
+ */
+function answerRateLimits(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ contextValue, response }) {
+          if (!contextValue.rateLimits?.length || response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          result.extensions = { ...result.extensions, [RATE_LIMIT_EXTENSION]: contextValue.rateLimits };
+        },
+      };
+    },
+  };
+}
+
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
 export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   /** `SUBGRAPH_TOKEN`: the gateway's proof to subgraphs deployed apart that the call is its own. */
@@ -109,7 +146,7 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   }: Required<Pick<GraphQLDataSourceProcessOptions<GatewayContext>, 'request' | 'context'>> & {
     response: SubgraphResponse;
   }): SubgraphResponse {
-    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
+    return takeRateLimits(takeSessionCookie(response, context, this.mayAskForSessionCookie), context);
   }
 
   /**
@@ -158,7 +195,7 @@ export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
       id: requestId,
       client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined,
     });
-    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
+    return takeRateLimits(takeSessionCookie(response, context, this.mayAskForSessionCookie), context);
   }
 }
 
@@ -268,6 +305,7 @@ export async function startGateway(
       config.isProduction ? ApolloServerPluginLandingPageDisabled() : sandboxLandingPage<GatewayContext>(),
       // In process (under npm start) the gateway has no HTTP log line: this one names each operation.
       operationTelemetry<GatewayContext>({ part: 'gateway', log, requestIdOf: (context) => context.requestId }),
+      answerRateLimits(),
     ],
   });
   await apollo.start();

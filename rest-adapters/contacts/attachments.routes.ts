@@ -32,6 +32,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       method: 'get',
       path: '/api/contacts/:id/attachments',
       summary: 'All attachments of a contact, newest first (page, limit)',
+      list: 'pages',
       doc: {
         params: { id: 'Contact id' },
         query: pageQuery.extend({
@@ -58,6 +59,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       method: 'post',
       path: '/api/contacts/:id/attachments',
       summary: 'Upload a file attachment (multipart/form-data, field file)',
+      created: '/api/attachments/{id}',
       doc: {
         params: { id: 'Contact id' },
         multipart: uploadSchema(`The file (at most ATTACHMENT_MAX_BYTES, ${maxBytes} bytes here)`),

@@ -22,6 +22,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts',
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
+      list: 'pages',
       doc: {
         query: pageQuery.extend({
           search: z
@@ -48,6 +49,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts',
       summary: 'Create a contact (firstName or email required)',
+      created: '/api/contacts/{id}',
       doc: {
         body: contactInputSchema,
         answer: { status: 201, description: 'The new contact', json: contactSchema },

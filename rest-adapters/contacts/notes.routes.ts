@@ -19,6 +19,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id/notes',
       summary: 'Paginated notes of a contact, newest first (page, limit)',
+      list: 'pages',
       doc: {
         params: { id: 'Contact id' },
         query: pageQuery,
@@ -37,6 +38,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts/:id/notes',
       summary: 'Add a note ({ body })',
+      created: '/api/contacts/{contactId}/notes/{id}',
       doc: {
         params: { id: 'Contact id' },
         body: noteInputSchema,

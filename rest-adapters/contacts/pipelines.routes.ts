@@ -27,6 +27,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline',
       summary: 'List available sales pipelines with their stages (page, limit)',
+      list: 'pages',
       doc: { query: pageQuery, answer: { status: 200, description: 'A page of pipelines', json: pipelinePage } },
       cacheControl: CACHE_CONTROL.private,
       handler: async (req, res) => {
@@ -110,6 +111,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:contactId/history',
       summary: 'Stage movement history of a contact, oldest first (page, limit)',
+      list: 'pages',
       doc: {
         params: { contactId: 'Contact id' },
         query: pageQuery,

@@ -11,6 +11,7 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/brands',
       summary: "List the user's brands (page, limit)",
+      list: 'pages',
       doc: { query: pageQuery, answer: { status: 200, description: 'A page of brands', json: brandPage } },
       handler: async (req, res) => {
         const { brandPage } = await run(
@@ -25,6 +26,7 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/brands',
       summary: 'Create a brand (name required; timezone optional)',
+      created: '/api/brands/{id}',
       doc: {
         body: brandInputSchema,
         answer: { status: 201, description: 'The new brand', json: brandSchema },

@@ -71,6 +71,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/queue',
       summary: 'Queued, publishing and failed items in due order (page, limit, brandId, status=a,b to choose statuses)',
+      list: 'pages',
       doc: { query: queueQuery, answer: { status: 200, description: 'A page of content items', json: queuePage } },
       handler: async (req, res) => {
         const { contentQueuePage } = await run(
@@ -112,6 +113,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/events',
       summary: 'Audit events, newest first (limit, cursor, contentId, type)',
+      list: { cursorParameter: 'cursor' },
       parameterNames: { after: 'cursor', first: 'limit' },
       doc: { query: eventsQuery, answer: { status: 200, description: 'Events, newest first', json: eventPageSchema } },
       handler: async (req, res) => {

@@ -11,6 +11,7 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/media',
       summary: 'List media files whose bytes have arrived (page, limit)',
+      list: 'pages',
       doc: { query: pageQuery, answer: { status: 200, description: 'A page of media files', json: mediaPage } },
       handler: async (req, res) => {
         const { mediaPage } = await run(

@@ -20,6 +20,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/posts',
       summary: 'List your posts, newest first (page, limit, brandId, status)',
+      list: 'pages',
       doc: { query: postQuery, answer: { status: 200, description: 'A page of posts', json: postPage } },
       handler: async (req, res) => {
         const { postPage } = await run(
@@ -39,6 +40,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/posts',
       summary: 'Create a post (content required; brandId when you have several brands)',
+      created: '/api/posts/{id}',
       doc: {
         body: postInputSchema,
         answer: {
@@ -50,7 +52,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { createPost } = await run(CreatePostDocument, { input: jsonBody(req) }, req);
-        res.status(201).location(`/api/posts/${createPost.id}`).json(createPost);
+        res.status(201).json(createPost);
       },
     },
     {

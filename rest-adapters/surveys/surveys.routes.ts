@@ -43,6 +43,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys',
       summary: 'Create a draft survey (venueName required)',
+      created: '/api/surveys/{id}',
       doc: { body: surveyInputSchema, answer: { status: 201, description: 'The new draft', json: surveySchema } },
       handler: async (req, res) => {
         const { createSurvey } = await run(CreateSurveyDocument, { input: jsonBody(req) }, req);
@@ -53,6 +54,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys',
       summary: 'Paginated list of the surveys the session may see (page, limit, status)',
+      list: 'pages',
       doc: { query: surveyQuery, answer: { status: 200, description: 'A page of surveys', json: surveyPage } },
       handler: async (req, res) => {
         const { surveyPage } = await run(
