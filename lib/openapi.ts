@@ -171,13 +171,14 @@ const wwwAuthenticate = z.object({
   }),
 });
 
+// On every answer to a request the limit counted: one refused before that (a body of the wrong shape) has none.
 const rateLimitHeaders = z.object({
-  'RateLimit-Policy': z.string().meta({
+  'RateLimit-Policy': z.string().optional().meta({
     description:
       'The limits of this route (draft-ietf-httpapi-ratelimit-headers): per policy its quota `q` in a window of `w` seconds',
     example: '"social-review-client";q=60;w=60',
   }),
-  RateLimit: z.string().meta({
+  RateLimit: z.string().optional().meta({
     description: 'Where each limit stands for the caller: `r` requests remaining, `t` seconds until the quota is whole',
     example: '"social-review-client";r=59;t=60',
   }),
