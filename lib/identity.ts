@@ -191,8 +191,9 @@ export function invalidTokenRefusal(): AppError {
 }
 
 /**
- * The caller a bearer JWT names, or null without one; a JWT that was sent and is not valid also
- * gives the `refusal` to answer where a caller is required (`invalidTokenRefusal`).
+ * The caller a bearer JWT names, or null without one (a surveys session token sent along to another
+ * subgraph is not a JWT and is not an error). A JWT that was sent and is not valid names nobody
+ * either, and gives the `refusal` the shield answers wherever a caller is required (`invalidTokenRefusal`).
  */
 export async function bearerCallerOf(
   identity: Identity,
@@ -204,23 +205,5 @@ export async function bearerCallerOf(
     return { principal: await identity.verify(token) };
   } catch {
     return { principal: null, refusal: invalidTokenRefusal() };
-  }
-}
-
-/**
- * The bearer principal of a request, or null without a bearer JWT. A credential that is present
- * but invalid is treated as absent here; the shield then answers UNAUTHENTICATED wherever one is
- * required (a surveys session token sent along to another subgraph is not a JWT and is not an error).
- */
-export async function optionalBearerPrincipal(
-  identity: Identity,
-  authorization: string | undefined,
-): Promise<Principal | null> {
-  const token = bearerToken(authorization);
-  if (!token || token.split('.').length !== 3) return null;
-  try {
-    return await identity.verify(token);
-  } catch {
-    return null;
   }
 }

@@ -1,11 +1,9 @@
 import type { EntityManager } from '../../lib/database.js';
 import type { AppError } from '../../lib/errors.js';
-import { bearerCallerOf } from '../../lib/identity.js';
-import type { Principal } from '../../lib/identity.js';
-import type { AnswerExtensionsContext } from '../../lib/local-subgraph.js';
-import { reportInto } from '../../lib/rate-limit.js';
+import { bearerCallerOf, type Principal } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/loaders.js';
-import type { SubgraphRequest } from '../../lib/local-subgraph.js';
+import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/local-subgraph.js';
+import { reportInto } from '../../lib/rate-limit.js';
 import { ApiKeyService, authenticateApiKey } from './access/api-key.service.js';
 import { BrandService } from './access/brand.service.js';
 import { Reach } from './access/reach.js';
