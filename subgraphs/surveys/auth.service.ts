@@ -118,7 +118,8 @@ export class AuthService {
       report,
     );
     await this.settings.perAddressAndClient.consume(`${this.client}|${email}`, tooMany, report);
-    await this.settings.perAddress.consume(email, tooMany, report);
+    // Not reported: its count is every client's together, which would tell anyone how often others asked for the address.
+    await this.settings.perAddress.consume(email, tooMany);
     if (!this.maySignIn(email)) {
       this.settings.logger.info({ email }, 'sign-in link refused: address not allowed');
       return LINK_REQUESTED;

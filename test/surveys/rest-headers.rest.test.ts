@@ -55,10 +55,10 @@ describe('surveys REST headers', () => {
     expect(first.status).toBe(202);
     expect(first.body).toEqual({ message: expect.any(String) });
     expect(first.headers.get('ratelimit-policy')).toBe(
-      '"surveys-sign-in-client";q=30;w=900, "surveys-sign-in-address-client";q=5;w=900, "surveys-sign-in-address";q=50;w=900',
+      '"surveys-sign-in-client";q=30;w=900, "surveys-sign-in-address-client";q=5;w=900',
     );
     expect(first.headers.get('ratelimit')).toMatch(
-      /^"surveys-sign-in-client";r=29;t=\d+, "surveys-sign-in-address-client";r=4;t=\d+, "surveys-sign-in-address";r=49;t=\d+$/,
+      /^"surveys-sign-in-client";r=29;t=\d+, "surveys-sign-in-address-client";r=4;t=\d+$/,
     );
     for (let i = 0; i < 4; i += 1) expect((await requestLink()).status).toBe(202);
     const refused = await requestLink();
