@@ -48,6 +48,7 @@ import { PROJECT_ROOT } from '../lib/paths.js';
 import { queryLimits } from '../lib/subgraph/query-limits.js';
 import { refuseUntrustedDocuments } from '../lib/http/document-safelist.js';
 import { REST_OPERATION_TEXTS } from '../rest-adapters/operation-texts.js';
+import { RATE_LIMIT_EXTENSION, rateLimitStatesSchema } from '../lib/http/rate-limit.js';
 import {
   applySessionCookie,
   SESSION_COOKIE_EXTENSION,
@@ -88,6 +89,42 @@ function takeSessionCookie(
     (context as GatewayContext).setSessionCookie?.(change.data);
   }
   return { ...response, extensions };
+}
+
+/**
+ * Takes the limits a subgraph's answer says it counted (`RATE_LIMIT_EXTENSION`) out of its
+ * extensions into the caller's context, for `answerRateLimits` to state in the gateway's answer.
+ */
+function takeRateLimits(
+  response: SubgraphResponse,
+  context: GraphQLDataSourceProcessOptions<GatewayContext>['context'],
+): SubgraphResponse {
+  if (!response.extensions || !(RATE_LIMIT_EXTENSION in response.extensions)) return response;
+  const { [RATE_LIMIT_EXTENSION]: stated, ...extensions } = response.extensions;
+  const states = rateLimitStatesSchema.safeParse(stated);
+  if (states.success && 'forwardHeaders' in context) {
+    const caller = context as GatewayContext;
+    caller.rateLimits = [...(caller.rateLimits ?? []), ...states.data];
+  }
+  return { ...response, extensions };
+}
+
+/**
+ * States in the gateway's answer the limits its subgraphs counted for the operation: a REST
+ * adapter sends them as `RateLimit` headers, and a GraphQL client may read them too.
+ */
+function answerRateLimits(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ contextValue, response }) {
+          if (!contextValue.rateLimits?.length || response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          result.extensions = { ...result.extensions, [RATE_LIMIT_EXTENSION]: contextValue.rateLimits };
+        },
+      };
+    },
+  };
 }
 
 /** Passes the caller's credentials and request id on to every subgraph the plan touches. */
@@ -139,7 +176,7 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   }: Required<Pick<GraphQLDataSourceProcessOptions<GatewayContext>, 'request' | 'context'>> & {
     response: SubgraphResponse;
   }): SubgraphResponse {
-    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
+    return takeRateLimits(takeSessionCookie(response, context, this.mayAskForSessionCookie), context);
   }
 
   /**
@@ -219,7 +256,7 @@ export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
       id: requestId,
       client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined,
     });
-    return takeSessionCookie(response, context, this.mayAskForSessionCookie);
+    return takeRateLimits(takeSessionCookie(response, context, this.mayAskForSessionCookie), context);
   }
 }
 
@@ -337,6 +374,7 @@ export async function startGateway(
       config.isProduction ? ApolloServerPluginLandingPageDisabled() : sandboxLandingPage<GatewayContext>(),
       // In process (under npm start) the gateway has no HTTP log line: this one names each operation.
       operationTelemetry<GatewayContext>({ part: 'gateway', log, requestIdOf: (context) => context.requestId }),
+      answerRateLimits(),
     ],
   });
   await apollo.start();

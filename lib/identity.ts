@@ -178,19 +178,32 @@ export function bearerToken(authorization: string | undefined): string | undefin
 }
 
 /**
- * The bearer principal of a request, or null without a bearer JWT. A credential that is present
- * but invalid is treated as absent here; the shield then answers UNAUTHENTICATED wherever one is
- * required (a surveys session token sent along to another subgraph is not a JWT and is not an error).
+ * The extension in which a subgraph's UNAUTHENTICATED error says why a bearer token that was sent
+ * was refused (RFC 6750's `error`, `invalid_token`): the REST adapters answer it in `WWW-Authenticate`.
  */
-export async function optionalBearerPrincipal(
+export const BEARER_ERROR_EXTENSION = 'bearerError';
+
+/** The refusal of a bearer token that was sent and is not valid (expired, bad signature, unknown session). */
+export function invalidTokenRefusal(): AppError {
+  return new AppError(ErrorCode.UNAUTHENTICATED, 'Authentication required', {
+    details: { [BEARER_ERROR_EXTENSION]: 'invalid_token' },
+  });
+}
+
+/**
+ * The caller a bearer JWT names, or null without one (a surveys session token sent along to another
+ * subgraph is not a JWT and is not an error). A JWT that was sent and is not valid names nobody
+ * either, and gives the `refusal` the shield answers wherever a caller is required (`invalidTokenRefusal`).
+ */
+export async function bearerCallerOf(
   identity: Identity,
   authorization: string | undefined,
-): Promise<Principal | null> {
+): Promise<{ principal: Principal | null; refusal?: AppError }> {
   const token = bearerToken(authorization);
-  if (!token || token.split('.').length !== 3) return null;
+  if (!token || token.split('.').length !== 3) return { principal: null };
   try {
-    return await identity.verify(token);
+    return { principal: await identity.verify(token) };
   } catch {
-    return null;
+    return { principal: null, refusal: invalidTokenRefusal() };
   }
 }

@@ -236,6 +236,48 @@ describe('OpenAPI documents of the REST services', () => {
     );
   });
 
+  it.each(SERVICES)(
+    '%s: documents Location on every 201, Link on every page list, WWW-Authenticate on 401 and the rate-limit headers',
+    (service) => {
+      const missing: string[] = [];
+      const rateLimited: string[] = [];
+      for (const [route, item] of Object.entries(made[service].paths as Record<string, Record<string, any>>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const where = `${method.toUpperCase()} ${route}`;
+          const responses = operation.responses as Record<string, { headers?: Record<string, unknown>; content?: any }>;
+          const needs = (status: string, header: string) => {
+            if (responses[status] && !responses[status].headers?.[header]) missing.push(`${where} ${status} ${header}`);
+          };
+          needs('201', 'Location');
+          needs('401', 'WWW-Authenticate');
+          for (const header of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) needs('429', header);
+          const answer = JSON.stringify(responses['200']?.content?.['application/json']?.schema ?? {});
+          if (/Page"\}?$/.test(answer) || answer.includes('"nextCursor"')) needs('200', 'Link');
+          if (responses['429']) {
+            rateLimited.push(where);
+            for (const status of Object.keys(responses).filter((key) => key.startsWith('2'))) {
+              needs(status, 'RateLimit-Policy');
+              needs(status, 'RateLimit');
+            }
+          }
+        }
+      }
+      expect(missing).toEqual([]);
+      expect(rateLimited.sort()).toEqual(
+        {
+          social: [
+            'GET /api/review/{token}',
+            'POST /api/ai/generate-image',
+            'POST /api/review/{token}/approve',
+            'POST /api/review/{token}/reject',
+          ],
+          surveys: ['POST /api/auth/magic/request'],
+          contacts: [],
+        }[service],
+      );
+    },
+  );
+
   it('describes bodies with the field names of the REST contract, JSON and multipart', () => {
     const schemas = (service: string) => made[service].components.schemas;
     expect(Object.keys(schemas('contacts').Contact.properties)).toEqual([

@@ -61,8 +61,9 @@ const shellBlocks = blocks.filter((block) => block.lang === 'sh');
 const walkThrough = blocks.filter((block) => block.heading === 'First ten minutes');
 const tokenBlock = shellBlocks.find((block) => block.heading === 'Getting a token');
 const metricsBlock = shellBlocks.find((block) => block.heading === 'Metrics, traces and logs');
+const headersBlock = shellBlocks.find((block) => block.heading === 'REST headers');
 /** Blocks this test runs command by command. */
-const RUN = new Set([...walkThrough, tokenBlock, metricsBlock]);
+const RUN = new Set([...walkThrough, tokenBlock, metricsBlock, headersBlock]);
 
 const DEFAULT_PORTS = {
   gateway: 4000,
@@ -258,6 +259,18 @@ describe('README', () => {
       expect(shell([scrape])).toMatch(
         /^http_requests_total\{part="contacts-rest",route="\/api\/contacts",method="POST",status="201"\} \d+$/m,
       );
+    });
+
+    it('shows the REST headers as the README says', () => {
+      const [created, listed, signIn, refused, ...rest] = commandsOf(headersBlock!);
+      expect(rest).toEqual([]);
+      expect(shell([created])).toMatch(/^HTTP\/1\.1 201 .*^location: \/api\/contacts\/[0-9a-f-]{36}\r?$/ims);
+      expect(shell([listed])).toMatch(/^link: <\/api\/contacts\?limit=1&page=1>; rel="first", .*rel="last"\r?$/im);
+      const limited = shell([signIn]);
+      expect(limited).toMatch(/^HTTP\/1\.1 202 /);
+      expect(limited).toMatch(/^ratelimit-policy: "surveys-sign-in-client";q=30;w=900, /im);
+      expect(limited).toMatch(/^ratelimit: "surveys-sign-in-client";r=\d+;t=\d+, /im);
+      expect(shell([refused])).toMatch(/^HTTP\/1\.1 401 .*^www-authenticate: Bearer error="invalid_token"\r?$/ims);
     });
 
     it('runs the token and API key commands', () => {

@@ -5,8 +5,16 @@ import type { Config } from '../config.js';
 /** Request headers a page may send: its credentials, a JSON body, and a request id to follow its call by. */
 export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-Id'];
 
-/** Answer headers a page may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = ['Retry-After', 'Location', 'X-Request-Id'];
+/** Answer headers a page may read besides the CORS-safelisted ones (a page pages, waits and signs in again by them too). */
+export const CORS_EXPOSED_HEADERS = [
+  'Retry-After',
+  'Location',
+  'X-Request-Id',
+  'Link',
+  'RateLimit-Policy',
+  'RateLimit',
+  'WWW-Authenticate',
+];
 
 /** How long a browser may reuse one preflight answer (Chromium caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

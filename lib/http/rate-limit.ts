@@ -7,6 +7,8 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import type { Request } from 'express';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { rateLimitRefusals } from '../observability/metrics.js';
@@ -50,7 +52,7 @@ export class RateLimits {
       : cluster.isWorker
         ? new RateLimiterCluster(options)
         : new RateLimiterMemory(options);
-    return new RateLimiter(limiter, name, this.connected);
+    return new RateLimiter(limiter, { policy: name, quota: points, windowSeconds: durationSeconds }, this.connected);
   }
 
   async close(): Promise<void> {
@@ -60,27 +62,102 @@ export class RateLimits {
   }
 }
 
+/** Where a limit stands for one caller after a request, as the `RateLimit` headers state it. */
+export const rateLimitStateSchema = z
+  .object({
+    /** The limit's name: the policy identifier of the headers. */
+    policy: z.string().min(1).max(100),
+    quota: z.int().min(0),
+    windowSeconds: z.int().min(1),
+    remaining: z.int().min(0),
+    /** Seconds until the quota is whole again. */
+    resetSeconds: z.int().min(0),
+  })
+  .strict();
+export type RateLimitState = z.infer<typeof rateLimitStateSchema>;
+
+/** Told where a limit stands each time a point is asked for, taken or refused. */
+export type RateLimitReport = (state: RateLimitState) => void;
+
+/**
+ * The answer extension in which a subgraph states where the limits its operation counted stand
+ * (`RateLimitState[]`): the gateway gathers them from every subgraph into its own answer's
+ * extensions under the same name, and the REST adapters turn them into `RateLimit` headers.
+ */
+export const RATE_LIMIT_EXTENSION = 'rateLimit';
+
+export const rateLimitStatesSchema = z.array(rateLimitStateSchema).max(20);
+
+/** A report that adds each state to an answer's extensions (`RATE_LIMIT_EXTENSION`), the way a subgraph sends them on. */
+export function reportInto(answerExtensions: Record<string, unknown>): RateLimitReport {
+  return (state) => {
+    const states = (answerExtensions[RATE_LIMIT_EXTENSION] ??= []) as RateLimitState[];
+    states.push(state);
+  };
+}
+
+/**
+ * `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09, structured-field
+ * lists of quoted policy names with `q`/`w` and `r`/`t`) for the limits a request counted; one
+ * member per policy, its latest state.
+ */
+export function rateLimitHeaders(states: readonly RateLimitState[]): Record<string, string> {
+  const latest = new Map(states.map((state) => [state.policy, state]));
+  if (!latest.size) return {};
+  const policies = [...latest.values()];
+  return {
+    'ratelimit-policy': policies.map((s) => `"${s.policy}";q=${s.quota};w=${s.windowSeconds}`).join(', '),
+    ratelimit: policies.map((s) => `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`).join(', '),
+  };
+}
+
+/**
+ * A rate limit a REST route counts itself, before its handler: one point per request for the key
+ * the request gives (the client address...). Routes whose limit a subgraph counts say `'subgraph'`
+ * instead; both send the `RateLimit` headers (lib/rest.ts).
+ */
+export type RouteRateLimit = { limiter: RateLimiter; keyOf: (req: Request) => string; message: string } | 'subgraph';
+
+interface RateLimitPolicy {
+  policy: string;
+  quota: number;
+  windowSeconds: number;
+}
+
 export class RateLimiter {
   constructor(
     private readonly limiter: RateLimiterAbstract,
-    private readonly name: string,
+    private readonly policy: RateLimitPolicy,
     private readonly connected: Promise<void>,
   ) {}
 
-  /** Takes one point for `key`; over the limit throws RATE_LIMITED with `retryAfter` seconds. */
-  async consume(key: string, message = 'Too many requests; try again later'): Promise<void> {
+  /**
+   * Takes one point for `key`; over the limit throws RATE_LIMITED with `retryAfter` seconds. Either
+   * way `report` hears where the limit stands, counted by the same store.
+   */
+  async consume(key: string, message = 'Too many requests; try again later', report?: RateLimitReport): Promise<void> {
     await this.connected;
     try {
-      await this.limiter.consume(key);
+      const taken = await this.limiter.consume(key);
+      report?.(this.stateOf(taken));
     } catch (result) {
       if (result instanceof RateLimiterRes) {
-        rateLimitRefusals.inc({ limit: this.name });
+        report?.(this.stateOf(result));
+        rateLimitRefusals.inc({ limit: this.policy.policy });
         throw new AppError(ErrorCode.RATE_LIMITED, message, {
           retryAfter: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
         });
       }
       throw result;
     }
+  }
+
+  private stateOf(result: RateLimiterRes): RateLimitState {
+    return {
+      ...this.policy,
+      remaining: Math.max(0, result.remainingPoints),
+      resetSeconds: Math.max(0, Math.ceil(result.msBeforeNext / 1000)),
+    };
   }
 
   /** Whether `key` still has points left, without taking one. */
@@ -91,6 +168,6 @@ export class RateLimiter {
   }
 
   toString(): string {
-    return `RateLimiter(${this.name})`;
+    return `RateLimiter(${this.policy.policy})`;
   }
 }

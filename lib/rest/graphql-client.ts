@@ -2,6 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address.js';
 import { REQUEST_ID_HEADER } from '../observability/logger.js';
+import type { RateLimitState } from '../http/rate-limit.js';
 import type { SessionCookieChange } from '../http/session-cookie.js';
 import { SUBGRAPH_TOKEN_HEADER } from '../http/subgraph-token.js';
 import { traceHeaders } from '../observability/tracing.js';
@@ -20,6 +21,8 @@ export interface GatewayContext {
    * (`SESSION_COOKIE_EXTENSION`); absent where there is no HTTP answer (the REST adapters set their own).
    */
   setSessionCookie?: (change: SessionCookieChange) => void;
+  /** The limits the operation's subgraphs counted (`RATE_LIMIT_EXTENSION`), gathered while it runs. */
+  rateLimits?: RateLimitState[];
 }
 
 export function forwardHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -34,6 +37,7 @@ export function forwardHeadersOf(headers: Record<string, string | string[] | und
 export interface GraphQLResult<Data> {
   data?: Data | null;
   errors?: readonly GraphQLFormattedError[];
+  extensions?: Record<string, unknown>;
 }
 
 /** Runs one GraphQL operation against the gateway, in process or over HTTP; adapters see no difference. */

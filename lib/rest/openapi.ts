@@ -8,6 +8,7 @@ import {
 } from 'zod-openapi';
 import { AppError, ErrorCode, type FieldProblem } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../data/pagination.js';
+import type { RouteRateLimit } from '../http/rate-limit.js';
 
 /**
  * OpenAPI 3.1 documents of the REST services, made from the route tables the adapters run on:
@@ -66,6 +67,18 @@ export interface DocumentedRoute {
   path: string;
   summary: string;
   doc: RouteDoc;
+  /**
+   * Path of the resource a 201 of this route creates, each `{field}` filled from the answer
+   * (`/api/contacts/{id}`): sent as `Location`.
+   */
+  created?: string;
+  /**
+   * The answer is a list: `pages` (`{ data, page, limit, total }`) gets `Link` first, prev, next and
+   * last; a cursor list (`nextCursor`) gets `Link` next, with the cursor in the named query parameter.
+   */
+  list?: 'pages' | { cursorParameter: string };
+  /** The route is rate limited, here or in the subgraph: its answers carry `RateLimit-Policy` and `RateLimit`. */
+  rateLimit?: RouteRateLimit;
 }
 
 /** One service's document: its name, what it is, and how callers prove who they are. */
@@ -163,10 +176,59 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
 
 const retryAfter = z.object({ 'Retry-After': z.int().meta({ description: 'Seconds to wait before trying again' }) });
 
+const wwwAuthenticate = z.object({
+  'WWW-Authenticate': z.string().meta({
+    description:
+      'RFC 6750 challenge: `Bearer`, or `Bearer error="invalid_token"` when the token sent was refused (expired, bad signature)',
+    example: 'Bearer error="invalid_token"',
+  }),
+});
+
+// On every answer to a request the limit counted: one refused before that (a body of the wrong shape) has none.
+const rateLimitHeaders = z.object({
+  'RateLimit-Policy': z.string().optional().meta({
+    description:
+      'The limits of this route (draft-ietf-httpapi-ratelimit-headers): per policy its quota `q` in a window of `w` seconds',
+    example: '"social-review-client";q=60;w=60',
+  }),
+  RateLimit: z.string().optional().meta({
+    description: 'Where each limit stands for the caller: `r` requests remaining, `t` seconds until the quota is whole',
+    example: '"social-review-client";r=59;t=60',
+  }),
+});
+
+const locationHeader = z.object({
+  Location: z.string().meta({ description: 'Path of the created resource', example: '/api/contacts/{id}' }),
+});
+
+const linkHeader = (list: NonNullable<DocumentedRoute['list']>) =>
+  z.object({
+    Link: z.string().meta({
+      description:
+        list === 'pages'
+          ? 'RFC 8288 links to the first, previous, next and last pages (those that exist), root-relative, other query parameters kept'
+          : 'RFC 8288 link to the next items (`rel="next"`, root-relative), while there are more',
+      example: list === 'pages' ? '</api/items?page=2&limit=20>; rel="next"' : '</api/items?cursor=abc>; rel="next"',
+    }),
+  });
+
+/** Response headers of a route's answers with `status`, from what its table declares. */
+function headersOf(route: DocumentedRoute, status: number, own?: z.ZodObject): z.ZodObject | undefined {
+  const parts = [
+    own,
+    status === 201 && route.created ? locationHeader : undefined,
+    status === 200 && route.list ? linkHeader(route.list) : undefined,
+    route.rateLimit ? rateLimitHeaders : undefined,
+    status === 429 ? retryAfter : undefined,
+    status === 401 ? wwwAuthenticate : undefined,
+  ].filter((part) => part !== undefined);
+  return parts.length ? z.object(Object.assign({}, ...parts.map((part) => part.shape))) : undefined;
+}
+
 /** The failure statuses of a route: the ones that follow from its shape, plus its own. */
 export function problemStatuses(route: DocumentedRoute, secured: boolean): number[] {
   const doc = route.doc;
-  const statuses = new Set<number>([500, ...(doc?.problems ?? [])]);
+  const statuses = new Set<number>([500, ...(doc?.problems ?? []), ...(route.rateLimit ? [429] : [])]);
   if (doc?.body || doc?.multipart) for (const status of [400, 413]) statuses.add(status);
   if (doc?.body) statuses.add(415);
   // Every route of a table passes the paging and text checks (lib/input.ts) and the JSON body parser
@@ -192,13 +254,15 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
 
   const responses: ZodOpenApiResponsesObject = {};
   for (const status of problemStatuses(route, security.length > 0)) {
+    const headers = headersOf(route, status);
     responses[`${status}` as `4${string}`] = {
       description: PROBLEM_DESCRIPTIONS[status] ?? 'Failure',
       content: { 'application/problem+json': { schema: problemSchema } },
-      ...(status === 429 ? { headers: retryAfter } : {}),
+      ...(headers ? { headers } : {}),
     };
   }
-  for (const { status, description, json, content: others, headers } of [answer, ...(doc?.alsoAnswers ?? [])]) {
+  for (const { status, description, json, content: others, headers: own } of [answer, ...(doc?.alsoAnswers ?? [])]) {
+    const headers = headersOf(route, status, own);
     const content: Record<string, { schema: z.ZodType }> = {};
     if (json) content['application/json'] = { schema: json };
     for (const [type, schema] of Object.entries(others ?? {})) content[type] = { schema };

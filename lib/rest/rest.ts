@@ -26,7 +26,10 @@ import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
 import { addProbes } from '../http/http.js';
 import { checkPagingParameters, checkJsonBody, refuseUnstorableText } from '../http/input.js';
 import { CACHE_CONTROL, compressAnswers } from '../http/http-answers.js';
-import { API_VERSION, parseBody, serviceInfoSchema, type RouteDoc } from './openapi.js';
+import { BEARER_ERROR_EXTENSION } from '../identity.js';
+import { API_VERSION, parseBody, serviceInfoSchema, type DocumentedRoute, type RouteDoc } from './openapi.js';
+import { RATE_LIMIT_EXTENSION, rateLimitHeaders, rateLimitStatesSchema } from '../http/rate-limit.js';
+import { answerHeaders, bearerChallenge } from './rest-headers.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from '../observability/logger.js';
 import { httpMetrics } from '../observability/metrics.js';
 import { inRequestTrace, traceRequests } from '../observability/tracing.js';
@@ -34,7 +37,7 @@ import { inRequestTrace, traceRequests } from '../observability/tracing.js';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One documented REST endpoint: where it lives, what it is for, and the handler that serves it. */
-export interface RestRoute {
+export interface RestRoute extends DocumentedRoute {
   method: HttpMethod;
   path: string;
   summary: string;
@@ -93,6 +96,9 @@ export async function runOperation<Data>(
     requestId: requestIdOf(req),
     clientAddress: req.ip,
   });
+  // The limits the operation counted, on the answer whether it worked or not.
+  const rateLimits = rateLimitStatesSchema.safeParse(result.extensions?.[RATE_LIMIT_EXTENSION]);
+  if (rateLimits.success) req.res?.set(rateLimitHeaders(rateLimits.data));
   const error = result.errors?.[0];
   if (error) {
     const code = error.extensions?.code;
@@ -109,6 +115,7 @@ export async function runOperation<Data>(
       errors: _errors,
       retryAfter: _retry,
       serviceName: _service,
+      [BEARER_ERROR_EXTENSION]: bearerError,
       ...details
     } = error.extensions ?? {};
     throw new ProblemError(
@@ -116,7 +123,10 @@ export async function runOperation<Data>(
         ...(fields?.length ? { errors: fields } : {}),
         ...(status < 500 ? details : {}),
       }),
-      retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
+      {
+        ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}),
+        ...(status === 401 ? { 'www-authenticate': bearerChallenge(bearerError) } : {}),
+      },
     );
   }
   if (!result.data) throw new Error('the gateway answered with neither data nor errors');
@@ -202,8 +212,15 @@ export function jsonBody(req: Request): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/** Sends a problem body; a 401 always says how to authenticate (`WWW-Authenticate: Bearer`, RFC 6750). */
 export function sendProblem(res: Response, problem: ProblemDetails, headers: Record<string, string> = {}): void {
-  res.status(problem.status).set(headers).type('application/problem+json').send(JSON.stringify(problem));
+  const challenge =
+    problem.status === 401 && !headers['www-authenticate'] ? { 'www-authenticate': bearerChallenge() } : {};
+  res
+    .status(problem.status)
+    .set({ ...headers, ...challenge })
+    .type('application/problem+json')
+    .send(JSON.stringify(problem));
 }
 
 export interface RestAppOptions {
@@ -253,6 +270,11 @@ export function createRestApp(options: RestAppOptions): Express {
       async (req: Request, res: Response, next: NextFunction) => {
         try {
           res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
+          if (route.created || route.list) setAnswerHeaders(route, req, res);
+          if (route.rateLimit && route.rateLimit !== 'subgraph') {
+            const { limiter, keyOf, message } = route.rateLimit;
+            await limiter.consume(keyOf(req), message, (state) => res.set(rateLimitHeaders([state])));
+          }
           // Back in the request's span: reading a body (JSON, multipart) left it.
           await inRequestTrace(req, () => route.handler(req, res));
         } catch (error) {
@@ -291,6 +313,15 @@ export function createRestApp(options: RestAppOptions): Express {
     sendProblem(res, problem, headers);
   });
   return app;
+}
+
+/** Adds `Location` and `Link` (lib/rest-headers.ts) to the JSON answer the handler sends, from its status and body. */
+function setAnswerHeaders(route: RestRoute, req: Request, res: Response): void {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    res.set(answerHeaders(route, req, res.statusCode, body));
+    return json(body);
+  };
 }
 
 /** Before the handler: the JSON body in its documented shape (`parseBody`), or a 400 naming each field that is not. */

@@ -31,6 +31,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       method: 'get',
       path: '/api/contacts/:id/attachments',
       summary: 'All attachments of a contact, newest first (page, limit)',
+      list: 'pages',
       doc: {
         operationId: 'listAttachments',
         tag: 'attachments',
@@ -59,6 +60,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       method: 'post',
       path: '/api/contacts/:id/attachments',
       summary: 'Upload a file attachment (multipart/form-data, field file)',
+      created: '/api/attachments/{id}',
       doc: {
         operationId: 'uploadAttachment',
         tag: 'attachments',

@@ -21,6 +21,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts',
       summary: 'Paginated contact list with optional full-text search (page, limit, search)',
+      list: 'pages',
       doc: {
         operationId: 'listContacts',
         tag: 'contacts',
@@ -49,6 +50,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts',
       summary: 'Create a contact (firstName or email required)',
+      created: '/api/contacts/{id}',
       doc: {
         operationId: 'createContact',
         tag: 'contacts',

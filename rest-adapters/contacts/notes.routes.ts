@@ -19,6 +19,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id/notes',
       summary: 'Paginated notes of a contact, newest first (page, limit)',
+      list: 'pages',
       doc: {
         operationId: 'listNotes',
         tag: 'notes',
@@ -39,6 +40,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/contacts/:id/notes',
       summary: 'Add a note ({ body })',
+      created: '/api/contacts/{contactId}/notes/{id}',
       doc: {
         operationId: 'createNote',
         tag: 'notes',

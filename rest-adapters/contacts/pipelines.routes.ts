@@ -26,6 +26,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline',
       summary: 'List available sales pipelines with their stages (page, limit)',
+      list: 'pages',
       doc: {
         operationId: 'listPipelines',
         tag: 'pipelines',
@@ -119,6 +120,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:contactId/history',
       summary: 'Stage movement history of a contact, oldest first (page, limit)',
+      list: 'pages',
       doc: {
         operationId: 'listStageHistory',
         tag: 'pipelines',

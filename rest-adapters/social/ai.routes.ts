@@ -8,6 +8,7 @@ export function aiRoutes(run: RunOperation): RestRoute[] {
     {
       method: 'post',
       path: '/api/ai/generate-image',
+      rateLimit: 'subgraph',
       summary: 'Generate an image from { prompt, size?, brandId? } and store it as a media file',
       doc: {
         operationId: 'generateImage',

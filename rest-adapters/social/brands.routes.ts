@@ -11,6 +11,7 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/brands',
       summary: "List the user's brands (page, limit)",
+      list: 'pages',
       doc: {
         operationId: 'listBrands',
         tag: 'brands',
@@ -30,6 +31,7 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/brands',
       summary: 'Create a brand (name required; timezone optional)',
+      created: '/api/brands/{id}',
       doc: {
         operationId: 'createBrand',
         tag: 'brands',

@@ -73,6 +73,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/queue',
       summary: 'Queued, publishing and failed items in due order (page, limit, brandId, status=a,b to choose statuses)',
+      list: 'pages',
       doc: {
         operationId: 'listQueue',
         tag: 'content-ops',
@@ -121,6 +122,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/events',
       summary: 'Audit events, newest first (limit, cursor, contentId, type)',
+      list: { cursorParameter: 'cursor' },
       parameterNames: { after: 'cursor', first: 'limit' },
       doc: {
         operationId: 'listContentEvents',

@@ -11,6 +11,7 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/media',
       summary: 'List media files whose bytes have arrived (page, limit)',
+      list: 'pages',
       doc: {
         operationId: 'listMedia',
         tag: 'media',

@@ -19,6 +19,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/posts',
       summary: 'List your posts, newest first (page, limit, brandId, status)',
+      list: 'pages',
       doc: {
         operationId: 'listPosts',
         tag: 'posts',
@@ -43,6 +44,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/posts',
       summary: 'Create a post (content required; brandId when you have several brands)',
+      created: '/api/posts/{id}',
       doc: {
         operationId: 'createPost',
         tag: 'posts',
@@ -56,7 +58,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { createPost } = await run(CreatePostDocument, { input: jsonBody(req) }, req);
-        res.status(201).location(`/api/posts/${createPost.id}`).json(createPost);
+        res.status(201).json(createPost);
       },
     },
     {

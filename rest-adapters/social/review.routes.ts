@@ -1,5 +1,4 @@
-import type { Request } from 'express';
-import type { RateLimiter } from '../../lib/http/rate-limit.js';
+import type { RateLimiter, RouteRateLimit } from '../../lib/http/rate-limit.js';
 import { jsonBody, type RestRoute, type RunOperation, type OperationDocument } from '../../lib/rest/rest.js';
 import {
   ApproveByReviewLinkDocument,
@@ -20,11 +19,11 @@ export const REVIEW_WINDOW_SECONDS = 60;
  * edge that sees the address, and every rule lives in the subgraph.
  */
 export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRoute[] {
-  const limited = (req: Request) =>
-    perClient.consume(
-      req.ip ?? req.socket.remoteAddress ?? 'unknown',
-      'Too many review requests from this client; try again later',
-    );
+  const rateLimit: RouteRateLimit = {
+    limiter: perClient,
+    keyOf: (req) => req.ip ?? req.socket.remoteAddress ?? 'unknown',
+    message: 'Too many review requests from this client; try again later',
+  };
   const decision = <Result>(
     operation: OperationDocument<Result, { token: string; comment?: string | null }>,
     postOf: (data: Result) => unknown,
@@ -33,6 +32,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
   ): RestRoute => ({
     method: 'post',
     path: `/api/review/:token/${verb}`,
+    rateLimit,
     summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the post of a review link ({ comment? }); 409 once it is no longer suggested, 410 when the link expired or was revoked`,
     doc: {
       operationId,
@@ -44,7 +44,6 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
       open: true,
     },
     handler: async (req, res) => {
-      await limited(req);
       const body = jsonBody(req);
       res.json(postOf(await run(operation, { token: req.params.token, comment: body.comment ?? null }, req)));
     },
@@ -53,6 +52,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
     {
       method: 'get',
       path: '/api/review/:token',
+      rateLimit,
       summary:
         'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked',
       doc: {
@@ -64,7 +64,6 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
         open: true,
       },
       handler: async (req, res) => {
-        await limited(req);
         const { reviewByToken } = await run(ReviewByTokenDocument, { token: req.params.token }, req);
         res.json(reviewByToken);
       },

@@ -28,6 +28,7 @@ export function authRoutes(run: RunOperation, options: { config: Config }): Rest
       method: 'post',
       path: '/api/auth/magic/request',
       summary: 'Request a sign-in link by e-mail ({ email }); the answer is the same for every address',
+      rateLimit: 'subgraph',
       // 429 over 5 requests per address or 30 per client address in 15 minutes.
       doc: {
         operationId: 'requestMagicLink',

@@ -42,6 +42,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'post',
       path: '/api/surveys',
       summary: 'Create a draft survey (venueName required)',
+      created: '/api/surveys/{id}',
       doc: {
         operationId: 'createSurvey',
         tag: 'surveys',
@@ -57,6 +58,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys',
       summary: 'Paginated list of the surveys the session may see (page, limit, status)',
+      list: 'pages',
       doc: {
         operationId: 'listSurveys',
         tag: 'surveys',

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/data/database.js';
-import { optionalBearerPrincipal } from '../../lib/identity.js';
+import { bearerCallerOf } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/data/loaders.js';
 import type { AuthContext } from '../../lib/subgraph/shield.js';
 import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
@@ -39,11 +39,12 @@ export async function createContactsContext(
   em: EntityManager,
   req: SubgraphRequest,
 ): Promise<ContactsContext> {
-  const principal = await optionalBearerPrincipal(runtime.identity, req.headers.authorization);
+  const { principal, refusal } = await bearerCallerOf(runtime.identity, req.headers.authorization);
   const contacts = new ContactService(em, runtime.searchEstimates);
   const pipelines = new PipelineService(em, contacts);
   return {
     principal,
+    refusal,
     em,
     contacts,
     notes: new NoteService(em, contacts),

@@ -1,7 +1,9 @@
 import type { EntityManager } from '../../lib/data/database.js';
-import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
+import type { AppError } from '../../lib/errors.js';
+import { bearerCallerOf, type Principal } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/data/loaders.js';
-import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
+import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
+import { reportInto } from '../../lib/http/rate-limit.js';
 import { ApiKeyService, authenticateApiKey } from './access/api-key.service.js';
 import { BrandService } from './access/brand.service.js';
 import { Reach } from './access/reach.js';
@@ -37,23 +39,27 @@ export interface SocialContext
     MediaContext,
     HealthContext,
     WebhooksContext,
-    ReviewContext {
+    ReviewContext,
+    AnswerExtensionsContext {
   em: EntityManager;
 }
 
 /**
  * Who is calling: a bearer JWT when one is sent and valid, else an `X-API-Key`. A key that is
- * unknown or revoked leaves the caller anonymous, and the shield answers UNAUTHENTICATED.
+ * unknown or revoked leaves the caller anonymous, and the shield answers UNAUTHENTICATED; a bearer
+ * token that was refused (and no key that names a caller) gives the `refusal` that says so.
  */
-async function callerOf(runtime: SocialRuntime, em: EntityManager, req: SubgraphRequest): Promise<Principal | null> {
-  const authorization = req.headers.authorization;
-  if (bearerToken(authorization)) {
-    const principal = await optionalBearerPrincipal(runtime.identity, authorization);
-    if (principal) return principal;
-  }
+async function callerOf(
+  runtime: SocialRuntime,
+  em: EntityManager,
+  req: SubgraphRequest,
+): Promise<{ principal: Principal | null; refusal?: AppError }> {
+  const bearer = await bearerCallerOf(runtime.identity, req.headers.authorization);
+  if (bearer.principal) return bearer;
   const header = req.headers['x-api-key'];
   const key = Array.isArray(header) ? header[0] : header;
-  return key ? authenticateApiKey(em, key.trim()) : null;
+  const principal = key ? await authenticateApiKey(em, key.trim()) : null;
+  return principal ? { principal } : { principal: null, refusal: bearer.refusal };
 }
 
 /** One request's context on `em`, the request's own fork: the caller (bearer or API key), the services bound to their reach, the loaders. */
@@ -62,7 +68,8 @@ export async function createSocialContext(
   em: EntityManager,
   req: SubgraphRequest,
 ): Promise<SocialContext> {
-  const principal = await callerOf(runtime, em, req);
+  const { principal, refusal } = await callerOf(runtime, em, req);
+  const answerExtensions: Record<string, unknown> = {};
   const reach = Reach.of(principal);
   const brands = new BrandService(em, reach);
   const campaigns = new CampaignService(em, reach, brands);
@@ -71,6 +78,8 @@ export async function createSocialContext(
   const media = new MediaService(em, reach, runtime.media);
   return {
     principal,
+    refusal,
+    answerExtensions,
     em,
     brands,
     apiKeys: new ApiKeyService(em, reach),
@@ -80,7 +89,14 @@ export async function createSocialContext(
     rollups: new RollupService(em, reach),
     integrations: new IntegrationService(em, reach, runtime.integrations),
     media,
-    aiImages: new AiImageService(reach, media, runtime.images.provider, runtime.images.limiter, runtime.logger),
+    aiImages: new AiImageService(
+      reach,
+      media,
+      runtime.images.provider,
+      runtime.images.limiter,
+      runtime.logger,
+      reportInto(answerExtensions),
+    ),
     healthChecks: runtime.healthChecks,
     webhooks: new WebhookService(em, reach, { ...runtime.webhooks, boss: runtime.queue.boss }),
     reviewLinks: new ReviewLinkService(em, reach, {

@@ -3,7 +3,7 @@ import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/observability/logger.js';
 import type { Mailer } from '../../lib/subgraph/mail.js';
 import { signInMails } from '../../lib/observability/metrics.js';
-import type { RateLimiter } from '../../lib/http/rate-limit.js';
+import type { RateLimiter, RateLimitReport } from '../../lib/http/rate-limit.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import type { MagicLinkRequested, SurveySignIn, SurveyUser } from './auth.types.js';
 import { escapeHtml } from './export.service.js';
@@ -59,6 +59,8 @@ export class AuthService {
     private readonly settings: SignInSettings,
     /** The caller's address bucket (lib/http/client-address.ts), for the limit per client. */
     private readonly client = 'unknown',
+    /** Hears where each sign-in limit stands for this caller, for the answer to say. */
+    private readonly reportRateLimit?: RateLimitReport,
   ) {}
 
   private isAdmin(email: string): boolean {
@@ -109,8 +111,14 @@ export class AuthService {
   async requestLink(rawEmail: string): Promise<MagicLinkRequested> {
     const email = normalizeEmail(rawEmail);
     const tooMany = 'Too many sign-in requests for this address; try again later';
-    await this.settings.perClient.consume(this.client, 'Too many sign-in requests from this client; try again later');
-    await this.settings.perAddressAndClient.consume(`${this.client}|${email}`, tooMany);
+    const report = this.reportRateLimit;
+    await this.settings.perClient.consume(
+      this.client,
+      'Too many sign-in requests from this client; try again later',
+      report,
+    );
+    await this.settings.perAddressAndClient.consume(`${this.client}|${email}`, tooMany, report);
+    // Not reported: its count is every client's together, which would tell anyone how often others asked for the address.
     await this.settings.perAddress.consume(email, tooMany);
     if (!this.maySignIn(email)) {
       this.settings.logger.info({ email }, 'sign-in link refused: address not allowed');

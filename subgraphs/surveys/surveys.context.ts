@@ -1,9 +1,10 @@
 import type DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import { bearerToken, optionalBearerPrincipal, type Principal } from '../../lib/identity.js';
+import { bearerCallerOf, bearerToken, invalidTokenRefusal, type Principal } from '../../lib/identity.js';
 import { batchLoader } from '../../lib/data/loaders.js';
 import { sessionCookieOf } from '../../lib/http/session-cookie.js';
+import { reportInto } from '../../lib/http/rate-limit.js';
 import type { AuthContext } from '../../lib/subgraph/shield.js';
 import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
 import { AssetService } from './asset.service.js';
@@ -74,7 +75,11 @@ async function callerOf(runtime: SurveysRuntime, auth: AuthService, req: Subgrap
       surveyor: { user: session.user, expiresAt: session.expiresAt },
     };
   }
-  const token = await optionalBearerPrincipal(runtime.identity, req.headers.authorization);
+  const bearer = bearerToken(req.headers.authorization);
+  // A session token sent as the bearer that names no live session was refused, as a bad JWT is.
+  if (bearer && bearer.split('.').length !== 3) return { ...NOBODY, refusal: invalidTokenRefusal() };
+  const { principal: token, refusal } = await bearerCallerOf(runtime.identity, req.headers.authorization);
+  if (refusal) return { ...NOBODY, refusal };
   if (!token?.email) return NOBODY;
   const user = auth.surveyorOf(token.email);
   if (!user) {
@@ -96,14 +101,15 @@ export async function createSurveysContext(
   em: EntityManager,
   req: SubgraphRequest,
 ): Promise<SurveysContext> {
-  const auth = new AuthService(em, runtime.signIn, req.client ?? 'unknown');
+  const answerExtensions: Record<string, unknown> = {};
+  const auth = new AuthService(em, runtime.signIn, req.client ?? 'unknown', reportInto(answerExtensions));
   const caller = await callerOf(runtime, auth, req);
   // Without a surveyor nobody is shown anything; the empty user never matches an owner.
   const surveys = new SurveyService(em, caller.surveyor?.user ?? { email: '', isAdmin: false });
   const assets = new AssetService(em, surveys, runtime.assets);
   return {
     ...caller,
-    answerExtensions: {},
+    answerExtensions,
     em,
     auth,
     surveys,

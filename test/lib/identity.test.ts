@@ -6,7 +6,7 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { loadConfig } from '../../lib/config.js';
 import { AppError } from '../../lib/errors.js';
 import { startJwksServer } from '../support/jwks.js';
-import { Identity, bearerToken, hasScope, optionalBearerPrincipal } from '../../lib/identity.js';
+import { Identity, bearerCallerOf, bearerToken, hasScope } from '../../lib/identity.js';
 
 describe('identity', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'identity-test-'));
@@ -44,7 +44,11 @@ describe('identity', () => {
       .sign(privateKey);
     await expect(identity.verify(foreign)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(identity.verify('not.a.jwt')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    expect(await optionalBearerPrincipal(identity, 'Bearer opaque-session-token')).toBeNull();
+    expect(await bearerCallerOf(identity, 'Bearer opaque-session-token')).toEqual({ principal: null });
+    expect(await bearerCallerOf(identity, 'Bearer not.a.jwt')).toMatchObject({
+      principal: null,
+      refusal: { code: 'UNAUTHENTICATED', extensions: { bearerError: 'invalid_token' } },
+    });
     expect(bearerToken('Basic abc')).toBeUndefined();
   });
 

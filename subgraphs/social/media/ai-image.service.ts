@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import type { Logger } from '../../../lib/observability/logger.js';
-import type { RateLimiter } from '../../../lib/http/rate-limit.js';
+import type { RateLimiter, RateLimitReport } from '../../../lib/http/rate-limit.js';
 import type { Reach } from '../access/reach.js';
 import { ImageProviderError, type ImageProvider } from './ai-image.provider.js';
 import type { MediaFile } from './media.entity.js';
@@ -36,6 +36,8 @@ export class AiImageService {
     private readonly provider: ImageProvider | null,
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
+    /** Hears where the caller's image limit stands, for the answer to say. */
+    private readonly reportRateLimit?: RateLimitReport,
   ) {}
 
   async generate(request: GenerateImageRequest): Promise<MediaFile> {
@@ -52,7 +54,7 @@ export class AiImageService {
         'AI image generation is not configured (set AI_IMAGE_API_URL, AI_IMAGE_API_KEY and AI_IMAGE_MODEL)',
       );
     }
-    await this.limiter.consume(this.reach.ownerId, 'Too many images generated; try again later');
+    await this.limiter.consume(this.reach.ownerId, 'Too many images generated; try again later', this.reportRateLimit);
 
     let image;
     try {

@@ -90,7 +90,8 @@ describe('what every HTTP answer carries', () => {
         expect(corsHeaders(answer)).toEqual({
           'access-control-allow-origin': WEB,
           'access-control-allow-credentials': 'true',
-          'access-control-expose-headers': 'Retry-After,Location,X-Request-Id',
+          'access-control-expose-headers':
+            'Retry-After,Location,X-Request-Id,Link,RateLimit-Policy,RateLimit,WWW-Authenticate',
         });
       }
       expect(statuses).toEqual([200, 404, 405, 200, 401, 200]);
