@@ -2,7 +2,7 @@ import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../
 import { pageQuery } from '../../lib/rest/openapi.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { brandInputSchema, brandPage, brandSchema } from './social.bodies.js';
-import { BrandPageDocument, CreateBrandDocument } from './operations.generated.js';
+import { BrandDocument, BrandPageDocument, CreateBrandDocument } from './operations.generated.js';
 
 /** `/api/brands`: the calling user's brands. */
 export function brandRoutes(run: RunOperation): RestRoute[] {
@@ -42,6 +42,21 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { createBrand } = await run(CreateBrandDocument, { input: jsonBody(req) }, req);
         res.status(201).json(createBrand);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/brands/:brandId',
+      summary: "One of the user's brands (where a new brand's Location points)",
+      doc: {
+        operationId: 'getBrand',
+        tag: 'brands',
+        params: { brandId: 'The brand' },
+        answer: { status: 200, description: 'The brand', json: brandSchema },
+      },
+      handler: async (req, res) => {
+        const { brand } = await run(BrandDocument, { id: req.params.brandId }, req, { lookup: 'Brand' });
+        res.json(brand);
       },
     },
   ];

@@ -145,6 +145,13 @@ export type CreateBrandMutationVariables = Exact<{
 
 export type CreateBrandMutation = { createBrand: { id: string, name: string, createdAt: string, updatedAt: string } | null };
 
+export type BrandQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type BrandQuery = { brand: { id: string, name: string, createdAt: string, updatedAt: string } | null };
+
 export type ContentItemFieldsFragment = { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
 
 export type ContentEventFieldsFragment = { id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } };
@@ -505,6 +512,18 @@ export const CreateBrandDocument = new TypedDocumentString(`
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<CreateBrandMutation, CreateBrandMutationVariables>;
+export const BrandDocument = new TypedDocumentString(`
+    query Brand($id: ID!) {
+  brand(id: $id) {
+    ...BrandFields
+  }
+}
+    fragment BrandFields on Brand {
+  id
+  name
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<BrandQuery, BrandQueryVariables>;
 export const ContentQueueDocument = new TypedDocumentString(`
     query ContentQueue($page: Int, $limit: Int, $brandId: ID, $statuses: [PostStatus!]) {
   contentQueuePage(

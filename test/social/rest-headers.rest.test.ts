@@ -8,6 +8,7 @@ describe('social REST headers', () => {
   let platform: TestPlatform;
   let base: string;
   let alice: Record<string, string>;
+  let bob: Record<string, string>;
   const images = new FakeImageApi();
 
   beforeAll(async () => {
@@ -20,6 +21,7 @@ describe('social REST headers', () => {
     });
     base = platform.urls.socialRest;
     alice = { authorization: `Bearer ${await platform.token('alice-headers')}` };
+    bob = { authorization: `Bearer ${await platform.token('bob-headers')}` };
   });
   afterAll(async () => {
     await platform?.stop();
@@ -30,6 +32,10 @@ describe('social REST headers', () => {
     const brand = await rest('POST', `${base}/api/brands`, { name: 'Located brand' }, alice);
     expect(brand.status).toBe(201);
     expect(brand.headers.get('location')).toBe(`/api/brands/${brand.body.id}`);
+    // Every Location leads to what was created; another user's brand is not found there.
+    const located = await rest('GET', `${base}${brand.headers.get('location')}`, undefined, alice);
+    expect({ status: located.status, body: located.body }).toEqual({ status: 200, body: brand.body });
+    expect((await rest('GET', `${base}${brand.headers.get('location')}`, undefined, bob)).status).toBe(404);
     const post = await rest('POST', `${base}/api/posts`, { content: 'Located post', brandId: brand.body.id }, alice);
     expect(post.status).toBe(201);
     expect(post.headers.get('location')).toBe(`/api/posts/${post.body.id}`);

@@ -47,7 +47,7 @@ const SCOPE_TABLE: Record<string, string[]> = {
     'Mutation.revokeReviewLink',
   ],
   'analytics.read': ['Query.contentDaily'],
-  'brands.read': ['Query.brands', 'Query.brandPage'],
+  'brands.read': ['Query.brand', 'Query.brands', 'Query.brandPage'],
   'settings.read': ['Query.brandSettings', 'Query.webhooks', 'Query.webhookDeliveries'],
   'settings.write': [
     'Mutation.createBrand',

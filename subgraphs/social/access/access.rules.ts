@@ -3,6 +3,7 @@ import { isAuthenticated, requireScope, type RuleTree } from '../../../lib/subgr
 export const accessRules: RuleTree = {
   Query: {
     viewer: isAuthenticated,
+    brand: requireScope('brands.read'),
     brands: requireScope('brands.read'),
     brandPage: requireScope('brands.read'),
     brandSettings: requireScope('settings.read'),

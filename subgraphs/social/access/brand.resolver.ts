@@ -28,6 +28,11 @@ export class BrandResolver {
     return toConnection(await ctx.brands.list(window), window);
   }
 
+  @Query(() => Brand, { nullable: true, description: 'One of your brands; null for an unknown or foreign id' })
+  brand(@Arg('id', () => ID, { description: 'The brand' }) id: string, @Ctx() ctx: AccessContext) {
+    return ctx.brands.find(id);
+  }
+
   @Query(() => BrandPage, { nullable: true, description: 'The same list as numbered pages' })
   async brandPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AccessContext) {
     const window = windowOfPage(args);
