@@ -74,6 +74,8 @@ export async function runMain(
     try {
       await running.close();
       logger.info('stopped cleanly');
+      // The log is written asynchronously: its last lines reach stdout before the process ends, not after.
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
       process.exit(0);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
@@ -104,6 +106,8 @@ export async function runMain(
         await tracing?.close();
       },
     };
+    // From here a stop drains what is served (before, it had nothing to drain).
+    logger.info('serving');
   } catch (error) {
     if (!(error instanceof DataDirInUseError)) logger.error({ err: error }, `${name} could not start`);
     console.error(`${name} could not start:`, error instanceof Error ? error.message : error);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema, inputOf, instantSchema, pageOf } from '../../lib/rest/openapi.js';
 
 /**
- * The bodies of the contact management REST contract (DESIGN.md "REST bodies"), once: the routes'
+ * The bodies of the contact management REST contract (the field names legacy clients rely on), once: the routes'
  * OpenAPI documentation, and the shape the adapter checks a JSON body against. What a value may
  * be (an e-mail address, a stage of the pipeline) is the contacts subgraph's rule.
  */

@@ -3,7 +3,7 @@ import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '../../lib/r
 import { MAX_PAGE_SIZE } from '../../lib/data/pagination.js';
 
 /**
- * The bodies of the social publishing REST contract (DESIGN.md "REST bodies"), once: the routes'
+ * The bodies of the social publishing REST contract (the field names legacy clients rely on), once: the routes'
  * OpenAPI documentation, and the shape the adapter checks a JSON body against. What a value may
  * be (a time in the future, a brand of the caller) is the social subgraph's rule.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '../../lib/rest/openapi.js';
 
 /**
- * The bodies of the venue survey REST contract (DESIGN.md "REST bodies"), once: the routes'
+ * The bodies of the venue survey REST contract (the field names legacy clients rely on), once: the routes'
  * OpenAPI documentation, and the shape the adapter checks a JSON body against. What a value may
  * be (a capacity of 0 or more, an allowed file type) is the surveys subgraph's rule.
  */

@@ -51,10 +51,10 @@ async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<St
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 150 s:\n${output}`)), 150_000);
     const check = () => {
-      // Worker 1 prints the URLs; both are serving once both have logged that their databases are ready.
+      // Worker 1 prints the URLs; each worker says when it is serving (before that, a stop has nothing to drain).
       const ready = new Set(
         lines()
-          .filter((line) => line.component === 'contacts-db' && line.msg === 'database ready')
+          .filter((line) => line.msg === 'serving')
           .map((line) => line.pid),
       );
       if (output.includes('Platform running') && ready.size === 2) {
@@ -162,7 +162,7 @@ async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<St
         ...new Set(
           started
             .lines()
-            .filter((line) => line.msg === 'database ready')
+            .filter((line) => line.msg === 'serving')
             .map((line) => line.pid as number),
         ),
       ];
@@ -188,6 +188,10 @@ async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<St
             .filter((line) => line.msg === msg)
             .map((line) => line.pid as number),
         );
+      // A worker's last lines may still be in the pipe when its process is gone: read on until they arrive.
+      const allStopped = () => workers.every((pid) => stopped('stopped cleanly').has(pid));
+      for (const deadline = Date.now() + 10_000; !allStopped() && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect([...stopped('stopped cleanly')].sort()).toEqual([...workers].sort());
     } finally {
       await database.drop();

@@ -1032,6 +1032,8 @@ export interface operations {
             /** @description A page of live contacts */
             200: {
                 headers: {
+                    /** @description RFC 8288 links to the first, previous, next and last pages (those that exist), root-relative, other query parameters kept */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1074,6 +1076,8 @@ export interface operations {
             /** @description The new contact */
             201: {
                 headers: {
+                    /** @description Path of the created resource */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1328,6 +1332,8 @@ export interface operations {
             /** @description A page of notes */
             200: {
                 headers: {
+                    /** @description RFC 8288 links to the first, previous, next and last pages (those that exist), root-relative, other query parameters kept */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1382,6 +1388,8 @@ export interface operations {
             /** @description The new note */
             201: {
                 headers: {
+                    /** @description Path of the created resource */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1663,6 +1671,8 @@ export interface operations {
             /** @description A page of attachments */
             200: {
                 headers: {
+                    /** @description RFC 8288 links to the first, previous, next and last pages (those that exist), root-relative, other query parameters kept */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,6 +1733,8 @@ export interface operations {
             /** @description The recorded attachment */
             201: {
                 headers: {
+                    /** @description Path of the created resource */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1911,6 +1923,8 @@ export interface operations {
             /** @description A page of pipelines */
             200: {
                 headers: {
+                    /** @description RFC 8288 links to the first, previous, next and last pages (those that exist), root-relative, other query parameters kept */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2132,6 +2146,8 @@ export interface operations {
             /** @description A page of moves */
             200: {
                 headers: {
+                    /** @description RFC 8288 links to the first, previous, next and last pages (those that exist), root-relative, other query parameters kept */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {

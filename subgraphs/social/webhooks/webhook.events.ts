@@ -4,7 +4,7 @@ import { ContentEventType } from '../content/content-event.entity.js';
 import { PostStatus } from '../content/post.entity.js';
 import type { WebhookOutbox } from './webhook.entity.js';
 
-/** Every event type a webhook may ask for (DESIGN.md's catalogue). */
+/** Every event type a webhook may ask for: the catalogue of docs/api.md (Webhooks). */
 export const WEBHOOK_EVENT_TYPES = [
   'post.created',
   'post.updated',
