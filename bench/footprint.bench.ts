@@ -13,20 +13,11 @@ import path from 'node:path';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
-import { freePorts } from '../test/support/ports.js';
+import { freePorts, PORT_VARIABLES } from '../test/support/ports.js';
 import { fmt, rssMb, stopProcess } from './support.js';
 
 const TARGETS = { installMb: 200, embeddedMb: 500, postgresqlMb: 250, firstStartS: 20, warmStartS: 3 };
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
-const PORT_NAMES = [
-  'GATEWAY_PORT',
-  'SOCIAL_REST_PORT',
-  'SURVEYS_REST_PORT',
-  'CONTACTS_REST_PORT',
-  'SOCIAL_SUBGRAPH_PORT',
-  'SURVEYS_SUBGRAPH_PORT',
-  'CONTACTS_SUBGRAPH_PORT',
-];
 /** What a project copy leaves out: what the install, the build and a start make. */
 const NOT_COPIED = new Set(['node_modules', 'dist', '.data', '.git', '.tools', 'coverage']);
 
@@ -130,7 +121,7 @@ async function npmStart(project: string, env: Record<string, string>): Promise<S
     env,
     stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
   });
-  const ports = PORT_NAMES.map((name) => env[name]);
+  const ports = PORT_VARIABLES.map((name) => env[name]);
   const ready = async (port: string) =>
     fetch(`http://127.0.0.1:${port}/readyz`).then(
       (response) => response.ok,
@@ -151,7 +142,7 @@ async function measureStarts(label: string, memoryTarget: number, databaseUrl?: 
   const project = projectCopy();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-footprint-data-'));
   try {
-    const ports = await freePorts(PORT_NAMES.length);
+    const ports = await freePorts(PORT_VARIABLES.length);
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? os.tmpdir(),
@@ -160,7 +151,7 @@ async function measureStarts(label: string, memoryTarget: number, databaseUrl?: 
       METRICS_PORT: '0',
       DATA_DIR: dataDir,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      ...Object.fromEntries(PORT_NAMES.map((name, index) => [name, String(ports[index])])),
+      ...Object.fromEntries(PORT_VARIABLES.map((name, index) => [name, String(ports[index])])),
     };
     const first = await npmStart(project, env);
     await stopProcess(first.child);

@@ -15,19 +15,10 @@ import path from 'node:path';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { startPlatform } from '../../scripts/platform.js';
-import { freePorts } from '../support/ports.js';
+import { freePorts, PORT_VARIABLES } from '../support/ports.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
-const PORT_NAMES = [
-  'GATEWAY_PORT',
-  'SOCIAL_REST_PORT',
-  'SURVEYS_REST_PORT',
-  'CONTACTS_REST_PORT',
-  'SOCIAL_SUBGRAPH_PORT',
-  'SURVEYS_SUBGRAPH_PORT',
-  'CONTACTS_SUBGRAPH_PORT',
-];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `url` until it answers `status`; answers how long that took (ms), or fails after `withinMs`. */
@@ -183,9 +174,9 @@ onPostgres('PostgreSQL not answering at start', () => {
   it('keeps trying with backoff, every port alive (healthz 200) and not ready (readyz 503), then serves once the database answers', async () => {
     const database = await createTestDatabase();
     const proxy = await startTcpProxy(target, { open: false });
-    const ports = Object.fromEntries(PORT_NAMES.map((name, index) => [name, index]));
-    const numbers = await freePorts(PORT_NAMES.length);
-    const bases = PORT_NAMES.map((_name, index) => `http://127.0.0.1:${numbers[index]}`);
+    const ports = Object.fromEntries(PORT_VARIABLES.map((name, index) => [name, index]));
+    const numbers = await freePorts(PORT_VARIABLES.length);
+    const bases = PORT_VARIABLES.map((_name, index) => `http://127.0.0.1:${numbers[index]}`);
     let platform: TestPlatform | undefined;
     try {
       const starting = startTestPlatform({
@@ -234,7 +225,7 @@ onPostgres('PostgreSQL not answering at start', () => {
   it('gives up after DATABASE_CONNECT_TIMEOUT, naming it', async () => {
     const proxy = await startTcpProxy(target, { open: false });
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'connect-timeout-'));
-    const ports = Object.fromEntries(PORT_NAMES.map((name) => [name, '0']));
+    const ports = Object.fromEntries(PORT_VARIABLES.map((name) => [name, '0']));
     const config = loadConfig({
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',

@@ -4,18 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freePorts } from '../support/ports.js';
+import { freePorts, PORT_VARIABLES } from '../support/ports.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-
-const PORT_NAMES = [
-  'GATEWAY_PORT',
-  'SOCIAL_REST_PORT',
-  'SURVEYS_REST_PORT',
-  'CONTACTS_REST_PORT',
-  'SOCIAL_SUBGRAPH_PORT',
-  'SURVEYS_SUBGRAPH_PORT',
-  'CONTACTS_SUBGRAPH_PORT',
-];
 
 interface Npm {
   child: ChildProcessWithoutNullStreams;
@@ -37,8 +27,8 @@ function npm(args: string[], env: Record<string, string>): Npm {
 }
 
 async function portsOf(): Promise<Record<string, string>> {
-  const ports = await freePorts(PORT_NAMES.length);
-  return Object.fromEntries(PORT_NAMES.map((name, index) => [name, String(ports[index])]));
+  const ports = await freePorts(PORT_VARIABLES.length);
+  return Object.fromEntries(PORT_VARIABLES.map((name, index) => [name, String(ports[index])]));
 }
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, withinMs: number): Promise<void> {

@@ -61,3 +61,14 @@ export async function freePorts(count: number): Promise<number[]> {
     await Promise.all(held.map(close));
   }
 }
+
+/** The environment variables of the platform's seven listening ports (lib/config.ts), gateway first. */
+export const PORT_VARIABLES = [
+  'GATEWAY_PORT',
+  'SOCIAL_REST_PORT',
+  'SURVEYS_REST_PORT',
+  'CONTACTS_REST_PORT',
+  'SOCIAL_SUBGRAPH_PORT',
+  'SURVEYS_SUBGRAPH_PORT',
+  'CONTACTS_SUBGRAPH_PORT',
+] as const;
