@@ -135,6 +135,8 @@ describe.each([
       id: contactId,
     });
     expect(refusals(contact.errors)).toEqual([{ path: ['contact', 'surveys'], code: 'UNAUTHENTICATED' }]);
+    // The refusal costs that field only: the contact stands.
+    expect(contact.data).toEqual({ contact: { id: contactId, surveys: null } });
     expect((await rest('GET', `${platform.urls.surveysRest}/api/surveys`, undefined, nobody)).status).toBe(401);
   });
 
@@ -195,11 +197,14 @@ describe.each([
       expect(across.data.contact.surveys.map((survey: { id: string }) => survey.id)).toContain(aliceSurveyId);
     } else {
       expect(refusals(contacts.errors)).toEqual([{ path: ['contacts'], code: 'UNAUTHENTICATED' }]);
+      expect(contacts.data).toEqual({ contacts: null });
     }
 
     // Social answers UNAUTHENTICATED for its field, and only for it: surveys still ran and answered.
     const mixed = await ask('{ surveys(first: 1) { totalCount } posts(first: 1) { totalCount } }', session);
     expect(refusals(mixed.errors)).toEqual([{ path: ['posts'], code: 'UNAUTHENTICATED' }]);
+    expect(mixed.data.posts).toBeNull();
+    expect(mixed.data.surveys.totalCount).toBeGreaterThanOrEqual(1);
     expect((await rest('GET', `${platform.urls.socialRest}/api/posts`, undefined, session)).status).toBe(401);
   });
 });
