@@ -113,20 +113,21 @@ export class ContactImportService {
   async import(uploadId: string, mappingText: string | null | undefined): Promise<ImportResult> {
     const upload = isUuid(uploadId) ? await this.em.findOne(ImportUpload, { id: uploadId }) : null;
     if (!upload) throw AppError.badInput('uploadId', 'is not an uploaded import file');
-    let done = true;
+    // This import ends the upload (row and bytes) whatever its outcome, unless another import of the same
+    // file holds it: that one ends it.
+    let ownsUpload = true;
     try {
       const mapping = parseMapping(mappingText);
-      await commitUpload(
-        this.storage,
-        { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt },
-        this.policy,
-      ).catch((error: unknown) => {
-        // Another import of the same file holds it: that one ends it.
-        if (error instanceof AppError && error.code === ErrorCode.CONFLICT) done = false;
-        if (error instanceof AppError && error.fields[0]?.field === 'contentType')
-          throw AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
-        throw error;
-      });
+      try {
+        await commitUpload(
+          this.storage,
+          { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt },
+          this.policy,
+        );
+      } catch (error) {
+        if (error instanceof AppError && error.code === ErrorCode.CONFLICT) ownsUpload = false;
+        throw inImportTerms(error);
+      }
       // Being read now: the sweep leaves it alone however long a large file takes.
       await this.em.nativeUpdate(
         ImportUpload,
@@ -137,7 +138,7 @@ export class ContactImportService {
       const columns = mapColumns(header, mapping);
       return await this.writeRows(upload.storageKey, header, columns);
     } finally {
-      if (done) await this.drop(upload).catch(() => undefined);
+      if (ownsUpload) await this.drop(upload).catch(() => undefined);
     }
   }
 
@@ -442,4 +443,11 @@ function mapColumns(header: string[], mapping: Map<string, ImportField | null> |
     );
   }
   return columns;
+}
+
+/** A refused upload commit as an import names it: bytes that are not UTF-8 text are not a CSV file. */
+function inImportTerms(error: unknown): unknown {
+  if (error instanceof AppError && error.fields[0]?.field === 'contentType')
+    return AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
+  return error;
 }

@@ -62,6 +62,13 @@ async function callerOf(
   return principal ? { principal } : { principal: null, refusal: bearer.refusal };
 }
 
+/** The posts service bound to one reach (the caller's, or a review link's) on the request's `em`. */
+function postsWithin(em: EntityManager, runtime: SocialRuntime, reach: Reach): PostService {
+  return new PostService(em, reach, new BrandService(em, reach), runtime.queue, (tx, ids) =>
+    mediaInReach(tx, reach, ids),
+  );
+}
+
 /** One request's context on `em`, the request's own fork: the caller (bearer or API key), the services bound to their reach, the loaders. */
 export async function createSocialContext(
   runtime: SocialRuntime,
@@ -83,7 +90,7 @@ export async function createSocialContext(
     em,
     brands,
     apiKeys: new ApiKeyService(em, reach),
-    posts: new PostService(em, reach, brands, runtime.queue, (tx, ids) => mediaInReach(tx, reach, ids)),
+    posts: postsWithin(em, runtime, reach),
     campaigns,
     events,
     rollups: new RollupService(em, reach),
@@ -102,10 +109,8 @@ export async function createSocialContext(
     reviewLinks: new ReviewLinkService(em, reach, {
       webUrl: runtime.integrations.webUrl,
       media: runtime.media,
-      postsIn: (within) =>
-        new PostService(em, within, new BrandService(em, within), runtime.queue, (tx, ids) =>
-          mediaInReach(tx, within, ids),
-        ),
+      // A decision by review link applies the post rules within the link's brand, as its owner: a reach of its own.
+      postsIn: (within) => postsWithin(em, runtime, within),
     }),
     brandById: batchLoader(
       (ids) => brands.findMany(ids),
