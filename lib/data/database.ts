@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   DataloaderType,
@@ -80,6 +80,9 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
   } else {
     const { MikroORM } = await import('@mikro-orm/pglite');
     const dataDir = path.join(config.dataDir, 'pglite', service);
+    // Creating a cluster (initdb) is most of a first start: a newcomer is told it happens once.
+    if (!existsSync(path.join(dataDir, 'PG_VERSION')))
+      log.info({ dataDir }, 'creating the embedded database (first start on this DATA_DIR, a few seconds, once)');
     mkdirSync(dataDir, { recursive: true });
     const release = holdDataDir(config.dataDir);
     try {

@@ -232,6 +232,8 @@ describe('npm start on a fresh checkout (nothing compiled, no data)', () => {
         }),
       ]);
       expect(stderr.split('\n')[0]).toContain(FIRST_BUILD);
+      for (const service of ['social', 'surveys', 'contacts'])
+        expect(stdout).toMatch(new RegExp(`"component":"${service}-db".*"msg":"creating the embedded database`));
       expect(existsSync(path.join(checkout, 'dist', 'scripts', 'start.js'))).toBe(true);
       // The subgraphs' schemas come from type-graphql's decorators and their entities from MikroORM's:
       // the gateway composed all three, and each answers through its database.
