@@ -27,7 +27,7 @@ const dist = path.join(root, 'dist');
  */
 const stamp = path.join(dist, '.build-stamp');
 /** A change to one of these may change every output: the whole project is compiled again. */
-const settingsFiles = ['tsconfig.json', 'tsconfig.build.json', 'scripts/launch.mjs', 'package-lock.json'];
+const settingsFiles = ['tsconfig.json', 'tsconfig.build.json', 'scripts/launch.mjs'];
 
 /** What `tsc -p tsconfig.build.json` would compile: its `include` (else tsconfig.json's) less its `exclude`. */
 function includedFolders() {
@@ -149,8 +149,13 @@ async function build(everything) {
   const startedAt = new Date();
   const previous = everything ? undefined : lastBuild();
   const full = !previous || previous.unknown || newestSettingsTime() > previous.startedAt;
-  const { sources } = scanSources(previous?.imported ?? []);
-  const { transformFile } = await import('@swc/core');
+  // The imported sources of the last build are found again by following the imports.
+  const { sources } = scanSources([]);
+  // A development dependency, like typescript before it: the image builds dist/ before it prunes them.
+  const { transformFile } = await import('@swc/core').catch((error) => {
+    console.error(`Compiling needs the development dependencies (npm install, without --omit=dev): ${error.message}`);
+    process.exit(1);
+  });
   const included = new Set(sources.keys());
   const imported = new Set();
   const done = new Set();
@@ -208,7 +213,7 @@ if (entry === '--build') {
 const compiled = path.join(dist, `${entry}.js`);
 const previous = lastBuild();
 if (!previous) {
-  console.error('First run: compiling the TypeScript into dist/ (swc, a few seconds)...');
+  console.error('First run: compiling the TypeScript into dist/ (swc, about a second)...');
   await build(true);
 } else if (
   !existsSync(compiled) ||
