@@ -13,6 +13,7 @@
 //
 //   node scripts/launch.mjs scripts/token --sub user-1    builds if needed, then runs dist/scripts/token.js --sub user-1
 //   node scripts/launch.mjs --build                       builds everything now, whatever changed (npm run build)
+import module from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -225,6 +226,12 @@ if (!previous) {
     `Sources changed since the last build: compiled ${count} file${count === 1 ? '' : 's'} (swc, ${Math.round(performance.now() - started)} ms).`,
   );
 }
+// V8's compiled code for every module the entry loads is kept between runs (Node's compile cache, in the
+// project's own dist/ rather than a shared temporary folder): a warm start spends about 0.3 s less
+// compiling JavaScript. The workers of a cluster inherit it through the environment.
+const compileCache = path.join(dist, '.compile-cache');
+process.env.NODE_COMPILE_CACHE = compileCache;
+module.enableCompileCache(compileCache);
 // The entry reads its arguments from process.argv as if it had been started itself.
 process.argv = [process.argv[0], compiled, ...args];
 await import(pathToFileURL(compiled).href);

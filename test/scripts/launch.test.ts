@@ -82,6 +82,11 @@ describe('scripts/launch.mjs (what every npm script runs through)', () => {
     expect(map.sources).toEqual(['../../scripts/hello.ts']);
   });
 
+  it("keeps V8's compiled code of the modules it ran in dist/, for the next run", () => {
+    const cache = path.join(project, 'dist', '.compile-cache');
+    expect(readdirSync(cache, { recursive: true }).length).toBeGreaterThan(0);
+  });
+
   it('does not compile again while no source changed', () => {
     const again = run(project, ['scripts/launch.mjs', 'scripts/hello', 'c']);
     expect(again.stderr).not.toContain(COMPILING);
