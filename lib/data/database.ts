@@ -123,12 +123,13 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
 /**
  * PostgreSQL settings an embedded cluster starts with. PGlite keeps shared_buffers at initdb's
  * 128 MB, and the WASM instance touches all of it at start: three clusters in one process were
- * 850 MB resident before serving anything, 264 MB with 16 MB each. A WASM memory never shrinks, so
- * what a cluster takes it keeps. A smaller buffer pool costs little here: a miss is a read from the
- * operating system's page cache, not from a disk of another machine. The rest (work_mem, wal_buffers,
- * max_connections, temp_buffers) moved nothing measurable and keeps PostgreSQL's values.
+ * 850 MB resident before serving anything, 264 MB with 16 MB each; a whole start was about 620 MB
+ * with 16 MB and 570 MB with 8 MB (4 MB measured no lower). A WASM memory never shrinks, so what a
+ * cluster takes it keeps. A small pool costs little here: a miss is a read from the operating
+ * system's page cache, and one connection needs few pages pinned at once. The rest (work_mem,
+ * wal_buffers, max_connections, temp_buffers) moved nothing measurable and keeps PostgreSQL's values.
  */
-export const EMBEDDED_SHARED_BUFFERS = '16MB';
+export const EMBEDDED_SHARED_BUFFERS = '8MB';
 const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
 
 /** The empty cluster of each DATA_DIR this process is creating: the three services ask for it at once. */
