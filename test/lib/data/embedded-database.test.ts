@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../../lib/config.js';
-import { openDatabase, type DatabaseOptions, type Orm } from '../../../lib/data/database.js';
+import { EMBEDDED_SHARED_BUFFERS, openDatabase, type DatabaseOptions, type Orm } from '../../../lib/data/database.js';
 import { createLogger } from '../../../lib/observability/logger.js';
 import { contactsEntities } from '../../../subgraphs/contacts/contacts.entities.js';
 import { contactsMigrations } from '../../../subgraphs/contacts/migrations/index.js';
@@ -72,6 +72,11 @@ describe('the embedded databases of a new DATA_DIR', () => {
         .getConnection()
         .execute<{ n: number }[]>('select count(*)::int as n from contacts.mikro_orm_migrations');
       expect(row.n).toBe(contactsMigrations.length);
+      // initdb's 128 MB buffer pool, touched whole by the WASM instance, was most of each cluster's memory.
+      const [setting] = await contacts.em
+        .getConnection()
+        .execute<{ shared_buffers: string }[]>(`select current_setting('shared_buffers') as shared_buffers`);
+      expect(setting.shared_buffers).toBe(EMBEDDED_SHARED_BUFFERS);
     } finally {
       await contacts.close();
     }
