@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -72,41 +73,40 @@ const APOLLO_PREFLIGHT_HEADERS = ['Apollo-Require-Preflight', 'X-Apollo-Operatio
 type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 
 /**
- * Takes the session cookie a subgraph's answer asks for (`SESSION_COOKIE_EXTENSION`) out of its
- * extensions and has it set on the caller's HTTP answer, when the answer is the surveys subgraph's:
- * no other subgraph may set a cookie through the gateway, and what it states is dropped.
+ * Takes one extension out of a subgraph's answer (the client never sees it) and hands its value to
+ * `use` when it has the shape `schema` says; a value of any other shape is dropped.
  */
-function takeSessionCookie(
+function takeExtension<Value>(
   response: SubgraphResponse,
-  context: GraphQLDataSourceProcessOptions<GatewayContext>['context'],
-  mayAskForSessionCookie: boolean,
+  name: string,
+  schema: z.ZodType<Value>,
+  use: (value: Value) => void,
 ): SubgraphResponse {
-  if (!response.extensions || !(SESSION_COOKIE_EXTENSION in response.extensions)) return response;
-  const { [SESSION_COOKIE_EXTENSION]: stated, ...extensions } = response.extensions;
-  const change = sessionCookieChangeSchema.safeParse(stated);
-  // Health checks and schema loading run without a caller.
-  if (mayAskForSessionCookie && change.success && 'forwardHeaders' in context) {
-    (context as GatewayContext).setSessionCookie?.(change.data);
-  }
+  if (!response.extensions || !(name in response.extensions)) return response;
+  const { [name]: stated, ...extensions } = response.extensions;
+  const parsed = schema.safeParse(stated);
+  if (parsed.success) use(parsed.data);
   return { ...response, extensions };
 }
 
 /**
- * Takes the limits a subgraph's answer says it counted (`RATE_LIMIT_EXTENSION`) out of its
- * extensions into the caller's context, for `answerRateLimits` to state in the gateway's answer.
+ * What a subgraph's answer states for the gateway rather than the client: the session cookie to set
+ * on the caller's HTTP answer (only from the surveys subgraph: no other may set a cookie through the
+ * gateway), and the limits it counted, which `answerRateLimits` states in the gateway's answer.
+ * Health checks and schema loading run without a caller, and use neither.
  */
-function takeRateLimits(
+function takeAnswerExtensions(
   response: SubgraphResponse,
   context: GraphQLDataSourceProcessOptions<GatewayContext>['context'],
+  mayAskForSessionCookie: boolean,
 ): SubgraphResponse {
-  if (!response.extensions || !(RATE_LIMIT_EXTENSION in response.extensions)) return response;
-  const { [RATE_LIMIT_EXTENSION]: stated, ...extensions } = response.extensions;
-  const states = rateLimitStatesSchema.safeParse(stated);
-  if (states.success && 'forwardHeaders' in context) {
-    const caller = context as GatewayContext;
-    caller.rateLimits = [...(caller.rateLimits ?? []), ...states.data];
-  }
-  return { ...response, extensions };
+  const caller = 'forwardHeaders' in context ? (context as GatewayContext) : undefined;
+  const withoutCookie = takeExtension(response, SESSION_COOKIE_EXTENSION, sessionCookieChangeSchema, (change) => {
+    if (mayAskForSessionCookie) caller?.setSessionCookie?.(change);
+  });
+  return takeExtension(withoutCookie, RATE_LIMIT_EXTENSION, rateLimitStatesSchema, (states) => {
+    if (caller) caller.rateLimits = [...(caller.rateLimits ?? []), ...states];
+  });
 }
 
 /**
@@ -176,7 +176,7 @@ export class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext
   }: Required<Pick<GraphQLDataSourceProcessOptions<GatewayContext>, 'request' | 'context'>> & {
     response: SubgraphResponse;
   }): SubgraphResponse {
-    return takeRateLimits(takeSessionCookie(response, context, this.mayAskForSessionCookie), context);
+    return takeAnswerExtensions(response, context, this.mayAskForSessionCookie);
   }
 
   /**
@@ -256,7 +256,7 @@ export class LocalDataSource implements GraphQLDataSource<GatewayContext> {
       id: requestId,
       client: caller?.clientAddress ? clientBucket(caller.clientAddress) : undefined,
     });
-    return takeRateLimits(takeSessionCookie(response, context, this.mayAskForSessionCookie), context);
+    return takeAnswerExtensions(response, context, this.mayAskForSessionCookie);
   }
 }
 

@@ -264,7 +264,7 @@ export { INTERNAL_MESSAGE };
 const TOKEN_LIMIT = /^Syntax Error: Document contains more tha[nt] (\d+) tokens\. Parsing aborted\.$/;
 
 /** The token-limit refusal in the caller's terms (the document may be well formed, only too long); other messages as they are. */
-export function tokenLimitInCallersTerms(message: string): string {
+function tokenLimitInCallersTerms(message: string): string {
   const limit = TOKEN_LIMIT.exec(message)?.[1];
   return limit
     ? `The document has more than ${limit} tokens, the limit: send a shorter document (fewer fields, aliases or arguments)`

@@ -13,7 +13,7 @@ import { MAX_PAGE_SIZE } from '../data/pagination.js';
  * A body that is not valid UTF-8 is refused rather than decoded with U+FFFD in place of its bad
  * bytes (which would then be stored as if the client had sent them).
  */
-export function refuseInvalidUtf8(_req: IncomingMessage, _res: unknown, body: Buffer): void {
+function refuseInvalidUtf8(_req: IncomingMessage, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw AppError.badInput('body', 'is not valid UTF-8');
 }
 

@@ -63,7 +63,7 @@ export function createMailer(
 }
 
 /** A mail as a person reads it, framed, for the terminal of a development start. */
-export function plainMail(message: MailMessage): string {
+function plainMail(message: MailMessage): string {
   const rule = '-'.repeat(72);
   return [
     '',
