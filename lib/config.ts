@@ -127,14 +127,17 @@ const EnvSchema = z.object({
     .int()
     .positive()
     .default(10 * 1024 * 1024),
-  /** Largest CSV file `POST /api/contacts/import` accepts (100,000 rows are about 10 MB). */
+  /**
+   * Largest CSV file `POST /api/contacts/import` accepts: 512 MiB and 1,048,576 data rows, what the
+   * largest CRMs take in one file (a million realistic rows are about 90 MB).
+   */
   IMPORT_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(10 * 1024 * 1024),
+    .default(512 * 1024 * 1024),
   /** Most data rows, columns, and characters in one record of a CSV import (413 / 400 above, naming the limit). */
-  IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
+  IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(1_048_576),
   IMPORT_MAX_COLUMNS: z.coerce.number().int().positive().default(50),
   IMPORT_MAX_RECORD_BYTES: z.coerce
     .number()

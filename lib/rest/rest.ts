@@ -188,6 +188,14 @@ export function numberParam(value: unknown): number | string | undefined {
   return /^-?\d+$/.test(value) ? Number(value) : value;
 }
 
+/** A yes/no query parameter: `true`/`false` (or `1`/`0`); absent: undefined; anything else a 400 naming it. */
+export function booleanParam(name: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw AppError.badInput(name, 'must be true or false');
+}
+
 export function stringParam(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   return queryText(Array.isArray(value) ? value[0] : value);

@@ -2,17 +2,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
-import { receiveUpload } from '../../lib/storage/multipart-upload.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { importFormSchema, importResultSchema } from './contacts.bodies.js';
-import { contentDisposition, type ObjectStorage } from '../../lib/storage/storage.js';
-import {
-  CancelContactImportDocument,
-  ContactScrollDocument,
-  type ContactScrollQuery,
-  ImportContactsDocument,
-  ReserveContactImportDocument,
-} from './operations.generated.js';
+import { contentDisposition } from '../../lib/storage/storage.js';
+import { ContactScrollDocument, type ContactScrollQuery } from './operations.generated.js';
 
 const EXPORT_COLUMNS = [
   'id',
@@ -41,34 +33,8 @@ const neutralizeFormula = (value: string) => (FORMULA_START.test(value) ? `'${va
  * before cancels the reservation. Export: pages of a keyset walk through
  * GraphQL are written as they come, so memory does not grow with the number of contacts.
  */
-export function contactCsvRoutes(run: RunOperation, storage: ObjectStorage): RestRoute[] {
+export function contactCsvRoutes(run: RunOperation): RestRoute[] {
   return [
-    {
-      method: 'post',
-      path: '/api/contacts/import',
-      summary: 'Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)',
-      doc: {
-        operationId: 'importContacts',
-        tag: 'contacts',
-        multipart: importFormSchema,
-        answer: { status: 200, description: 'What the import did, row by row', json: importResultSchema },
-      },
-      handler: async (req, res) => {
-        const imported = await receiveUpload(req, storage, {
-          fileField: 'file',
-          missing: 'is required: send the CSV as multipart/form-data field "file"',
-          reserve: async () => ({
-            ...(await run(ReserveContactImportDocument, {}, req)).reserveContactImport,
-            contentType: 'text/csv',
-          }),
-          commit: async (slot, fields) =>
-            (await run(ImportContactsDocument, { uploadId: slot.uploadId, mapping: fields.mapping ?? null }, req))
-              .importContacts,
-          cancel: (slot) => run(CancelContactImportDocument, { uploadId: slot.uploadId }, req),
-        });
-        res.json(imported);
-      },
-    },
     {
       method: 'get',
       path: '/api/contacts/export',

@@ -93,6 +93,24 @@ export const importResultSchema = z
   })
   .meta({ id: 'ImportResult', description: 'What an import did' });
 
+export const importJobSchema = z
+  .object({
+    id: idSchema,
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
+    dryRun: z.boolean().meta({ description: 'True when the import only checks the rows and writes nothing' }),
+    rows: z.int().nullable().meta({ description: 'Data rows in the file; null until the file has been read once' }),
+    processed: z.int().meta({ description: 'Data rows done so far (written, or skipped and reported)' }),
+    created: z.int().meta({ description: 'Contacts created (on a dry run: that would be created)' }),
+    updated: z.int().meta({ description: 'Contacts matched by e-mail address and updated' }),
+    skipped: z.int().meta({ description: 'Rows left out: invalid, or in a batch that could not be written' }),
+    errors: z.int().meta({ description: 'Row errors reported; errors.csv lists them' }),
+    failure: z.string().nullable().meta({ description: 'Why the import failed; null unless it did' }),
+    createdAt: instantSchema,
+    startedAt: instantSchema.nullable(),
+    finishedAt: instantSchema.nullable(),
+  })
+  .meta({ id: 'ContactImport', description: 'A CSV import running in the background' });
+
 const stageSchema = z
   .object({ id: idSchema, name: z.string(), position: z.int().meta({ description: 'Order in the pipeline, from 0' }) })
   .meta({ id: 'Stage' });

@@ -11,6 +11,7 @@ import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
 import { contactCsvRoutes } from './contact-csv.routes.js';
+import { contactImportRoutes } from './contact-import.routes.js';
 import { contactRoutes } from './contacts.routes.js';
 import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
@@ -64,7 +65,8 @@ function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, confi
     ...serviceInfoRoutes('contact-management', () => routes),
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
-    ...contactCsvRoutes(run, storage),
+    ...contactImportRoutes(run, storage),
+    ...contactCsvRoutes(run),
     ...contactRoutes(run),
     ...noteRoutes(run),
     ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),

@@ -4,6 +4,19 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Where a contact import stands */
+export type ContactImportStatus =
+  /** Stopped on request; the batches written before stay */
+  | 'CANCELLED'
+  /** The file could not be imported (see `failure`); nothing was written */
+  | 'FAILED'
+  /** Waiting for a worker */
+  | 'QUEUED'
+  /** Being checked or written, batch by batch */
+  | 'RUNNING'
+  /** Every row was written or reported */
+  | 'SUCCEEDED';
+
 /** Fields of a contact; on update, omitted fields stay as they are and null clears one */
 export type ContactInput = {
   /** Company the contact works for */
@@ -82,6 +95,15 @@ export type DeleteAttachmentMutationVariables = Exact<{
 
 export type DeleteAttachmentMutation = { deleteAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } | null };
 
+export type ContactScrollQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  search?: string | null | undefined;
+}>;
+
+
+export type ContactScrollQuery = { contactScroll: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
 export type ReserveContactImportMutationVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -97,19 +119,45 @@ export type CancelContactImportMutation = { cancelContactImport: boolean | null 
 export type ImportContactsMutationVariables = Exact<{
   uploadId: string;
   mapping?: string | null | undefined;
+  dryRun?: boolean | null | undefined;
 }>;
 
 
 export type ImportContactsMutation = { importContacts: { rows: number, created: number, updated: number, skipped: number, errorsTruncated: boolean, errors: Array<{ row: number, column: string | null, message: string }>, batches: Array<{ firstRow: number, lastRow: number, created: number, updated: number, written: boolean }> } | null };
 
-export type ContactScrollQueryVariables = Exact<{
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-  search?: string | null | undefined;
+export type ContactImportFieldsFragment = { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null };
+
+export type StartContactImportMutationVariables = Exact<{
+  uploadId: string;
+  mapping?: Record<string, unknown> | null | undefined;
+  dryRun?: boolean | null | undefined;
 }>;
 
 
-export type ContactScrollQuery = { contactScroll: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+export type StartContactImportMutation = { startContactImport: { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null } | null };
+
+export type ContactImportQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ContactImportQuery = { contactImport: { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null } | null };
+
+export type CancelContactImportJobMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type CancelContactImportJobMutation = { cancelContactImportJob: { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null } | null };
+
+export type ContactImportErrorsQueryVariables = Exact<{
+  id: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ContactImportErrorsQuery = { contactImport: { id: string, errors: { nodes: Array<{ row: number, column: string | null, message: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string };
 
@@ -279,6 +327,23 @@ export const AttachmentFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
 }
     `, {"fragmentName":"AttachmentFields"}) as unknown as TypedDocumentString<AttachmentFieldsFragment, unknown>;
+export const ContactImportFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ContactImportFields on ContactImport {
+  id
+  status
+  dryRun
+  rows
+  processed
+  created
+  updated
+  skipped
+  errorCount
+  failure
+  createdAt
+  startedAt
+  finishedAt
+}
+    `, {"fragmentName":"ContactImportFields"}) as unknown as TypedDocumentString<ContactImportFieldsFragment, unknown>;
 export const ContactFieldsFragmentDoc = new TypedDocumentString(`
     fragment ContactFields on Contact {
   id
@@ -415,43 +480,6 @@ export const DeleteAttachmentDocument = new TypedDocumentString(`
   size
   createdAt
 }`) as unknown as TypedDocumentString<DeleteAttachmentMutation, DeleteAttachmentMutationVariables>;
-export const ReserveContactImportDocument = new TypedDocumentString(`
-    mutation ReserveContactImport {
-  reserveContactImport {
-    uploadId
-    storageKey
-    maxBytes
-  }
-}
-    `) as unknown as TypedDocumentString<ReserveContactImportMutation, ReserveContactImportMutationVariables>;
-export const CancelContactImportDocument = new TypedDocumentString(`
-    mutation CancelContactImport($uploadId: ID!) {
-  cancelContactImport(uploadId: $uploadId)
-}
-    `) as unknown as TypedDocumentString<CancelContactImportMutation, CancelContactImportMutationVariables>;
-export const ImportContactsDocument = new TypedDocumentString(`
-    mutation ImportContacts($uploadId: ID!, $mapping: String) {
-  importContacts(uploadId: $uploadId, mapping: $mapping) {
-    rows
-    created
-    updated
-    skipped
-    errors {
-      row
-      column
-      message
-    }
-    errorsTruncated
-    batches {
-      firstRow
-      lastRow
-      created
-      updated
-      written
-    }
-  }
-}
-    `) as unknown as TypedDocumentString<ImportContactsMutation, ImportContactsMutationVariables>;
 export const ContactScrollDocument = new TypedDocumentString(`
     query ContactScroll($first: Int, $after: String, $search: String) {
   contactScroll(first: $first, after: $after, search: $search) {
@@ -476,6 +504,124 @@ export const ContactScrollDocument = new TypedDocumentString(`
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<ContactScrollQuery, ContactScrollQueryVariables>;
+export const ReserveContactImportDocument = new TypedDocumentString(`
+    mutation ReserveContactImport {
+  reserveContactImport {
+    uploadId
+    storageKey
+    maxBytes
+  }
+}
+    `) as unknown as TypedDocumentString<ReserveContactImportMutation, ReserveContactImportMutationVariables>;
+export const CancelContactImportDocument = new TypedDocumentString(`
+    mutation CancelContactImport($uploadId: ID!) {
+  cancelContactImport(uploadId: $uploadId)
+}
+    `) as unknown as TypedDocumentString<CancelContactImportMutation, CancelContactImportMutationVariables>;
+export const ImportContactsDocument = new TypedDocumentString(`
+    mutation ImportContacts($uploadId: ID!, $mapping: String, $dryRun: Boolean) {
+  importContacts(uploadId: $uploadId, mapping: $mapping, dryRun: $dryRun) {
+    rows
+    created
+    updated
+    skipped
+    errors {
+      row
+      column
+      message
+    }
+    errorsTruncated
+    batches {
+      firstRow
+      lastRow
+      created
+      updated
+      written
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ImportContactsMutation, ImportContactsMutationVariables>;
+export const StartContactImportDocument = new TypedDocumentString(`
+    mutation StartContactImport($uploadId: ID!, $mapping: JSONObject, $dryRun: Boolean) {
+  startContactImport(uploadId: $uploadId, mapping: $mapping, dryRun: $dryRun) {
+    ...ContactImportFields
+  }
+}
+    fragment ContactImportFields on ContactImport {
+  id
+  status
+  dryRun
+  rows
+  processed
+  created
+  updated
+  skipped
+  errorCount
+  failure
+  createdAt
+  startedAt
+  finishedAt
+}`) as unknown as TypedDocumentString<StartContactImportMutation, StartContactImportMutationVariables>;
+export const ContactImportDocument = new TypedDocumentString(`
+    query ContactImport($id: ID!) {
+  contactImport(id: $id) {
+    ...ContactImportFields
+  }
+}
+    fragment ContactImportFields on ContactImport {
+  id
+  status
+  dryRun
+  rows
+  processed
+  created
+  updated
+  skipped
+  errorCount
+  failure
+  createdAt
+  startedAt
+  finishedAt
+}`) as unknown as TypedDocumentString<ContactImportQuery, ContactImportQueryVariables>;
+export const CancelContactImportJobDocument = new TypedDocumentString(`
+    mutation CancelContactImportJob($id: ID!) {
+  cancelContactImportJob(id: $id) {
+    ...ContactImportFields
+  }
+}
+    fragment ContactImportFields on ContactImport {
+  id
+  status
+  dryRun
+  rows
+  processed
+  created
+  updated
+  skipped
+  errorCount
+  failure
+  createdAt
+  startedAt
+  finishedAt
+}`) as unknown as TypedDocumentString<CancelContactImportJobMutation, CancelContactImportJobMutationVariables>;
+export const ContactImportErrorsDocument = new TypedDocumentString(`
+    query ContactImportErrors($id: ID!, $first: Int, $after: String) {
+  contactImport(id: $id) {
+    id
+    errors(first: $first, after: $after) {
+      nodes {
+        row
+        column
+        message
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ContactImportErrorsQuery, ContactImportErrorsQueryVariables>;
 export const ContactPageDocument = new TypedDocumentString(`
     query ContactPage($page: Int, $limit: Int, $search: String) {
   contactPage(page: $page, limit: $limit, search: $search) {

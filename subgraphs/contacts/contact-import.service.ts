@@ -1,9 +1,6 @@
-import { Transform } from 'node:stream';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { CsvError, parse } from 'csv-parse';
-import { validate } from 'class-validator';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '../../lib/data/database.js';
-import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
+import { AppError, ErrorCode, isErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage/storage.js';
 import {
@@ -13,85 +10,39 @@ import {
   sweepReservations,
   type UploadPolicy,
 } from '../../lib/storage/uploads.js';
-import { ImportUpload } from './contact-import.entity.js';
-import { ContactImportResult } from './contact-import.result.js';
-import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
-import { ContactInput } from './contact.input.js';
-import { hasIdentity, type ContactService } from './contact.service.js';
-import type { ImportResult, ImportUploadSlot } from './contact-import.types.js';
+import { parseMapping, type ImportLimits } from './contact-import.csv.js';
+import { ContactImport, ContactImportStatus, FINISHED_IMPORT_STATES, ImportUpload } from './contact-import.entity.js';
+import type { ContactImportQueue } from './contact-import.queue.js';
+import type { ImportResult, ImportRowError, ImportUploadSlot } from './contact-import.types.js';
 
-type ImportField = (typeof EDITABLE_FIELDS)[number];
-
-/** Header spellings understood without a mapping, compared without case, spaces or punctuation. */
-const HEADER_ALIASES: Record<string, ImportField> = {
-  firstname: 'firstName',
-  givenname: 'firstName',
-  first: 'firstName',
-  lastname: 'lastName',
-  surname: 'lastName',
-  familyname: 'lastName',
-  last: 'lastName',
-  email: 'email',
-  emailaddress: 'email',
-  mail: 'email',
-  phone: 'phone',
-  phonenumber: 'phone',
-  telephone: 'phone',
-  mobile: 'phone',
-  company: 'company',
-  organization: 'company',
-  organisation: 'company',
-  tags: 'tags',
-  tag: 'tags',
-  labels: 'tags',
-};
-
-const IMPORT_BATCH_SIZE = 1000;
 const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
-/** How long a committed file may take to be read before the sweep may take it. */
-const READING_WINDOW_MS = 60 * 60 * 1000;
+/** Row errors the legacy answer lists; all of them are in `errors.csv`. */
+const MAX_LISTED_ERRORS = 1000;
+/** How often a waiting import request looks at its job; a small file is done within a few looks. */
+const WAIT_STEPS_MS = [20, 50, 100, 200, 400];
 
-interface MappedColumn {
-  index: number;
-  column: string;
-  field: ImportField;
-}
-
-interface ReadyRow {
-  row: number;
-  values: ContactInput;
-}
-
-const normalizeHeader = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, '');
-
-/** How much one CSV import may hold (`IMPORT_MAX_BYTES`, `IMPORT_MAX_ROWS`, `IMPORT_MAX_COLUMNS`, `IMPORT_MAX_RECORD_BYTES`). */
-export interface ImportLimits {
-  maxBytes: number;
-  maxRows: number;
-  maxColumns: number;
-  /** Characters one record (one field or line being read) may reach; csv-parse would otherwise buffer a whole file as one field. */
-  maxRecordBytes: number;
+export interface ImportRequest {
+  uploadId: string;
+  /** CSV column -> contact field, as an object or as JSON text (the legacy form). */
+  mapping: unknown;
+  dryRun: boolean;
 }
 
 /**
- * CSV import. The file comes on the platform's upload protocol (`lib/storage/uploads.ts`; bytes never travel
- * through GraphQL): `reserve` answers a staging key, the caller stores the bytes there, and `import`
- * commits them (within IMPORT_MAX_BYTES, text by their first bytes) and reads them twice as a stream:
- * once to check it is CSV at all (so a broken file writes nothing), once to validate each row and
- * write valid ones in batches, each batch in one transaction. A row whose e-mail matches a live contact
- * updates it; a row with errors is skipped and reported. The file and its reservation go afterwards.
+ * CSV imports. The file comes on the platform's upload protocol (`lib/storage/uploads.ts`; bytes never
+ * travel through GraphQL): `reserve` answers a staging key, the caller stores the bytes there, and
+ * `start` commits them (within IMPORT_MAX_BYTES, text by their first bytes) and queues the import job
+ * (`contact-import.job.ts`) in the same transaction as its row. `importAndWait` is the legacy request:
+ * it starts the job and answers its summary once it ends.
  */
 export class ContactImportService {
-  private readonly schema: string;
-
   constructor(
     private readonly em: EntityManager,
-    private readonly contacts: ContactService,
     private readonly storage: ObjectStorage,
     private readonly limits: ImportLimits,
-  ) {
-    this.schema = String(em.config.get('schema'));
-  }
+    private readonly queue: ContactImportQueue,
+    private readonly caller: string | null,
+  ) {}
 
   private get policy(): UploadPolicy {
     return { maxBytes: this.limits.maxBytes, allowedTypes: ['text/csv'] };
@@ -110,237 +61,120 @@ export class ContactImportService {
     };
   }
 
-  async import(uploadId: string, mappingText: string | null | undefined): Promise<ImportResult> {
-    const upload = isUuid(uploadId) ? await this.em.findOne(ImportUpload, { id: uploadId }) : null;
+  /** Commits the uploaded file and queues its import; the reservation becomes the import. */
+  async start(request: ImportRequest): Promise<ContactImport> {
+    const upload = isUuid(request.uploadId) ? await this.em.findOne(ImportUpload, { id: request.uploadId }) : null;
     if (!upload) throw AppError.badInput('uploadId', 'is not an uploaded import file');
-    // This import ends the upload (row and bytes) whatever its outcome, unless another import of the same
-    // file holds it: that one ends it.
-    let ownsUpload = true;
+    let mapping: ReturnType<typeof parseMapping>;
     try {
-      const mapping = parseMapping(mappingText);
-      try {
-        await commitUpload(
-          this.storage,
-          { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt },
-          this.policy,
-        );
-      } catch (error) {
-        if (error instanceof AppError && error.code === ErrorCode.CONFLICT) ownsUpload = false;
-        throw inImportTerms(error);
-      }
-      // Being read now: the sweep leaves it alone however long a large file takes.
-      await this.em.nativeUpdate(
-        ImportUpload,
-        { id: upload.id },
-        { uploadExpiresAt: new Date(Date.now() + READING_WINDOW_MS) },
+      mapping = parseMapping(request.mapping);
+      await commitUpload(
+        this.storage,
+        { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt },
+        this.policy,
       );
-      const header = await this.checkCsv(upload.storageKey);
-      const columns = mapColumns(header, mapping);
-      return await this.writeRows(upload.storageKey, header, columns);
-    } finally {
-      if (ownsUpload) await this.drop(upload).catch(() => undefined);
+    } catch (error) {
+      // Another import of the same file holds it (and ends it); any other refusal ends the upload here.
+      if (!(error instanceof AppError && error.code === ErrorCode.CONFLICT))
+        await this.cancel(upload.id).catch(() => undefined);
+      throw inImportTerms(error);
     }
+    const job = new ContactImport();
+    job.storageKey = upload.storageKey;
+    job.mapping = mapping ? Object.fromEntries(mapping) : null;
+    job.dryRun = request.dryRun;
+    job.createdBy = this.caller;
+    await this.em.transactional(async (tx) => {
+      tx.persist(job);
+      await tx.nativeDelete(ImportUpload, { id: upload.id });
+      await tx.flush();
+      await this.queue.send(tx, job.id);
+    });
+    this.queue.wake();
+    return job;
+  }
+
+  /** The legacy request: the import runs as a job all the same, and the answer waits for its end. */
+  async importAndWait(request: ImportRequest): Promise<ImportResult> {
+    const started = await this.start(request);
+    const job = await this.waitFor(started.id);
+    if (job.status === ContactImportStatus.FAILED) throw failureOf(job);
+    return this.summaryOf(job);
+  }
+
+  async get(id: string): Promise<ContactImport | null> {
+    if (!isUuid(id)) return null;
+    return this.em.findOne(ContactImport, { id }, { disableIdentityMap: true });
+  }
+
+  /** Cancels a queued or running import (written batches stay); an import already over is left as it is. */
+  async cancelJob(id: string): Promise<ContactImport> {
+    const job = await this.get(id);
+    if (!job) throw AppError.notFound('Contact import');
+    await this.em.nativeUpdate(
+      ContactImport,
+      { id, status: { $in: [ContactImportStatus.QUEUED, ContactImportStatus.RUNNING] } },
+      { status: ContactImportStatus.CANCELLED, finishedAt: new Date() },
+    );
+    return (await this.get(id))!;
+  }
+
+  /** Row errors of an import in file order, from after the error `after` (its position, from 1). */
+  async errors(job: ContactImport, first: number, after: number): Promise<{ items: ImportRowError[]; more: boolean }> {
+    const rows = await this.em
+      .getConnection()
+      .execute<{ seq: number; row: number; column: string | null; message: string }[]>(
+        `select seq, row, "column", message from "${this.schema}".contact_import_error
+       where import_id = ? and seq > ? order by seq limit ?`,
+        [job.id, after, first + 1],
+      );
+    return {
+      items: rows.slice(0, first).map(({ row, column, message }) => ({ row, column, message })),
+      more: rows.length > first,
+    };
   }
 
   /** Ends a reservation that will not be imported (its upload failed): row and bytes. False when there was none. */
   async cancel(uploadId: string): Promise<boolean> {
     const upload = isUuid(uploadId) ? await this.em.findOne(ImportUpload, { id: uploadId }) : null;
     if (!upload) return false;
-    await this.drop(upload);
+    await dropUploadBytes(this.storage, [upload.storageKey]);
+    await this.em.nativeDelete(ImportUpload, { id: upload.id });
     return true;
   }
 
-  private async drop(upload: ImportUpload): Promise<void> {
-    await dropUploadBytes(this.storage, [upload.storageKey]);
-    await this.em.nativeDelete(ImportUpload, { id: upload.id });
+  private get schema(): string {
+    return String(this.em.config.get('schema'));
   }
 
-  /** First pass: UTF-8 text, CSV syntax, a header and at least one data row. Answers the header. */
-  private async checkCsv(fileKey: string): Promise<string[]> {
-    let header: string[] | null = null;
-    let records = 0;
-    const { maxRows, maxColumns, maxRecordBytes } = this.limits;
-    try {
-      for await (const record of await this.records(fileKey)) {
-        if (!header) {
-          header = (record as string[]).map((cell) => cell.trim());
-          if (header.length > maxColumns)
-            throw AppError.badInput(
-              'file',
-              `has ${header.length} columns; an import may have at most ${maxColumns} (IMPORT_MAX_COLUMNS)`,
-            );
-        }
-        records++;
-        if (records - 1 > maxRows) throw tooLarge(`has more than ${maxRows} data rows (IMPORT_MAX_ROWS)`);
-      }
-    } catch (error) {
-      if (error instanceof NotText) throw AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
-      if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') {
-        throw tooLarge(`has a record longer than ${maxRecordBytes} characters (IMPORT_MAX_RECORD_BYTES)`);
-      }
-      if (error instanceof CsvError) throw AppError.badInput('file', `is not a CSV file: ${error.message}`);
-      throw error;
+  private async waitFor(id: string): Promise<ContactImport> {
+    for (let look = 0; ; look++) {
+      const job = await this.get(id);
+      if (!job) throw AppError.notFound('Contact import');
+      if (FINISHED_IMPORT_STATES.includes(job.status)) return job;
+      await sleep(WAIT_STEPS_MS[Math.min(look, WAIT_STEPS_MS.length - 1)]);
     }
-    if (!header) throw AppError.badInput('file', 'is empty');
-    if (records === 1) throw AppError.badInput('file', 'has a header row but no data rows');
-    if (header.every((cell) => !cell)) throw AppError.badInput('file', 'has an empty header row');
-    return header;
   }
 
-  private async writeRows(fileKey: string, header: string[], columns: MappedColumn[]): Promise<ImportResult> {
-    const result = new ContactImportResult();
-    let batch: ReadyRow[] = [];
-    let row = 1;
-    let first = true;
-    for await (const record of await this.records(fileKey)) {
-      if (first) {
-        first = false;
-        continue;
-      }
-      row++;
-      result.rows++;
-      const cells = record as string[];
-      if (cells.length !== header.length) {
-        result.skip(row, null, `has ${cells.length} cells; the header has ${header.length}`);
-        continue;
-      }
-      const ready = await this.readRow(row, cells, columns, result);
-      if (ready) batch.push(ready);
-      if (batch.length >= IMPORT_BATCH_SIZE) {
-        await this.writeBatch(batch, result);
-        batch = [];
-      }
-    }
-    if (batch.length) await this.writeBatch(batch, result);
-    return result.toResult();
-  }
-
-  /** The row as contact fields, or null (and its errors noted) when it cannot be written. */
-  private async readRow(
-    row: number,
-    cells: string[],
-    columns: MappedColumn[],
-    result: ContactImportResult,
-  ): Promise<ReadyRow | null> {
-    const values = new ContactInput();
-    for (const { index, field } of columns) {
-      const cell = cells[index].trim();
-      if (!cell) continue;
-      if (field === 'tags')
-        values.tags = cell
-          .split(/[;,]/)
-          .map((tag) => tag.trim())
-          .filter(Boolean);
-      else values[field] = cell;
-    }
-    const columnOf = (field: string) => columns.find((column) => column.field === field)?.column ?? null;
-    const problems = await validate(values, { forbidUnknownValues: false });
-    if (problems.length) {
-      for (const problem of problems) {
-        for (const message of Object.values(problem.constraints ?? { invalid: 'is not valid' }))
-          result.skip(row, columnOf(problem.property), message, false);
-      }
-      result.skipped++;
-      return null;
-    }
-    if (!hasIdentity(values)) {
-      result.skip(row, columnOf('firstName') ?? columnOf('email'), 'firstName or email is required');
-      return null;
-    }
-    return { row, values };
-  }
-
-  /** Writes one batch in one transaction; e-mail matches (in the database or earlier in the file) update. */
-  private async writeBatch(batch: ReadyRow[], result: ContactImportResult): Promise<void> {
-    const firstRow = batch[0].row;
-    const lastRow = batch.at(-1)!.row;
-    let created = 0;
-    let updated = 0;
-    try {
-      await this.em.fork().transactional(async (tx) => {
-        const emails = [
-          ...new Set(
-            batch.map(({ values }) => values.email?.toLowerCase()).filter((email): email is string => Boolean(email)),
-          ),
-        ];
-        const byEmail = new Map<string, Contact>();
-        if (emails.length) {
-          const matches = await tx.execute<{ id: string }[]>(
-            `select id from "${this.schema}".contact where not deleted and lower(email) = any(array[?]::text[])`,
-            [emails],
-          );
-          if (matches.length) {
-            const found = await tx.find(Contact, { id: { $in: matches.map((match) => match.id) } });
-            for (const contact of found) byEmail.set(contact.email!.toLowerCase(), contact);
-          }
-        }
-        const fresh: Contact[] = [];
-        for (const { values } of batch) {
-          const key = values.email?.toLowerCase();
-          const existing = key ? byEmail.get(key) : undefined;
-          const contact = existing ?? new Contact();
-          this.contacts.apply(contact, values);
-          if (existing) {
-            updated++;
-          } else {
-            created++;
-            fresh.push(contact);
-            if (key) byEmail.set(key, contact);
-          }
-        }
-        // New contacts go in as one multi-row insert, past the unit of work (which would track a
-        // thousand snapshots for nothing); matched ones are managed entities and flush as updates.
-        if (fresh.length) {
-          await tx.insertMany(
-            Contact,
-            fresh.map(({ id, firstName, lastName, email, phone, company, tags, deleted, createdAt, updatedAt }) => ({
-              id,
-              firstName,
-              lastName,
-              email,
-              phone,
-              company,
-              tags,
-              deleted,
-              createdAt,
-              updatedAt,
-            })),
-          );
-        }
-        await tx.flush();
-      });
-      result.created += created;
-      result.updated += updated;
-      result.batches.push({ firstRow, lastRow, created, updated, written: true });
-    } catch (error) {
-      // Another writer took one of these e-mail addresses meanwhile: this batch is rolled back,
-      // reported, and the import goes on with the next one.
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      result.skipped += batch.length;
-      result.skip(
-        firstRow,
-        null,
-        `rows ${firstRow} to ${lastRow} were not written: an e-mail address was taken meanwhile; import them again`,
-        false,
+  /** The legacy answer: counts, the first row errors, and the batches in file order. */
+  private async summaryOf(job: ContactImport): Promise<ImportResult> {
+    const { items: errors, more } = await this.errors(job, MAX_LISTED_ERRORS, 0);
+    const batches = await this.em
+      .getConnection()
+      .execute<{ firstRow: number; lastRow: number; created: number; updated: number; written: boolean }[]>(
+        `select first_row as "firstRow", last_row as "lastRow", created, updated, written
+       from "${this.schema}".contact_import_batch where import_id = ? order by first_row`,
+        [job.id],
       );
-      result.batches.push({ firstRow, lastRow, created: 0, updated: 0, written: false });
-    }
-  }
-
-  private async records(fileKey: string): Promise<AsyncIterable<unknown>> {
-    const { stream } = await this.storage.open(fileKey);
-    const parser = parse({
-      bom: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      max_record_size: this.limits.maxRecordBytes,
-    });
-    const text = stream.pipe(utf8Guard());
-    stream.on('error', (error) => text.destroy(error));
-    text.on('error', (error) => parser.destroy(error));
-    // A read stopped early (a limit reached) closes the file too.
-    parser.once('close', () => stream.destroy());
-    return text.pipe(parser);
+    return {
+      rows: job.rows ?? 0,
+      created: job.created,
+      updated: job.updated,
+      skipped: job.skipped,
+      errors,
+      errorsTruncated: more,
+      batches,
+    };
   }
 }
 
@@ -349,100 +183,11 @@ export function sweepImportUploads(em: EntityManager, storage: ObjectStorage, no
   return sweepReservations(em, storage, ImportUpload, {}, now);
 }
 
-class NotText extends Error {}
-
-function tooLarge(message: string): AppError {
-  return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `file: ${message}`, { fields: [{ field: 'file', message }] });
-}
-
-/** Passes bytes through, failing on NUL bytes or invalid UTF-8 (a binary file is not CSV). */
-function utf8Guard(): Transform {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      try {
-        if (chunk.includes(0)) throw new NotText();
-        decoder.decode(chunk, { stream: true });
-      } catch {
-        return callback(new NotText());
-      }
-      callback(null, chunk);
-    },
-    flush(callback) {
-      try {
-        decoder.decode();
-      } catch {
-        return callback(new NotText());
-      }
-      callback();
-    },
-  });
-}
-
-/** The mapping as CSV column -> contact field; null targets ignore a column. */
-function parseMapping(text: string | null | undefined): Map<string, ImportField | null> | null {
-  if (text === null || text === undefined || !text.trim()) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw AppError.badInput('mapping', 'must be a JSON object from CSV column to contact field');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw AppError.badInput('mapping', 'must be a JSON object from CSV column to contact field');
-  }
-  const problems: FieldProblem[] = [];
-  const mapping = new Map<string, ImportField | null>();
-  for (const [column, target] of Object.entries(parsed)) {
-    if (target === null || target === '') mapping.set(column.trim(), null);
-    else if (typeof target === 'string' && (EDITABLE_FIELDS as readonly string[]).includes(target))
-      mapping.set(column.trim(), target as ImportField);
-    else
-      problems.push({
-        field: `mapping.${column}`,
-        message: `${JSON.stringify(target)} is not a contact field; use one of ${EDITABLE_FIELDS.join(', ')}`,
-      });
-  }
-  if (problems.length)
-    throw new AppError(ErrorCode.BAD_USER_INPUT, 'The mapping names unknown contact fields', { fields: problems });
-  return mapping;
-}
-
-function mapColumns(header: string[], mapping: Map<string, ImportField | null> | null): MappedColumn[] {
-  const columns: MappedColumn[] = [];
-  const problems: FieldProblem[] = [];
-  if (mapping) {
-    for (const [column, field] of mapping) {
-      const index = header.indexOf(column);
-      if (index < 0) problems.push({ field: `mapping.${column}`, message: 'is not a column of the file' });
-      else if (field) columns.push({ index, column, field });
-    }
-  } else {
-    header.forEach((column, index) => {
-      const field = HEADER_ALIASES[normalizeHeader(column)];
-      if (field) columns.push({ index, column, field });
-    });
-  }
-  const seen = new Set<string>();
-  for (const { field, column } of columns) {
-    if (seen.has(field))
-      problems.push({
-        field: mapping ? `mapping.${column}` : 'file',
-        message: `more than one column maps to ${field}`,
-      });
-    seen.add(field);
-  }
-  if (problems.length)
-    throw new AppError(ErrorCode.BAD_USER_INPUT, 'The columns cannot be mapped to contact fields', {
-      fields: problems,
-    });
-  if (!columns.length) {
-    throw AppError.badInput(
-      mapping ? 'mapping' : 'file',
-      `no column maps to a contact field (${EDITABLE_FIELDS.join(', ')})`,
-    );
-  }
-  return columns;
+/** A failed import's reason as the error the import request answers. */
+function failureOf(job: ContactImport): AppError {
+  const failure = job.failure;
+  const code = isErrorCode(failure?.code) ? failure.code : ErrorCode.INTERNAL_SERVER_ERROR;
+  return new AppError(code, failure?.message ?? 'The import failed', { fields: failure?.fields ?? [] });
 }
 
 /** A refused upload commit as an import names it: bytes that are not UTF-8 text are not a CSV file. */

@@ -50,7 +50,13 @@ export async function createContactsContext(
     notes: new NoteService(em, contacts),
     attachments: new AttachmentService(em, contacts, runtime.attachments),
     pipelines,
-    imports: new ContactImportService(em, contacts, runtime.storage, runtime.importLimits),
+    imports: new ContactImportService(
+      em,
+      runtime.storage,
+      runtime.importLimits,
+      runtime.importQueue,
+      principal?.userId ?? null,
+    ),
     contactById: batchLoader(
       (ids) => contacts.findMany(ids),
       () => null,

@@ -36,6 +36,7 @@ export function contactsRules(config: Config): RuleTree {
       pipeline: access,
       stageMoves: access,
       stageMovePage: access,
+      contactImport: scope('contacts.import'),
     },
     Mutation: {
       createContact: change,
@@ -53,6 +54,8 @@ export function contactsRules(config: Config): RuleTree {
       reserveContactImport: scope('contacts.import'),
       importContacts: scope('contacts.import'),
       cancelContactImport: scope('contacts.import'),
+      startContactImport: scope('contacts.import'),
+      cancelContactImportJob: scope('contacts.import'),
     },
     // Guards contacts reached through `_entities`. Left out when the API is open: a rule on the
     // type wraps every field of every contact in a list, and `allow` would decide nothing. An export

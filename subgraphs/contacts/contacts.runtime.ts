@@ -5,7 +5,9 @@ import type { Deps } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { startUploadSweeper } from '../../lib/storage/uploads.js';
 import { sweepAttachmentUploads, type AttachmentSettings } from './attachment.service.js';
-import { sweepImportUploads, type ImportLimits } from './contact-import.service.js';
+import type { ImportLimits } from './contact-import.csv.js';
+import { ContactImportQueue } from './contact-import.queue.js';
+import { sweepImportUploads } from './contact-import.service.js';
 import { createSearchEstimates, type SearchEstimates } from './contact.service.js';
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
@@ -16,12 +18,14 @@ export interface ContactsRuntime {
   storage: ObjectStorage;
   attachments: AttachmentSettings;
   importLimits: ImportLimits;
+  /** Background imports (pg-boss); this process works on them too. */
+  importQueue: ContactImportQueue;
   /** PostgreSQL's estimates of recent searches (ContactService.list). */
   searchEstimates: SearchEstimates;
   close(): Promise<void>;
 }
 
-export function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
+export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
   const storage = createStorage(deps.config);
   // Attachments and imports reserved and never completed go, rows and bytes, once their window closed.
   const sweeper = startUploadSweeper({
@@ -31,7 +35,18 @@ export function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRun
       (await sweepAttachmentUploads(orm.em.fork(), storage, now)) +
       (await sweepImportUploads(orm.em.fork(), storage, now)),
   });
-  return Promise.resolve({
+  const importLimits: ImportLimits = {
+    maxBytes: deps.config.env.IMPORT_MAX_BYTES,
+    maxRows: deps.config.env.IMPORT_MAX_ROWS,
+    maxColumns: deps.config.env.IMPORT_MAX_COLUMNS,
+    maxRecordBytes: deps.config.env.IMPORT_MAX_RECORD_BYTES,
+  };
+  const importQueue = await ContactImportQueue.start(deps.config, orm, {
+    storage,
+    limits: importLimits,
+    logger: deps.logger,
+  });
+  return {
     identity: deps.identity,
     storage,
     attachments: {
@@ -39,14 +54,13 @@ export function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRun
       maxBytes: deps.config.env.ATTACHMENT_MAX_BYTES,
       signingKey: deriveKey(masterKey(deps.config), 'contact-attachment-uploads'),
     },
-    importLimits: {
-      maxBytes: deps.config.env.IMPORT_MAX_BYTES,
-      maxRows: deps.config.env.IMPORT_MAX_ROWS,
-      maxColumns: deps.config.env.IMPORT_MAX_COLUMNS,
-      maxRecordBytes: deps.config.env.IMPORT_MAX_RECORD_BYTES,
-    },
+    importLimits,
+    importQueue,
     searchEstimates: createSearchEstimates(),
     // Storage holds no connection of its own to close.
-    close: () => sweeper.stop(),
-  });
+    close: async () => {
+      await sweeper.stop();
+      await importQueue.stop();
+    },
+  };
 }

@@ -216,8 +216,9 @@ describe('limits on every face', () => {
       expect(fine.status).toBe(200);
     });
 
-    it('defaults to a 10 MiB file', () => {
-      expect(loadConfig({}).env.IMPORT_MAX_BYTES).toBe(10 * 1024 * 1024);
+    it('defaults to 512 MiB and 1,048,576 data rows, what the largest CRMs take in one file', () => {
+      expect(loadConfig({}).env.IMPORT_MAX_BYTES).toBe(512 * 1024 * 1024);
+      expect(loadConfig({}).env.IMPORT_MAX_ROWS).toBe(1_048_576);
     });
   });
 

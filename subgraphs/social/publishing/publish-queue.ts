@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { PgBoss, fromPglite } from 'pg-boss';
-import type { Db as IDatabase, PGliteLike } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type { Config } from '../../../lib/config.js';
 import type { EntityManager, Orm } from '../../../lib/data/database.js';
+import { jobsDbOf, startJobBoss, type QueueOptions } from '../../../lib/data/job-queue.js';
 import type { Logger } from '../../../lib/observability/logger.js';
 import { publishQueueJobs } from '../../../lib/observability/metrics.js';
 import { PostStatus, type Post } from '../content/post.entity.js';
@@ -21,54 +19,18 @@ const JOBS_SCHEMA = 'social_jobs';
  */
 const HEARTBEAT_SECONDS = 10;
 const RETRY_DELAY_SECONDS = 10;
-const QUEUE_OPTIONS = {
+const QUEUE_OPTIONS: QueueOptions = {
   retryLimit: 5,
   retryDelay: RETRY_DELAY_SECONDS,
   retryBackoff: true,
   expireInSeconds: 300,
   heartbeatSeconds: HEARTBEAT_SECONDS,
 };
-/** How often pg-boss looks for jobs whose heartbeat stopped (it also runs its maintenance then). */
-const SUPERVISION = { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 };
 
 export interface PublishJob {
   postId: string;
   /** The schedule the job was made for; a job whose post has moved on since does nothing. */
   scheduledAt: string;
-}
-
-type AnyKysely = Kysely<unknown> | Transaction<unknown>;
-
-/** pg-boss statements run on a Kysely connection or transaction, as they are ($1 placeholders). */
-function kyselyDb(executor: AnyKysely): IDatabase {
-  return {
-    async executeSql(text: string, values?: unknown[]) {
-      const result = await executor.executeQuery(CompiledQuery.raw(text, values ?? []));
-      return { rows: result.rows };
-    },
-  };
-}
-
-/** pg-boss statements in `tx`'s transaction (or on its connection outside one): a job sent this way commits or rolls back with the change. */
-export function jobsDbOf(tx: EntityManager): IDatabase {
-  return kyselyDb(tx.getTransactionContext<AnyKysely>() ?? tx.getConnection().getClient());
-}
-
-/**
- * pg-boss over the service's own embedded PGlite. PGlite has one connection, which MikroORM's
- * Kysely dialect guards with a lock for the length of each statement or transaction; every pg-boss
- * statement takes that same lock, so it can never land inside a transaction of the API. Statements
- * without parameters may be several at once (pg-boss's DDL), which only PGlite's `exec` runs.
- */
-async function embeddedDb(orm: Orm): Promise<IDatabase> {
-  const connection = orm.em.getConnection();
-  const kysely = connection.getClient<Kysely<unknown>>();
-  const pglite = await (connection as unknown as { getNativeClient(): Promise<PGliteLike> }).getNativeClient();
-  const direct = fromPglite(pglite);
-  return {
-    executeSql: (text: string, values?: unknown[]) =>
-      kysely.connection().execute(() => direct.executeSql(text, values)),
-  };
 }
 
 /**
@@ -86,31 +48,12 @@ export class PublishQueue implements PublishSchedule {
 
   static async start(config: Config, orm: Orm, logger: Logger): Promise<PublishQueue> {
     const log = logger.child({ component: 'social-jobs' });
-    const boss = config.env.DATABASE_URL
-      ? new PgBoss({
-          connectionString: config.env.DATABASE_URL,
-          schema: JOBS_SCHEMA,
-          max: 4,
-          application_name: 'social-publisher',
-          ...SUPERVISION,
-        })
-      : new PgBoss({ db: await embeddedDb(orm), schema: JOBS_SCHEMA, backend: 'pglite', ...SUPERVISION });
-    boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
-    await boss.start();
-    for (const name of [PUBLISH_QUEUE, REFRESH_QUEUE]) {
-      if (!(await boss.getQueue(name))) {
-        await boss.createQueue(name, QUEUE_OPTIONS).catch(async (error) => {
-          // Another process made it a moment ago.
-          if (!(await boss.getQueue(name))) throw error;
-        });
-      } else {
-        // Queues made by an earlier release get today's settings too.
-        const { retryLimit, retryDelay, retryBackoff, expireInSeconds, heartbeatSeconds } = QUEUE_OPTIONS;
-        await boss.updateQueue(name, { retryLimit, retryDelay, retryBackoff, expireInSeconds, heartbeatSeconds });
-      }
-      // Fill pg-boss's queue cache now: a cache miss later would query outside the caller's transaction.
-      await boss.getJobById(name, randomUUID());
-    }
+    const boss = await startJobBoss(config, orm, {
+      schema: JOBS_SCHEMA,
+      applicationName: 'social-publisher',
+      queues: { [PUBLISH_QUEUE]: QUEUE_OPTIONS, [REFRESH_QUEUE]: QUEUE_OPTIONS },
+      logger: log,
+    });
     // `publish_queue_jobs` at every scrape, from pg-boss's own counts of each queue.
     const stopCounting = publishQueueJobs.readOnScrape(async (gauge) => {
       const queues = await boss.getQueues([PUBLISH_QUEUE, REFRESH_QUEUE]).catch((error: unknown) => {
@@ -128,8 +71,7 @@ export class PublishQueue implements PublishSchedule {
   }
 
   async follow(tx: EntityManager, post: Post, change: { removed: boolean } = { removed: false }): Promise<void> {
-    const executor = tx.getTransactionContext<AnyKysely>() ?? tx.getConnection().getClient();
-    const db = kyselyDb(executor);
+    const db = jobsDbOf(tx);
     const wanted = !change.removed && post.status === PostStatus.queued && post.scheduledAt ? post.scheduledAt : null;
     const { rows } = await db.executeSql('select job_id, run_at from social.publish_job where post_id = $1', [post.id]);
     const existing = rows[0] as { job_id: string; run_at: Date | string } | undefined;

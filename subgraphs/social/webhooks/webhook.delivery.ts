@@ -9,7 +9,7 @@ import type { Logger } from '../../../lib/observability/logger.js';
 import { webhookDeliveries } from '../../../lib/observability/metrics.js';
 import { ContentEvent } from '../content/content-event.entity.js';
 import { TokenCipher } from '../integrations/token-cipher.js';
-import { jobsDbOf } from '../publishing/publish-queue.js';
+import { jobsDbOf } from '../../../lib/data/job-queue.js';
 import { Webhook, WebhookDelivery, WebhookMessage, WebhookMessageStatus, WebhookOutbox } from './webhook.entity.js';
 import { eventsOfOutbox, type WebhookEvent } from './webhook.events.js';
 import { untraced } from '../../../lib/observability/tracing.js';
