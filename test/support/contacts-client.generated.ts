@@ -77,8 +77,43 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field) */
+        /** Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field); with Prefer: respond-async, in the background */
         post: operations["importContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/import/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import: where it stands and what it did so far */
+        get: operations["getContactImport"];
+        put?: never;
+        post?: never;
+        /** Cancel an import; the batches written before stay */
+        delete: operations["cancelContactImport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/import/{id}/errors.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The rows an import rejected: row number, column and reason */
+        get: operations["getContactImportErrors"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -459,6 +494,40 @@ export interface components {
                 updated: number;
                 written: boolean;
             }[];
+        };
+        /** @description A CSV import running in the background */
+        ContactImport: {
+            /**
+             * @description Identifier (a UUID)
+             * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+             */
+            id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /** @description True when the import only checks the rows and writes nothing */
+            dryRun: boolean;
+            /** @description Data rows in the file; null until the file has been read once */
+            rows: number | null;
+            /** @description Data rows done so far (written, or skipped and reported) */
+            processed: number;
+            /** @description Contacts created (on a dry run: that would be created) */
+            created: number;
+            /** @description Contacts matched by e-mail address and updated */
+            updated: number;
+            /** @description Rows left out: invalid, or in a batch that could not be written */
+            skipped: number;
+            /** @description Row errors reported; errors.csv lists them */
+            errors: number;
+            /** @description Why the import failed; null unless it did */
+            failure: string | null;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC
+             * @example 2030-01-31T08:00:00.000Z
+             */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
         };
         /** @description A page of Contact items */
         ContactPage: {
@@ -912,7 +981,10 @@ export interface operations {
     };
     importContacts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: check every row and answer what would happen, writing nothing */
+                dryRun?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -934,13 +1006,25 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What the import did, row by row */
+            /** @description What the import did, row by row (the request waited for it) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the import was queued; follow it at `Location` */
+            202: {
+                headers: {
+                    /** @description The import: /api/contacts/import/{id} */
+                    Location: string;
+                    "Preference-Applied": "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImport"];
                 };
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
@@ -954,6 +1038,156 @@ export interface operations {
             };
             /** @description The body or file is larger than the limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error (logged with the request id, which the problem carries) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getContactImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Import id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImport"];
+                };
+            };
+            /** @description Bad input: the problem names each field or parameter that was refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error (logged with the request id, which the problem carries) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelContactImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Import id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import, cancelled (or as it ended, when it was over already) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImport"];
+                };
+            };
+            /** @description Bad input: the problem names each field or parameter that was refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error (logged with the request id, which the problem carries) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getContactImportErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Import id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV with a header row: row, column, message (the header being row 1 of the imported file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad input: the problem names each field or parameter that was refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to the caller) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
