@@ -62,8 +62,9 @@ const walkThrough = blocks.filter((block) => block.heading === 'First ten minute
 const tokenBlock = shellBlocks.find((block) => block.heading === 'Getting a token');
 const metricsBlock = shellBlocks.find((block) => block.heading === 'Metrics, traces and logs');
 const headersBlock = shellBlocks.find((block) => block.heading === 'REST headers');
+const importBlock = shellBlocks.find((block) => block.heading === 'Bulk import and export (contacts)');
 /** Blocks this test runs command by command. */
-const RUN = new Set([...walkThrough, tokenBlock, metricsBlock, headersBlock]);
+const RUN = new Set([...walkThrough, tokenBlock, metricsBlock, headersBlock, importBlock]);
 
 const DEFAULT_PORTS = {
   gateway: 4000,
@@ -271,6 +272,19 @@ describe('README', () => {
       expect(limited).toMatch(/^ratelimit-policy: "surveys-sign-in-client";q=30;w=900, /im);
       expect(limited).toMatch(/^ratelimit: "surveys-sign-in-client";r=\d+;t=\d+, /im);
       expect(shell([refused])).toMatch(/^HTTP\/1\.1 401 .*^www-authenticate: Bearer error="invalid_token"\r?$/ims);
+    });
+
+    it('runs the background import commands', async () => {
+      const [writeFile, start, job, errors, ...rest] = commandsOf(importBlock!);
+      expect(rest).toEqual([]);
+      shell([writeFile, start]);
+      let answer: { status?: string } = {};
+      for (let look = 0; look < 100 && answer.status !== 'succeeded'; look++) {
+        answer = JSON.parse(shell([job])) as { status?: string };
+        if (answer.status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(answer).toMatchObject({ status: 'succeeded', rows: 2, created: 1, errors: 1 });
+      expect(shell([errors])).toBe('row,column,message\r\n3,email,must be a valid e-mail address\r\n');
     });
 
     it('runs the token and API key commands', () => {

@@ -1,6 +1,6 @@
 import { Transform } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { validate } from 'class-validator';
+import { validateSync } from 'class-validator';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import type { ObjectStorage } from '../../lib/storage/storage.js';
 import { EDITABLE_FIELDS } from './contact.entity.js';
@@ -133,13 +133,16 @@ export function inFileTerms(error: unknown, maxRecordBytes: number): unknown {
   return error;
 }
 
-/** The row as contact fields, or the reasons it cannot be written. */
-export async function readRow(
+/**
+ * The row as contact fields, or the reasons it cannot be written. The API's own rules (ContactInput's),
+ * checked synchronously: a million rows through `validate`'s promises cost a third more.
+ */
+export function readRow(
   row: number,
   cells: string[],
   header: string[],
   columns: MappedColumn[],
-): Promise<ReadyRow | RowError[]> {
+): ReadyRow | RowError[] {
   if (cells.length !== header.length)
     return [{ row, column: null, message: `has ${cells.length} cells; the header has ${header.length}` }];
   const values = new ContactInput();
@@ -154,7 +157,7 @@ export async function readRow(
     else values[field] = cell;
   }
   const columnOf = (field: string) => columns.find((column) => column.field === field)?.column ?? null;
-  const problems = await validate(values, { forbidUnknownValues: false });
+  const problems = validateSync(values, { forbidUnknownValues: false });
   if (problems.length) {
     return problems.flatMap((problem) =>
       Object.values(problem.constraints ?? { invalid: 'is not valid' }).map((message) => ({

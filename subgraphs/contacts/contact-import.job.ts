@@ -162,7 +162,7 @@ export class ContactImportJob {
         row++;
         if (row < job.nextRow) continue;
         batch.lastRow = row;
-        const read = await readRow(row, cells, header, columns);
+        const read = readRow(row, cells, header, columns);
         if (Array.isArray(read)) {
           batch.errors.push(...read);
           batch.invalid++;
