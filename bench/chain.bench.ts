@@ -5,7 +5,9 @@
  * - contact by id: the floor (bench/floor.ts: Express 5 + pg, parameterized), GraphQL straight to
  *   the contacts subgraph, the gateway's `contact(id)`, REST `GET /api/contacts/{id}`, and Hive
  *   Gateway serving schema/supergraph.graphql in front of the same subgraphs;
- * - search: the floor, the subgraph, the gateway and REST `GET /api/contacts?search=<word>`.
+ * - search: the floor, the subgraph, the gateway and REST `GET /api/contacts?search=<word>`;
+ * - writes: `POST /api/contacts` (a new contact, unique e-mail) and `PUT /api/contacts/{id}` (a new
+ *   company) through the floor, the gateway's mutations and REST.
  * For each: requests per second, p50/p99, CPU per request of every process on the path (Node and the
  * PostgreSQL backends), and the ratio to the floor. Then what one client sees: the median of 200
  * sequential keep-alive REST by-id requests, and p50/p99 at a steady 200 requests per second.
@@ -24,7 +26,12 @@ import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { freePort } from '../test/support/ports.js';
-import { ContactDocument, ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
+import {
+  ContactDocument,
+  ContactPageDocument,
+  CreateContactDocument,
+  UpdateContactDocument,
+} from '../rest-adapters/contacts/operations.generated.js';
 import {
   SERVE,
   benchDatabase,
@@ -89,9 +96,19 @@ async function startHive(urls: Record<string, string>): Promise<Child> {
   throw new Error('Hive Gateway not ready after 60 s');
 }
 
+const KINDS = ['by id', 'search', 'create', 'update'] as const;
+type Kind = (typeof KINDS)[number];
+
+const KIND_TITLES: Record<Kind, string> = {
+  'by id': 'contact by id',
+  search: 'search (page of 20 and its total)',
+  create: 'create (POST /api/contacts, createContact)',
+  update: 'update (PUT /api/contacts/{id}, updateContact)',
+};
+
 interface Target {
   name: string;
-  kind: 'by id' | 'search';
+  kind: Kind;
   /** How many processes serve it: 1, or npm start's workers (then compared with the floor in as many). */
   seat: number;
   /** The Node processes on the path, by the name they are reported under (a cluster's primary and workers under one name). */
@@ -137,6 +154,35 @@ async function main(): Promise<void> {
       await admin.query<{ id: string }>('select id from contacts.contact order by random() limit 1000')
     ).rows.map((row) => row.id);
     const randomId = () => ids[Math.floor(Math.random() * ids.length)];
+    let written = 0;
+    const newContact = () => ({ firstName: 'Bench', lastName: 'Writer', email: `writer${++written}@chain.example` });
+    const change = () => ({ company: `Company ${++written}` });
+    /** Method, path and JSON body of one REST request of each kind. */
+    const restRequest = (kind: Kind): { method: 'GET' | 'POST' | 'PUT'; path: string; body?: string } => {
+      switch (kind) {
+        case 'by id':
+          return { method: 'GET', path: `/api/contacts/${randomId()}` };
+        case 'search':
+          return { method: 'GET', path: `/api/contacts?search=${randomWord()}` };
+        case 'create':
+          return { method: 'POST', path: '/api/contacts', body: JSON.stringify(newContact()) };
+        case 'update':
+          return { method: 'PUT', path: `/api/contacts/${randomId()}`, body: JSON.stringify(change()) };
+      }
+    };
+    /** The operation and variables of one GraphQL request of each kind. */
+    const graphqlRequest = (kind: Kind) => {
+      switch (kind) {
+        case 'by id':
+          return { query: String(ContactDocument), variables: { id: randomId() } };
+        case 'search':
+          return { query: String(ContactPageDocument), variables: { search: randomWord() } };
+        case 'create':
+          return { query: String(CreateContactDocument), variables: { input: newContact() } };
+        case 'update':
+          return { query: String(UpdateContactDocument), variables: { id: randomId(), input: change() } };
+      }
+    };
 
     const pids = {
       platform: [platform.process.pid!],
@@ -160,11 +206,12 @@ async function main(): Promise<void> {
         url: base,
         requests: [
           {
-            method: 'GET',
-            setupRequest: (request) => ({
-              ...request,
-              path: kind === 'by id' ? `/api/contacts/${randomId()}` : `/api/contacts?search=${randomWord()}`,
-            }),
+            setupRequest: (request) => {
+              const { method, path, body } = restRequest(kind);
+              return body
+                ? { ...request, method, path, body, headers: { 'content-type': 'application/json' } }
+                : { ...request, method, path };
+            },
           },
         ],
       }),
@@ -180,14 +227,7 @@ async function main(): Promise<void> {
           {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            setupRequest: (request) => ({
-              ...request,
-              body: JSON.stringify(
-                kind === 'by id'
-                  ? { query: String(ContactDocument), variables: { id: randomId() } }
-                  : { query: String(ContactPageDocument), variables: { search: randomWord() } },
-              ),
-            }),
+            setupRequest: (request) => ({ ...request, body: JSON.stringify(graphqlRequest(kind)) }),
           },
         ],
       }),
@@ -206,6 +246,16 @@ async function main(): Promise<void> {
       rest('REST GET /api/contacts?search', 'search', platform.urls.rest, { node: pids.platform }),
       rest(`floor, ${WORKERS} processes`, 'search', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
       rest(`REST search, npm start`, 'search', npmStart.urls.rest, { node: pids.npmStart }, WORKERS),
+      rest('floor', 'create', floor.urls.floor, { node: pids.floor }),
+      graphql('gateway createContact', 'create', platform.urls.gateway, { node: pids.platform }),
+      rest('REST POST /api/contacts', 'create', platform.urls.rest, { node: pids.platform }),
+      rest(`floor, ${WORKERS} processes`, 'create', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
+      rest(`REST create, npm start`, 'create', npmStart.urls.rest, { node: pids.npmStart }, WORKERS),
+      rest('floor', 'update', floor.urls.floor, { node: pids.floor }),
+      graphql('gateway updateContact', 'update', platform.urls.gateway, { node: pids.platform }),
+      rest('REST PUT /api/contacts/{id}', 'update', platform.urls.rest, { node: pids.platform }),
+      rest(`floor, ${WORKERS} processes`, 'update', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
+      rest(`REST update, npm start`, 'update', npmStart.urls.rest, { node: pids.npmStart }, WORKERS),
     ];
     const only = process.env.BENCH_TARGETS?.split(',');
     const chosen = only
@@ -236,7 +286,7 @@ async function main(): Promise<void> {
       console.log(`round ${round}/${ROUNDS} done`);
     }
 
-    for (const kind of ['by id', 'search'] as const) {
+    for (const kind of KINDS) {
       const ofKind = chosen.filter((target) => target.kind === kind);
       const floorRps = (seat: number) =>
         median(
@@ -244,9 +294,7 @@ async function main(): Promise<void> {
             .get(ofKind.find((target) => target.name.startsWith('floor') && target.seat === seat)!)
             ?.map((sample) => sample.rps) ?? [NaN],
         );
-      console.log(
-        `\n${kind === 'by id' ? 'contact by id' : 'search (page of 20 and its total)'}, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`,
-      );
+      console.log(`\n${KIND_TITLES[kind]}, ${CONNECTIONS} connections, median of ${ROUNDS} runs of ${RUN_SECONDS} s:`);
       console.log(
         `  ${'path'.padEnd(30)} ${'req/s'.padStart(7)} ${'/floor'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   CPU ms per request`,
       );
@@ -309,7 +357,8 @@ usage: npm run bench:chain
 
 The federated chain against a hand-written Express + pg floor on PostgreSQL (BENCH_DATABASE_URL,
 default postgres://postgres@127.0.0.1:5432/postgres; a database of its own is made and dropped), 100,000
-contacts: contact by id and search through the subgraph, the gateway, REST and Hive Gateway; RPS,
+contacts: contact by id and search through the subgraph, the gateway, REST and Hive Gateway, and
+creates and updates through the gateway and REST; RPS,
 p50/p99, CPU per request per process, ratios; idle and steady-rate latency. BENCH_RUN_SECONDS,
 BENCH_ROUNDS, BENCH_TARGETS (e.g. REST,Hive), BENCH_WORKERS (npm start's workers; default one per
 CPU), BENCH_LOG_LEVEL and BENCH_PROFILE (a folder for --cpu-prof of the one-process platform) tune it.
