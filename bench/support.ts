@@ -120,11 +120,15 @@ export function startChild(
 }
 
 /**
- * The platform exactly as `npm start` runs it on PostgreSQL (dist/scripts/start.js): a primary and
- * `workers` node:cluster workers sharing every port. Ready when its contacts REST service answers
- * `/readyz`; `pids()` lists the primary and its workers, for their CPU.
+ * The platform exactly as `npm start` runs it (dist/scripts/start.js): on PostgreSQL a primary and
+ * `workers` node:cluster workers sharing every port; without `databaseUrl`, on embedded PGlite in one
+ * process. Ready when its contacts REST service answers `/readyz`; `pids()` lists the primary and its
+ * workers, for their CPU.
  */
-export async function startNpmStart(databaseUrl: string, workers: number): Promise<Child & { pids(): number[] }> {
+export async function startNpmStart(
+  databaseUrl: string | undefined,
+  workers: number,
+): Promise<Child & { pids(): number[] }> {
   const names = [
     'GATEWAY_PORT',
     'SOCIAL_REST_PORT',
@@ -145,7 +149,7 @@ export async function startNpmStart(databaseUrl: string, workers: number): Promi
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       WEB_CONCURRENCY: String(workers),
       ...ports,
     },
@@ -239,7 +243,7 @@ export async function runLoad(options: autocannon.Options): Promise<autocannon.R
   return result;
 }
 
-/** One request's wall time in ms over a keep-alive agent; rejects on anything but 200. */
+/** One request's wall time in ms over a keep-alive agent; rejects on anything but a 2xx. */
 function timedRequest(
   agent: http.Agent,
   target: URL,
@@ -255,7 +259,7 @@ function timedRequest(
       (response) => {
         response.resume();
         response.on('end', () =>
-          response.statusCode === 200
+          response.statusCode! >= 200 && response.statusCode! < 300
             ? resolve(performance.now() - started)
             : reject(new Error(`status ${response.statusCode}`)),
         );
