@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { freePort } from '../support/ports.js';
 
 interface PageInfo {
   hasNextPage: boolean;
@@ -29,7 +30,8 @@ describe('keyset cursors on every connection', () => {
   const gateway = () => platform.urls.gateway;
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
+    // A fixed social REST port: the media upload URLs it signs name it.
+    platform = await startTestPlatform({ SOCIAL_REST_PORT: String(await freePort()) });
     user = { authorization: `Bearer ${await platform.token('keyset-walker')}` };
   }, 120_000);
   afterAll(async () => {
@@ -155,6 +157,66 @@ describe('keyset cursors on every connection', () => {
       );
     });
 
+    it('webhookDeliveries, attempts sharing one instant to the microsecond told apart by id', async () => {
+      const sql = (text: string, params: unknown[] = []) =>
+        platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+      const webhookId = (
+        await call(
+          'mutation { createWebhook(input: { url: "http://127.0.0.1:9/hook", events: ["post.approved"] }) { webhook { id } } }',
+        )
+      ).createWebhook.webhook.id as string;
+      const [message] = await sql(
+        `insert into social.webhook_message (id, webhook_id, owner_id, event_id, type, body, status)
+         values (gen_random_uuid(), ?, 'keyset-walker', gen_random_uuid(), 'post.approved', '{}', 'failed') returning id`,
+        [webhookId],
+      );
+      // Written by SQL at a finer time than a JavaScript date holds: the cursor must still name the row exactly.
+      const attempt = (at: string) =>
+        sql(
+          `insert into social.webhook_delivery (id, message_id, webhook_id, event_id, type, attempt, succeeded, duration_ms, attempted_at)
+           values (gen_random_uuid(), ?, ?, gen_random_uuid(), 'post.approved', 1, false, 1, ?::timestamptz)`,
+          [message.id, webhookId, at],
+        );
+      for (const micro of ['123401', '123402', '123403', '123404', '123405'])
+        await attempt(`2030-01-01T00:00:00.${micro}Z`);
+      await walk(
+        reader('webhookDeliveries', `webhookId: "${webhookId}"`, (data) => data.webhookDeliveries),
+        () => attempt('2030-01-01T00:00:00.123406Z'),
+        (id) => sql('delete from social.webhook_delivery where id = ?', [id]),
+      );
+    });
+
+    it('media', async () => {
+      const png = Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+        'base64',
+      );
+      const upload = async () => {
+        const grant = await rest(
+          'POST',
+          `${platform.urls.socialRest}/api/media/upload`,
+          { filename: 'walk.png', contentType: 'image/png', size: png.length },
+          user,
+        );
+        expect(grant.status).toBe(200);
+        const put = await fetch(grant.body.uploadUrl, {
+          method: 'PUT',
+          headers: { 'content-type': 'image/png' },
+          body: new Uint8Array(png),
+        });
+        expect(put.ok).toBe(true);
+        return grant.body.id as string;
+      };
+      for (const _ of times(5)) await upload();
+      const sql = (text: string, params: unknown[] = []) =>
+        platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
+      await walk(
+        reader('media', '', (data) => data.media),
+        upload,
+        (id) => sql('delete from social.media_file where id = ?', [id]),
+      );
+    });
+
     it('brands (oldest first: a new one sorts last)', async () => {
       const create = () => call('mutation { createBrand(input: { name: "More" }) { id } }');
       for (const _ of times(4)) await create();
@@ -226,6 +288,26 @@ describe('keyset cursors on every connection', () => {
         create,
         (id) =>
           call('mutation ($id: ID!, $c: ID!) { deleteNote(id: $id, contactId: $c) { id } }', { id, c: contactId }),
+      );
+    });
+
+    it('attachments', async () => {
+      const contactId = await createContact('Attached');
+      const upload = async () => {
+        const form = new FormData();
+        form.append('file', new Blob(['walk'], { type: 'text/plain' }), 'walk.txt');
+        const response = await fetch(`${platform.urls.contactsRest}/api/contacts/${contactId}/attachments`, {
+          method: 'POST',
+          headers: user,
+          body: form,
+        });
+        expect(response.status).toBe(201);
+      };
+      for (const _ of times(5)) await upload();
+      await walk(
+        reader('attachments', `contactId: "${contactId}"`, (data) => data.attachments),
+        upload,
+        (id) => rest('DELETE', `${platform.urls.contactsRest}/api/attachments/${id}`, undefined, user),
       );
     });
 
