@@ -265,6 +265,11 @@ describe('keyset cursors on every connection', () => {
         (data) => data.contacts,
       )({ first: 100, after: list.pageInfo.endCursor });
       expect(scroll.contactScroll.nodes.map((node: { id: string }) => node.id)).toEqual(rest.ids);
+      await walk(
+        reader('contactScroll', '', (data) => data.contactScroll),
+        () => createContact('Scrolled'),
+        deleteContact,
+      );
     });
 
     it('contacts matching a search', async () => {
