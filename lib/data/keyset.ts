@@ -11,8 +11,8 @@ import { checkSize, notACursor, timeOfCursor, type Connection, type PageInfo } f
  * moves no other item's key, so a walk never repeats or skips an item that was there when it began
  * (an offset would shift by one for each of them), and a page costs an index range scan however
  * deep it lies. MikroORM's `findByCursor` does the same walk, but spells the comparison as a chain
- * of OR branches and hands the decoded cursor values to the database unchecked, so a forged cursor
- * fails in PostgreSQL (a 500) instead of being refused as the caller's mistake.
+ * of OR branches and does not check a decoded cursor value against its column's type, so a forged
+ * cursor would fail in PostgreSQL (a 500) instead of being refused as the caller's mistake.
  */
 
 /** What a cursor may hold for one part of a key, and how the part is compared in SQL. */
@@ -233,15 +233,22 @@ export function keysetConnection<Row, T>(
   const more = rows.length > window.size;
   const page = rows.slice(0, window.size);
   if (window.backward) page.reverse();
-  const edges = page.map((row) => ({ cursor: cursorOf(keyset, row), node: nodeOf(row) }));
-  const items = edges.map((edge) => edge.node);
+  const head = page[0];
+  const tail = page.at(-1);
   const pageInfo: PageInfo = {
     hasNextPage: window.backward ? window.before !== null : more,
     hasPreviousPage: window.backward ? more : window.after !== null,
-    startCursor: edges[0]?.cursor ?? null,
-    endCursor: edges.at(-1)?.cursor ?? null,
+    startCursor: head === undefined ? null : cursorOf(keyset, head),
+    endCursor: tail === undefined ? null : cursorOf(keyset, tail),
   };
-  return { edges, nodes: items, pageInfo };
+  return {
+    // A cursor per edge only when edges are asked for: an export reads a thousand nodes and the end cursor.
+    get edges() {
+      return page.map((row) => ({ cursor: cursorOf(keyset, row), node: nodeOf(row) }));
+    },
+    nodes: page.map(nodeOf),
+    pageInfo,
+  };
 }
 
 /**

@@ -73,8 +73,11 @@ export class ContactService {
       this.keysetRows(window, query),
       query ? this.countMatches(query) : this.countLive(),
     ]);
-    const { totalCount, totalExact } = { totalCount: total.total, totalExact: total.totalExact ?? true };
-    return { ...keysetConnection(NEWEST_FIRST, window, rows), totalCount, totalExact };
+    return {
+      ...keysetConnection(NEWEST_FIRST, window, rows),
+      totalCount: total.total,
+      totalExact: total.totalExact ?? true,
+    };
   }
 
   /**
