@@ -152,10 +152,12 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
   it('refuses a cursor that decodes to no position with BAD_USER_INPUT naming `after`, on every connection', async () => {
     const encode = (text: string) => Buffer.from(text).toString('base64url');
     const uuid = '00000000-0000-4000-8000-000000000000';
-    // Each of the three cursor shapes, well formed but beyond anything PostgreSQL or a list holds.
+    // Keyset cursors well formed but beyond anything PostgreSQL or a list holds (a time, a sequence),
+    // and the offset and sequence shapes the lists answered before keyset cursors.
     const cursors = [
       encode('o:99999999999999999999'),
       encode('s:99999999999999999999'),
+      encode(JSON.stringify(['99999999999999999999'])),
       encode(JSON.stringify(['+275760-09-13T00:00:00.000Z', uuid])),
       encode(JSON.stringify(['-271821-04-20T00:00:00.000Z', uuid])),
     ];
@@ -165,7 +167,7 @@ describe('input that PostgreSQL cannot store, bad paging, oversized documents: 4
       '{ __type(name: "Query") { fields { name args { name type { kind } } } } }',
     );
     // Surveys answer only a signed-in session (a mailed link), not a bearer token; their list decodes
-    // its cursor with the same windowOfConnection as the offset lists here (test/lib/pagination.test.ts).
+    // its cursor with the same keysetWindow as the lists here (test/lib/data/keyset.test.ts).
     const connections = schema.body.data!.__type.fields.filter(
       (field) => field.name !== 'surveys' && field.args.some((arg) => arg.name === 'after'),
     );

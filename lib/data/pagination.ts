@@ -2,10 +2,10 @@ import { ArgsType, Directive, Field, Int, ObjectType, type ClassType } from 'typ
 import { AppError } from '../errors.js';
 
 /**
- * Both list styles of the platform rest on one offset window:
- * GraphQL cursor connections (`first`/`after`, opaque cursors) for frontends, and
- * REST pages (`page`/`limit`/`total`) for legacy clients. Services take a `Window` and return
- * `{ items, total }`; the two shapes below are built from that.
+ * The two list styles of the platform: GraphQL cursor connections (`first`/`after`,
+ * `last`/`before`, opaque keyset cursors: keyset.ts) for frontends, and numbered pages
+ * (`page`/`limit`/`total`) over an offset `Window` for the REST adapters' legacy clients. Services
+ * take a `Window` and return `{ items, total }` for a page; `toPage` builds the page from that.
  */
 export interface Window {
   offset: number;
@@ -27,7 +27,8 @@ export const DEFAULT_PAGE_SIZE = 20;
 export class PageInfo {
   @Field(() => Boolean, { description: 'True when items follow this page: ask again with `after: endCursor`' })
   hasNextPage!: boolean;
-  @Field(() => Boolean, { description: 'True when items come before this page' }) hasPreviousPage!: boolean;
+  @Field(() => Boolean, { description: 'True when items come before this page: ask again with `before: startCursor`' })
+  hasPreviousPage!: boolean;
   @Field(() => String, {
     nullable: true,
     description: 'Cursor of the first item of this page; null when the page is empty',
@@ -45,12 +46,21 @@ export class PageInfo {
 export class ConnectionArgs {
   @Field(() => Int, {
     nullable: true,
-    description: `Items to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+    description: `Items to return from the start (or after \`after\`), 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); not with \`last\``,
   })
   first?: number;
 
   @Field(() => String, { nullable: true, description: 'Cursor of the item after which to start' })
   after?: string;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: `Items to return from the end (or before \`before\`), 1 to ${MAX_PAGE_SIZE}; not with \`first\``,
+  })
+  last?: number;
+
+  @Field(() => String, { nullable: true, description: 'Cursor of the item before which to end' })
+  before?: string;
 }
 
 @ArgsType()
@@ -67,12 +77,9 @@ export class PageArgs {
  * list's, or beyond anything a list holds (which the database would fail on). It is the caller's
  * mistake, named by the argument it came in; every connection, offset or keyset, refuses with this.
  */
-export function notACursor(): AppError {
-  return AppError.badInput('after', 'is not a cursor of this list');
+export function notACursor(argument: 'after' | 'before' = 'after'): AppError {
+  return AppError.badInput(argument, 'is not a cursor of this list');
 }
-
-/** Furthest offset a cursor may name: totalCount is a GraphQL Int (32 bits), so no list holds an item past it. */
-const MAX_CURSOR_OFFSET = 2 ** 31 - 1;
 
 /** The time in a keyset cursor, as `toISOString` writes it for a row: a four-digit year, which PostgreSQL takes. */
 const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -87,15 +94,6 @@ export function timeOfCursor(value: unknown): Date {
   return time;
 }
 
-const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
-
-function decodeCursor(cursor: string): number {
-  const match = /^o:(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  const offset = Number(match?.[1]);
-  if (!match || offset > MAX_CURSOR_OFFSET) throw notACursor();
-  return offset;
-}
-
 /** A page size as asked (default when absent), or BAD_USER_INPUT naming `field`; also for lists keyed by something else than offsets. */
 export function checkSize(field: string, size: number | undefined | null): number {
   if (size === undefined || size === null) return DEFAULT_PAGE_SIZE;
@@ -103,11 +101,6 @@ export function checkSize(field: string, size: number | undefined | null): numbe
     throw AppError.badInput(field, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
   }
   return size;
-}
-
-export function windowOfConnection(args: ConnectionArgs): Window {
-  const limit = checkSize('first', args.first);
-  return { offset: args.after ? decodeCursor(args.after) + 1 : 0, limit };
 }
 
 export function windowOfPage(args: PageArgs): Window {
@@ -124,22 +117,6 @@ export interface Connection<T> {
   pageInfo: PageInfo;
   totalCount: number;
   totalExact: boolean;
-}
-
-export function toConnection<T>(slice: Slice<T>, window: Window): Connection<T> {
-  const edges = slice.items.map((node, index) => ({ cursor: encodeCursor(window.offset + index), node }));
-  return {
-    edges,
-    nodes: slice.items,
-    totalCount: slice.total,
-    totalExact: slice.totalExact ?? true,
-    pageInfo: {
-      hasNextPage: window.offset + slice.items.length < slice.total,
-      hasPreviousPage: window.offset > 0,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-  };
 }
 
 export interface Page<T> {
@@ -181,14 +158,15 @@ export function ConnectionType<T extends object>(itemType: ClassType<T>, name: s
   @ObjectType(`${name}Edge`, { description: `One ${name} item of a connection, with its cursor` })
   class Edge {
     @Field(() => String, {
-      description: 'Opaque position of this item in the list: pass it as `after` to continue after it',
+      description:
+        'Opaque key of this item in the list: pass it as `after` to continue after it, or as `before` to page back',
     })
     cursor!: string;
     @Field(() => itemType, { description: 'The item itself' }) node!: T;
   }
 
   @ObjectType(`${name}Connection`, {
-    description: `A page of ${name} items as a cursor connection (\`first\`/\`after\`)`,
+    description: `A page of ${name} items as a cursor connection (\`first\`/\`after\` or \`last\`/\`before\`)`,
   })
   class ConnectionClass implements Connection<T> {
     @Field(() => [Edge], { description: 'The items of this page, each with its cursor' }) edges!: Edge[];

@@ -1,14 +1,5 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import {
-  ConnectionArgs,
-  ConnectionType,
-  PageArgs,
-  PageType,
-  toConnection,
-  toPage,
-  windowOfConnection,
-  windowOfPage,
-} from '../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactsContext } from './contacts.context.js';
 
@@ -18,16 +9,18 @@ export const AttachmentPage = PageType(Attachment, 'Attachment');
 @Resolver(() => Attachment)
 export class AttachmentResolver {
   @Query(() => AttachmentConnection, { nullable: true, description: 'Attachments of a live contact, newest first' })
-  async attachments(
+  attachments(
     @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
     @Ctx() ctx: ContactsContext,
   ) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.attachments.list(contactId, window), window);
+    return ctx.attachments.connection(contactId, args);
   }
 
-  @Query(() => AttachmentPage, { nullable: true, description: 'The same list as numbered pages' })
+  @Query(() => AttachmentPage, {
+    nullable: true,
+    description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
+  })
   async attachmentPage(
     @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,

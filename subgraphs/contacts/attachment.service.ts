@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/data/pagination.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import { signPayload, verifyPayload } from '../../lib/secrets.js';
 import type { ObjectStorage } from '../../lib/storage/storage.js';
 import {
@@ -15,6 +16,8 @@ import {
 } from '../../lib/storage/uploads.js';
 import { Attachment, AttachmentStatus, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactService } from './contact.service.js';
+
+const NEWEST_FIRST = byCreation<Attachment>('a', 'desc');
 
 const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 const FILENAME_MAX = 255;
@@ -50,6 +53,16 @@ export class AttachmentService {
     return { maxBytes: this.settings.maxBytes, allowedTypes: null };
   }
 
+  /** Committed attachments of a live contact, newest first, as a keyset connection. */
+  async connection(contactId: string, args: KeysetArgs): Promise<Connection<Attachment>> {
+    const window = keysetWindow(NEWEST_FIRST, args);
+    await this.contacts.get(contactId);
+    const where = { contactId, status: AttachmentStatus.committed };
+    const query = this.em.createQueryBuilder(Attachment, 'a').where(where);
+    return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(Attachment, where));
+  }
+
+  /** The same attachments as a numbered page (the REST list). */
   async list(contactId: string, window: Window): Promise<Slice<Attachment>> {
     await this.contacts.get(contactId);
     const [items, total] = await this.em.findAndCount(

@@ -76,6 +76,12 @@ export class ContactScrollArgs {
   @Field(() => String, { nullable: true, description: 'endCursor of the previous page' })
   after?: string;
 
+  @Field(() => Int, { nullable: true, description: `Items to return from the end, 1 to ${SCROLL_MAX}; not with first` })
+  last?: number;
+
+  @Field(() => String, { nullable: true, description: 'startCursor of the next page, to walk back' })
+  before?: string;
+
   @Field(() => String, {
     nullable: true,
     description: 'Full-text search over names, e-mail addresses, companies and tags',

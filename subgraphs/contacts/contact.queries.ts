@@ -13,6 +13,10 @@ export const READ_FIELDS = ['id', ...EDITABLE_FIELDS, 'deleted', 'deletedAt', 'c
 export interface ContactQueries {
   /** One live contact; `?` the id. */
   byId: string;
+  /** Live contacts, to continue with ` and ` conditions and an order (a keyset page). */
+  live: string;
+  /** The condition of a prefix query over the search vector; `?` the query text. */
+  matches: string;
   /** A page of live contacts, newest first; `?` limit, offset. */
   page: string;
   /** A page of the live contacts matching a prefix query; `?` the query text, limit, offset. */
@@ -39,6 +43,8 @@ export function contactQueries(em: EntityManager): ContactQueries {
     const newestFirst = 'order by c.created_at desc, c.id desc limit ? offset ?';
     queries = {
       byId: `select ${columns} from ${table} as c where c.id = ? and not c.deleted`,
+      live: `select ${columns} from ${table} as c where not c.deleted`,
+      matches,
       page: `select ${columns} from ${table} as c where not c.deleted ${newestFirst}`,
       searchPage: `select ${columns} from ${table} as c where not c.deleted and ${matches} ${newestFirst}`,
       liveTotal: `select live as total from "${schema}"."contact_live_count"`,

@@ -1,13 +1,6 @@
 import { Arg, Args, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import {
-  ConnectionType,
-  PageInfo,
-  PageType,
-  toConnection,
-  toPage,
-  windowOfConnection,
-  windowOfPage,
-} from '../../lib/data/pagination.js';
+import type { KeysetConnection } from '../../lib/data/keyset.js';
+import { ConnectionType, PageInfo, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import { Contact } from './contact.entity.js';
 import {
   ContactConnectionArgs,
@@ -16,7 +9,6 @@ import {
   ContactScrollArgs,
   SCROLL_MAX,
 } from './contact.input.js';
-import { encodeKeyset } from './contact.service.js';
 import type { ContactsContext } from './contacts.context.js';
 
 export const ContactConnection = ConnectionType(Contact, 'Contact');
@@ -51,40 +43,25 @@ export class ContactResolver {
     nullable: true,
     description: 'Live contacts, newest first, optionally matching a full-text search',
   })
-  async contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactsContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.contacts.list(window, args.search), window);
+  contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactsContext) {
+    return ctx.contacts.connection(args, args.search);
   }
 
   @Query(() => ContactScrollConnection, {
     nullable: true,
-    description: `Every live contact (or those matching search), newest first, in pages of up to ${SCROLL_MAX} with stable keyset cursors: for exports`,
+    description: `The list of \`contacts\` (same order, same cursors) in pages of up to ${SCROLL_MAX} and without a total: it stays for exports, which read every contact in few round trips and need no count`,
   })
-  async contactScroll(
+  contactScroll(
     @Args(() => ContactScrollArgs) args: ContactScrollArgs,
     @Ctx() ctx: ContactsContext,
-  ): Promise<ContactScrollConnection> {
-    const { items, hasMore } = await ctx.contacts.scroll(args.first, args.after, args.search);
-    const head = items[0];
-    const last = items.at(-1);
-    return {
-      // A cursor per edge only when edges are asked for; an export reads nodes and the end cursor.
-      get edges() {
-        return items.map((node) => ({ cursor: encodeKeyset(node), node }));
-      },
-      nodes: items,
-      pageInfo: {
-        hasNextPage: hasMore,
-        hasPreviousPage: Boolean(args.after),
-        startCursor: head ? encodeKeyset(head) : null,
-        endCursor: last ? encodeKeyset(last) : null,
-      },
-    };
+  ): Promise<KeysetConnection<Contact>> {
+    return ctx.contacts.scroll(args, args.search);
   }
 
   @Query(() => ContactPage, {
     nullable: true,
-    description: 'The same list as numbered pages, for clients that page by number',
+    description:
+      'The same list as numbered pages: it stays for the REST list (`page`/`limit`); GraphQL clients page `contacts` by cursor',
   })
   async contactPage(@Args(() => ContactPageArgs) args: ContactPageArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfPage(args);

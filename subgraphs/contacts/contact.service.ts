@@ -3,9 +3,20 @@ import { LRUCache } from 'lru-cache';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { notACursor, timeOfCursor, type Slice, type Window } from '../../lib/data/pagination.js';
+import {
+  byCreation,
+  emptyConnection,
+  keysetConnection,
+  keysetSql,
+  keysetWindow,
+  orderByText,
+  type KeysetArgs,
+  type KeysetConnection,
+  type KeysetWindow,
+} from '../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
-import { contactQueries, READ_FIELDS } from './contact.queries.js';
+import { contactQueries } from './contact.queries.js';
 import { SCROLL_MAX, type ContactInput } from './contact.input.js';
 
 /**
@@ -13,6 +24,9 @@ import { SCROLL_MAX, type ContactInput } from './contact.input.js';
  * more), an estimate flagged `totalExact: false` (migration ContactSearchTotal).
  */
 export const EXACT_COUNT_LIMIT = 10_000;
+
+/** Newest first, on the index (created_at desc, id desc) of live contacts. */
+export const NEWEST_FIRST = byCreation<Contact>('c', 'desc');
 
 /**
  * PostgreSQL's estimates of searches' matches, by prefix query, shared by one process's requests
@@ -50,6 +64,39 @@ export class ContactService {
     private readonly searchEstimates: SearchEstimates,
   ) {}
 
+  /** Live contacts (matching `search` when given), newest first, as a keyset connection with their total. */
+  async connection(args: KeysetArgs, search?: string | null): Promise<Connection<Contact>> {
+    const window = keysetWindow(NEWEST_FIRST, args);
+    const query = search ? toPrefixQuery(search) : undefined;
+    if (query === null) return emptyConnection();
+    const [rows, total] = await Promise.all([
+      this.keysetRows(window, query),
+      query ? this.countMatches(query) : this.countLive(),
+    ]);
+    return {
+      ...keysetConnection(NEWEST_FIRST, window, rows),
+      totalCount: total.total,
+      totalExact: total.totalExact ?? true,
+    };
+  }
+
+  /**
+   * One keyset page as plain rows (a list changes nothing, so managed entities would only cost
+   * snapshots), in fixed SQL text per shape of page (see contact.queries.ts).
+   */
+  private async keysetRows(window: KeysetWindow, query: string | undefined): Promise<Contact[]> {
+    const queries = contactQueries(this.em);
+    const page = keysetSql(NEWEST_FIRST, window);
+    const conditions = [...(query ? [{ sql: queries.matches, params: [query] }] : []), ...page.conditions];
+    const text = `${queries.live}${conditions.map((condition) => ` and ${condition.sql}`).join('')} order by ${orderByText(page)} limit ?`;
+    const rows = await this.em.execute<Contact[]>(text, [
+      ...conditions.flatMap((condition) => condition.params),
+      page.limit,
+    ]);
+    return rows.map(toContactRow);
+  }
+
+  /** Live contacts newest first, a numbered page (the REST list). */
   async list(window: Window, search?: string | null): Promise<Slice<Contact>> {
     const query = search ? toPrefixQuery(search) : undefined;
     if (query === null) return { items: [], total: 0 };
@@ -104,51 +151,14 @@ export class ContactService {
   }
 
   /**
-   * One page of live contacts after a keyset cursor (newest first). Unlike offsets, a keyset stays
-   * as fast on the last page of a large export as on the first.
+   * The same keyset walk in pages of up to SCROLL_MAX and without a total, for exports: counting
+   * would cost each page a scan, and a thousand rows a page keep a large export to few round trips.
    */
-  async scroll(
-    first: number | null | undefined,
-    after: string | null | undefined,
-    search?: string | null,
-  ): Promise<{ items: Contact[]; hasMore: boolean }> {
-    const limit = first ?? SCROLL_MAX;
-    if (!Number.isInteger(limit) || limit < 1 || limit > SCROLL_MAX)
-      throw AppError.badInput('first', `must be an integer from 1 to ${SCROLL_MAX}`);
-    const qb = this.liveContacts(search);
-    if (!qb) return { items: [], hasMore: false };
-    if (after) {
-      const { createdAt, id } = decodeKeyset(after);
-      // A row comparison, which PostgreSQL answers from the (created_at desc, id desc) index.
-      qb.andWhere('(c.created_at, c.id) < (?, ?)', [createdAt, id]);
-    }
-    // Plain rows, not managed entities: an export reads a thousand at a time and changes none, so
-    // identity map entries and change-tracking snapshots would only be garbage.
-    const rows = await qb
-      .orderBy({ createdAt: 'desc', id: 'desc' })
-      .limit(limit + 1)
-      .execute<Contact[]>('all', true);
-    const items = rows.slice(0, limit).map(toContactRow);
-    return { items, hasMore: rows.length > limit };
-  }
-
-  /**
-   * Live contacts (matching `search` when given) as a query over the read columns; null when the
-   * search holds no word, which matches nothing.
-   */
-  private liveContacts(search: string | null | undefined) {
-    const qb = this.live();
-    if (!search) return qb;
-    const query = toPrefixQuery(search);
-    return query ? qb.andWhere(`c.search_vector @@ to_tsquery('simple', ?)`, [query]) : null;
-  }
-
-  /** Live contacts as a query over the read columns. */
-  private live() {
-    return this.em
-      .createQueryBuilder(Contact, 'c')
-      .select([...READ_FIELDS])
-      .where({ deleted: false });
+  async scroll(args: KeysetArgs, search?: string | null): Promise<KeysetConnection<Contact>> {
+    const window = keysetWindow(NEWEST_FIRST, args, { maxSize: SCROLL_MAX });
+    const query = search ? toPrefixQuery(search) : undefined;
+    if (query === null) return keysetConnection(NEWEST_FIRST, window, []);
+    return keysetConnection(NEWEST_FIRST, window, await this.keysetRows(window, query));
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, Contact>> {
@@ -235,22 +245,6 @@ function toContactRow(row: Contact): Contact {
     updatedAt: new Date(row.updatedAt),
     deletedAt: row.deletedAt === null || row.deletedAt === undefined ? null : new Date(row.deletedAt),
   };
-}
-
-export function encodeKeyset(contact: Pick<Contact, 'createdAt' | 'id'>): string {
-  return Buffer.from(JSON.stringify([contact.createdAt.toISOString(), contact.id])).toString('base64url');
-}
-
-function decodeKeyset(cursor: string): { createdAt: Date; id: string } {
-  let keyset: unknown;
-  try {
-    keyset = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-  } catch {
-    throw notACursor();
-  }
-  const [at, id] = Array.isArray(keyset) ? (keyset as unknown[]) : [];
-  if (typeof id !== 'string' || !isUuid(id)) throw notACursor();
-  return { createdAt: timeOfCursor(at), id };
 }
 
 function normalizeTags(tags: string[] | null): string[] {

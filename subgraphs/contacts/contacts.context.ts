@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '../../lib/data/database.js';
 import { bearerCallerOf } from '../../lib/identity.js';
+import type { KeysetArgs, KeysetConnection } from '../../lib/data/keyset.js';
 import { batchLoader } from '../../lib/data/loaders.js';
 import type { AuthContext } from '../../lib/subgraph/shield.js';
 import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
@@ -24,13 +25,12 @@ export interface ContactsContext extends AuthContext {
   contactById: DataLoader<string, Contact | null>;
   stagesOfPipeline: DataLoader<string, Stage[]>;
   stageContactCount: DataLoader<string, number>;
-  stageContacts: DataLoader<StageWindow, Contact[], string>;
+  stageContacts: DataLoader<StagePage, KeysetConnection<Contact>, string>;
 }
 
-interface StageWindow {
+interface StagePage {
   stageId: string;
-  offset: number;
-  limit: number;
+  args: KeysetArgs;
 }
 
 /** One request's context on `em`, the request's own fork: the caller (a bearer token, if any), the services, the loaders. */
@@ -69,30 +69,38 @@ export async function createContactsContext(
       (stageIds) => pipelines.countsOf(stageIds),
       () => 0,
     ),
-    // A board asks every stage for the same window, so one query per distinct window serves them all.
+    // A board asks every stage for the same page, so one query per distinct page serves them all.
     stageContacts: new DataLoader(
       async (keys) => {
-        const windows = new Map<string, StageWindow[]>();
+        const pages = new Map<string, StagePage[]>();
         for (const key of keys) {
-          const window = `${key.offset}:${key.limit}`;
-          windows.set(window, [...(windows.get(window) ?? []), key]);
+          const page = pageKey(key.args);
+          pages.set(page, [...(pages.get(page) ?? []), key]);
         }
-        const answers = new Map<string, Contact[]>();
-        for (const group of windows.values()) {
-          const { offset, limit } = group[0];
-          const byStage = await pipelines.contactsOf(
-            group.map((key) => key.stageId),
-            { offset, limit },
-          );
-          for (const key of group) answers.set(stageWindowKey(key), byStage.get(key.stageId) ?? []);
+        const answers = new Map<string, KeysetConnection<Contact> | Error>();
+        for (const group of pages.values()) {
+          try {
+            const byStage = await pipelines.contactsOf(
+              group.map((key) => key.stageId),
+              group[0].args,
+            );
+            for (const key of group) answers.set(stagePageKey(key), byStage.get(key.stageId)!);
+          } catch (error) {
+            // A refused argument (a bad cursor) answers the stages that asked with it, not the whole board.
+            for (const key of group) answers.set(stagePageKey(key), error as Error);
+          }
         }
-        return keys.map((key) => answers.get(stageWindowKey(key)) ?? []);
+        return keys.map((key) => answers.get(stagePageKey(key))!);
       },
-      { cacheKeyFn: stageWindowKey },
+      { cacheKeyFn: stagePageKey },
     ),
   };
 }
 
-function stageWindowKey(key: StageWindow): string {
-  return `${key.stageId}:${key.offset}:${key.limit}`;
+function pageKey(args: KeysetArgs): string {
+  return JSON.stringify([args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null]);
+}
+
+function stagePageKey(key: StagePage): string {
+  return `${key.stageId}:${pageKey(key.args)}`;
 }

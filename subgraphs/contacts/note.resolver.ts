@@ -1,14 +1,5 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import {
-  ConnectionArgs,
-  ConnectionType,
-  PageArgs,
-  PageType,
-  toConnection,
-  toPage,
-  windowOfConnection,
-  windowOfPage,
-} from '../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Note } from './note.entity.js';
 import { NoteInput } from './note.input.js';
@@ -19,16 +10,18 @@ export const NotePage = PageType(Note, 'Note');
 @Resolver(() => Note)
 export class NoteResolver {
   @Query(() => NoteConnection, { nullable: true, description: 'Notes of a live contact, newest first' })
-  async notes(
+  notes(
     @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
     @Ctx() ctx: ContactsContext,
   ) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.notes.list(contactId, window), window);
+    return ctx.notes.connection(contactId, args);
   }
 
-  @Query(() => NotePage, { nullable: true, description: 'The same list as numbered pages' })
+  @Query(() => NotePage, {
+    nullable: true,
+    description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
+  })
   async notePage(
     @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,

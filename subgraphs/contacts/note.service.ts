@@ -1,10 +1,13 @@
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/data/pagination.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import type { ContactService } from './contact.service.js';
 import { Note } from './note.entity.js';
 import type { NoteInput } from './note.input.js';
+
+const NEWEST_FIRST = byCreation<Note>('n', 'desc');
 
 /** Notes belong to one live contact: under another contact, or once it is deleted, they are not found. */
 export class NoteService {
@@ -13,7 +16,16 @@ export class NoteService {
     private readonly contacts: ContactService,
   ) {}
 
-  /** Newest first. */
+  /** Newest first, as a keyset connection. */
+  async connection(contactId: string, args: KeysetArgs): Promise<Connection<Note>> {
+    const window = keysetWindow(NEWEST_FIRST, args);
+    await this.contacts.get(contactId);
+    const where = { contactId };
+    const query = this.em.createQueryBuilder(Note, 'n').where(where);
+    return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(Note, where));
+  }
+
+  /** Newest first, a numbered page (the REST list). */
   async list(contactId: string, window: Window): Promise<Slice<Note>> {
     await this.contacts.get(contactId);
     const [items, total] = await this.em.findAndCount(

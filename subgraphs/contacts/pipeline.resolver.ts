@@ -1,14 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import {
-  ConnectionArgs,
-  ConnectionType,
-  PageArgs,
-  PageType,
-  toConnection,
-  toPage,
-  windowOfConnection,
-  windowOfPage,
-} from '../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import { ContactConnection } from './contact.resolver.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Pipeline, Stage, StageMove, StagePlacement } from './pipeline.entity.js';
@@ -22,12 +13,14 @@ export const StageMovePage = PageType(StageMove, 'StageMove');
 @Resolver(() => Pipeline)
 export class PipelineResolver {
   @Query(() => PipelineConnection, { nullable: true, description: 'Sales pipelines, the default first' })
-  async pipelines(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.pipelines.list(window), window);
+  pipelines(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+    return ctx.pipelines.connection(args);
   }
 
-  @Query(() => PipelinePage, { nullable: true, description: 'The same list as numbered pages' })
+  @Query(() => PipelinePage, {
+    nullable: true,
+    description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
+  })
   async pipelinePage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.pipelines.list(window), window);
@@ -59,16 +52,18 @@ export class PipelineResolver {
   }
 
   @Query(() => StageMoveConnection, { nullable: true, description: 'Stage moves of a live contact, oldest first' })
-  async stageMoves(
+  stageMoves(
     @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
     @Ctx() ctx: ContactsContext,
   ) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.pipelines.history(contactId, window), window);
+    return ctx.pipelines.historyConnection(contactId, args);
   }
 
-  @Query(() => StageMovePage, { nullable: true, description: 'The same history as numbered pages' })
+  @Query(() => StageMovePage, {
+    nullable: true,
+    description: 'The same history as numbered pages, kept for the REST list (`page`/`limit`)',
+  })
   async stageMovePage(
     @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,
@@ -99,11 +94,10 @@ export class StageResolver {
     @Args(() => StageContactsArgs) args: StageContactsArgs,
     @Ctx() ctx: ContactsContext,
   ) {
-    const window = windowOfConnection(args);
-    const [items, total] = await Promise.all([
-      ctx.stageContacts.load({ stageId: stage.id, offset: window.offset, limit: window.limit }),
+    const [page, total] = await Promise.all([
+      ctx.stageContacts.load({ stageId: stage.id, args }),
       ctx.stageContactCount.load(stage.id),
     ]);
-    return toConnection({ items, total }, window);
+    return { ...page, totalCount: total, totalExact: true };
   }
 }

@@ -2,11 +2,56 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/data/pagination.js';
+import {
+  keysetConnection,
+  keysetSql,
+  keysetWindow,
+  orderByText,
+  pageOfQuery,
+  type Keyset,
+  type KeysetArgs,
+  type KeysetConnection,
+} from '../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import { Contact } from './contact.entity.js';
 import type { ContactService } from './contact.service.js';
 import { ContactStage, Pipeline, Stage, StageMove, type StagePlacement } from './pipeline.entity.js';
 import type { MoveInput, PipelineInput } from './pipeline.input.js';
+
+/** The default pipeline first, then the others oldest first. */
+const DEFAULT_FIRST: Keyset<Pipeline> = {
+  direction: 'asc',
+  parts: [
+    { column: 'p.is_default', kind: 'trueFirst', of: (pipeline) => pipeline.isDefault },
+    { column: 'p.created_at', kind: 'time', of: (pipeline) => pipeline.createdAt },
+    { column: 'p.id', kind: 'id', of: (pipeline) => pipeline.id },
+  ],
+};
+
+/** A contact on a board, with the time it sorts by there: its last move, or its creation when never moved. */
+interface BoardEntry {
+  id: string;
+  boardAt: Date;
+  contact: Contact;
+}
+
+/** A stage's contacts on the board, most recently moved first. */
+const RECENTLY_MOVED_FIRST: Keyset<BoardEntry> = {
+  direction: 'desc',
+  parts: [
+    { column: 'coalesce(cs.moved_at, c.created_at)', kind: 'time', of: (entry) => entry.boardAt },
+    { column: 'c.id', kind: 'id', of: (entry) => entry.id },
+  ],
+};
+
+/** A contact's moves, oldest first. */
+const OLDEST_MOVE_FIRST: Keyset<StageMove> = {
+  direction: 'asc',
+  parts: [
+    { column: 'm.moved_at', kind: 'time', of: (move) => move.movedAt },
+    { column: 'm.id', kind: 'id', of: (move) => move.id },
+  ],
+};
 
 /**
  * The stage every live contact without a placement sits in: the first of the default pipeline.
@@ -29,7 +74,14 @@ export class PipelineService {
     this.stageOfContact = `coalesce(cs.stage_id, ${fallbackStage(this.schema)})`;
   }
 
-  /** The default pipeline first, then the others in the order they were made. */
+  /** The default pipeline first, then the others in the order they were made, as a keyset connection. */
+  async connection(args: KeysetArgs): Promise<Connection<Pipeline>> {
+    const window = keysetWindow(DEFAULT_FIRST, args);
+    const query = this.em.createQueryBuilder(Pipeline, 'p');
+    return pageOfQuery(query, DEFAULT_FIRST, window, () => this.em.count(Pipeline, {}));
+  }
+
+  /** The same pipelines as a numbered page (the REST list). */
   async list(window: Window): Promise<Slice<Pipeline>> {
     const [items, total] = await this.em.findAndCount(
       Pipeline,
@@ -107,31 +159,39 @@ export class PipelineService {
   }
 
   /**
-   * One window of live contacts for each of many stages (most recently moved first), in two
-   * queries whatever the number of stages or contacts: ranked ids, then the contacts.
+   * One keyset page of live contacts for each of many stages (most recently moved first), all at
+   * the same arguments (a board asks every stage alike), in two queries whatever the number of
+   * stages or contacts: ranked ids past the cursor, then the contacts.
    */
-  async contactsOf(stageIds: readonly string[], window: Window): Promise<Map<string, Contact[]>> {
-    const byStage = new Map<string, Contact[]>(stageIds.map((id) => [id, []]));
-    if (!stageIds.length) return byStage;
-    const rows = await this.em.execute<{ id: string; stage_id: string }[]>(
-      `select id, stage_id from (
-         select c.id, ${this.stageOfContact} as stage_id,
-           row_number() over (
-             partition by ${this.stageOfContact}
-             order by coalesce(cs.moved_at, c.created_at) desc, c.id desc
-           ) as rank
-         from "${this.schema}".contact c left join "${this.schema}".contact_stage cs on cs.contact_id = c.id
-         where not c.deleted and ${this.stageOfContact} = any(array[?]::uuid[])
-       ) ranked
-       where rank > ? and rank <= ?
-       order by stage_id, rank`,
-      [[...stageIds], window.offset, window.offset + window.limit],
-    );
-    if (!rows.length) return byStage;
-    const found = await this.contacts.findMany(rows.map((row) => row.id));
+  async contactsOf(stageIds: readonly string[], args: KeysetArgs): Promise<Map<string, KeysetConnection<Contact>>> {
+    const window = keysetWindow(RECENTLY_MOVED_FIRST, args);
+    const entries = new Map<string, BoardEntry[]>(stageIds.map((id) => [id, []]));
+    const page = keysetSql(RECENTLY_MOVED_FIRST, window);
+    const rows = stageIds.length
+      ? await this.em.execute<{ id: string; stage_id: string; board_at: Date | string }[]>(
+          `select id, stage_id, board_at from (
+             select c.id, ${this.stageOfContact} as stage_id, coalesce(cs.moved_at, c.created_at) as board_at,
+               row_number() over (partition by ${this.stageOfContact} order by ${orderByText(page)}) as rank
+             from "${this.schema}".contact c left join "${this.schema}".contact_stage cs on cs.contact_id = c.id
+             where not c.deleted and ${this.stageOfContact} = any(array[?]::uuid[])
+               ${page.conditions.map((condition) => `and ${condition.sql}`).join(' ')}
+           ) ranked
+           where rank <= ?
+           order by stage_id, rank`,
+          [[...stageIds], ...page.conditions.flatMap((condition) => condition.params), page.limit],
+        )
+      : [];
+    const found = rows.length ? await this.contacts.findMany(rows.map((row) => row.id)) : new Map<string, Contact>();
     for (const row of rows) {
       const contact = found.get(row.id);
-      if (contact) byStage.get(row.stage_id)?.push(contact);
+      if (contact) entries.get(row.stage_id)?.push({ id: row.id, boardAt: new Date(row.board_at), contact });
+    }
+    const byStage = new Map<string, KeysetConnection<Contact>>();
+    for (const [stageId, stageEntries] of entries) {
+      byStage.set(
+        stageId,
+        keysetConnection(RECENTLY_MOVED_FIRST, window, stageEntries, (entry) => entry.contact),
+      );
     }
     return byStage;
   }
@@ -209,7 +269,16 @@ export class PipelineService {
     });
   }
 
-  /** The moves of a live contact, oldest first. */
+  /** The moves of a live contact, oldest first, as a keyset connection. */
+  async historyConnection(contactId: string, args: KeysetArgs): Promise<Connection<StageMove>> {
+    const window = keysetWindow(OLDEST_MOVE_FIRST, args);
+    await this.contacts.get(contactId);
+    const where = { contactId };
+    const query = this.em.createQueryBuilder(StageMove, 'm').where(where);
+    return pageOfQuery(query, OLDEST_MOVE_FIRST, window, () => this.em.count(StageMove, where));
+  }
+
+  /** The same moves as a numbered page (the REST list). */
   async history(contactId: string, window: Window): Promise<Slice<StageMove>> {
     await this.contacts.get(contactId);
     const [items, total] = await this.em.findAndCount(

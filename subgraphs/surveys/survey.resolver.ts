@@ -1,12 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import {
-  ConnectionType,
-  PageType,
-  toConnection,
-  toPage,
-  windowOfConnection,
-  windowOfPage,
-} from '../../lib/data/pagination.js';
+import { ConnectionType, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import { SurveyAsset } from './survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
@@ -30,12 +23,14 @@ export class SurveyResolver {
     nullable: true,
     description: 'Surveys the signed-in surveyor may see (all, for admins), newest first',
   })
-  async surveys(@Args(() => SurveyConnectionArgs) args: SurveyConnectionArgs, @Ctx() ctx: SurveysContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.surveys.list(window, args.status), window);
+  surveys(@Args(() => SurveyConnectionArgs) args: SurveyConnectionArgs, @Ctx() ctx: SurveysContext) {
+    return ctx.surveys.connection(args, args.status);
   }
 
-  @Query(() => SurveyPage, { nullable: true, description: 'The same list as numbered pages' })
+  @Query(() => SurveyPage, {
+    nullable: true,
+    description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
+  })
   async surveyPage(@Args(() => SurveyPageArgs) args: SurveyPageArgs, @Ctx() ctx: SurveysContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.surveys.list(window, args.status), window);

@@ -2,11 +2,14 @@ import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Slice, Window } from '../../lib/data/pagination.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import type { SurveyUser } from './auth.types.js';
 import { Survey, SurveyStatus } from './survey.entity.js';
 import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';
 import type { SurveyInput } from './survey.input.js';
+
+const NEWEST_FIRST = byCreation<Survey>('s', 'desc');
 
 const TEXT_FIELDS = ['venueName', 'address', 'contactName', 'contactPhone', 'notes', 'contactId'] as const;
 type TextField = (typeof TEXT_FIELDS)[number];
@@ -30,6 +33,16 @@ export class SurveyService {
     return this.user.isAdmin ? extra : { ...(extra as object), ownerEmail: this.user.email };
   }
 
+  /** Visible surveys newest first, as a keyset connection. */
+  async connection(args: KeysetArgs, status?: SurveyStatus | null): Promise<Connection<Survey>> {
+    const window = keysetWindow(NEWEST_FIRST, args);
+    // `visible` answers a plain filter object, which the query builder takes too.
+    const where = this.visible(status ? { status } : {}) as Record<string, unknown>;
+    const query = this.em.createQueryBuilder(Survey, 's').where(where);
+    return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(Survey, where));
+  }
+
+  /** The same surveys as a numbered page (the REST list). */
   async list(window: Window, status?: SurveyStatus | null): Promise<Slice<Survey>> {
     const [items, total] = await this.em.findAndCount(Survey, this.visible(status ? { status } : {}), {
       orderBy: { createdAt: 'desc', id: 'desc' },

@@ -761,6 +761,36 @@ describe('venue survey service', () => {
     expect(large.count).toBe(4);
   });
 
+  it('pages the surveys connection by keyset cursors: a survey created meanwhile neither repeats nor skips one', async () => {
+    for (const index of [1, 2, 3, 4]) await createSurvey('bob', { venueName: `Keyset ${index}` });
+    type Page = {
+      nodes: Array<{ id: string }>;
+      pageInfo: { hasNextPage: boolean; startCursor: string; endCursor: string };
+    };
+    const read = async (args: Record<string, unknown>) => {
+      const answer = await graphql<{ surveys: Page }>(
+        gateway,
+        'query ($first: Int, $after: String, $last: Int, $before: String) { surveys(first: $first, after: $after, last: $last, before: $before) { nodes { id } pageInfo { hasNextPage startCursor endCursor } } }',
+        args,
+        as('admin'),
+      );
+      expect(answer.body.errors).toBeUndefined();
+      return {
+        ids: answer.body.data!.surveys.nodes.map((node) => node.id),
+        pageInfo: answer.body.data!.surveys.pageInfo,
+      };
+    };
+    const before = (await read({ first: 100 })).ids;
+    const first = await read({ first: 2 });
+    expect(first.ids).toEqual(before.slice(0, 2));
+    await createSurvey('bob', { venueName: 'Keyset newest' });
+    const rest = await read({ first: 100, after: first.pageInfo.endCursor });
+    expect([...first.ids, ...rest.ids]).toEqual(before);
+    const back = await read({ last: 2, before: rest.pageInfo.startCursor });
+    expect(back.ids).toEqual(first.ids);
+    expect(back.pageInfo.hasNextPage).toBe(true);
+  });
+
   it('logs out: the session ends and the cookie is cleared', async () => {
     const cookieToken = tokens.bob;
     const out = await rest('POST', `${base}/api/auth/logout`, undefined, { cookie: `survey_session=${cookieToken}` });

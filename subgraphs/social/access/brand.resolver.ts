@@ -4,9 +4,7 @@ import {
   ConnectionType,
   PageArgs,
   PageType,
-  toConnection,
   toPage,
-  windowOfConnection,
   windowOfPage,
 } from '../../../lib/data/pagination.js';
 import { Brand } from './brand.entity.js';
@@ -23,9 +21,8 @@ export class BrandResolver {
     nullable: true,
     description: 'Your brands (an API key: the brands it reaches), oldest first',
   })
-  async brands(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: AccessContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.brands.list(window), window);
+  brands(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: AccessContext) {
+    return ctx.brands.connection(args);
   }
 
   @Query(() => Brand, { nullable: true, description: 'One of your brands; null for an unknown or foreign id' })
@@ -33,7 +30,10 @@ export class BrandResolver {
     return ctx.brands.find(id);
   }
 
-  @Query(() => BrandPage, { nullable: true, description: 'The same list as numbered pages' })
+  @Query(() => BrandPage, {
+    nullable: true,
+    description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
+  })
   async brandPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: AccessContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.brands.list(window), window);

@@ -1,7 +1,8 @@
 import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/data/pagination.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
 import { checkTimezone } from '../../../lib/time.js';
 import { Brand } from './brand.entity.js';
 import type { BrandInput, BrandSettingsInput } from './brand.input.js';
@@ -9,6 +10,8 @@ import type { BrandSettings } from './brand.types.js';
 import type { Reach } from './reach.js';
 
 export const DEFAULT_BRAND_NAME = 'My brand';
+
+const OLDEST_FIRST = byCreation<Brand>('b', 'asc');
 
 /** Brands in the caller's reach, and what a post needs to know about them. */
 export class BrandService {
@@ -24,6 +27,15 @@ export class BrandService {
       : { ownerId: this.reach.ownerId, id: { $in: [...brandIds] } };
   }
 
+  /** Oldest first, as a keyset connection. */
+  async connection(args: KeysetArgs): Promise<Connection<Brand>> {
+    const window = keysetWindow(OLDEST_FIRST, args);
+    const where = this.where();
+    const query = this.em.createQueryBuilder(Brand, 'b').where(where);
+    return pageOfQuery(query, OLDEST_FIRST, window, () => this.em.count(Brand, where));
+  }
+
+  /** Oldest first, a numbered page (the REST list). */
   async list(window: Window): Promise<Slice<Brand>> {
     const [items, total] = await this.em.findAndCount(Brand, this.where(), {
       orderBy: { createdAt: 'asc', id: 'asc' },

@@ -1,5 +1,5 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, toConnection, windowOfConnection } from '../../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType } from '../../../lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import { Campaign } from './campaign.entity.js';
 import { CampaignInput } from './campaign.input.js';
@@ -16,9 +16,8 @@ class CampaignConnectionArgs extends ConnectionArgs {
 @Resolver(() => Campaign)
 export class CampaignResolver {
   @Query(() => CampaignConnection, { nullable: true, description: 'Your campaigns, newest first' })
-  async campaigns(@Args(() => CampaignConnectionArgs) args: CampaignConnectionArgs, @Ctx() ctx: ContentContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.campaigns.list(window, args.brandId), window);
+  campaigns(@Args(() => CampaignConnectionArgs) args: CampaignConnectionArgs, @Ctx() ctx: ContentContext) {
+    return ctx.campaigns.connection(args, args.brandId);
   }
 
   @Query(() => Campaign, { nullable: true, description: 'One of your campaigns; null when unknown or out of reach' })

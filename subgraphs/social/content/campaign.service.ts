@@ -1,7 +1,8 @@
 import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/data/pagination.js';
+import { byCreation, emptyConnection, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
+import type { Connection } from '../../../lib/data/pagination.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';
@@ -11,6 +12,8 @@ import type { CampaignInput } from './campaign.input.js';
 import { Post, snapshotOf } from './post.entity.js';
 import { assertCanApply } from './post.state.js';
 
+const NEWEST_FIRST = byCreation<Campaign>('c', 'desc');
+
 /** Campaigns: named groups of one brand's posts. Moving a post in or out is a post change, audited. */
 export class CampaignService {
   constructor(
@@ -19,19 +22,17 @@ export class CampaignService {
     private readonly brands: BrandService,
   ) {}
 
-  async list(window: Window, brandId?: string | null): Promise<Slice<Campaign>> {
+  /** Newest first, as a keyset connection. */
+  async connection(args: KeysetArgs, brandId?: string | null): Promise<Connection<Campaign>> {
+    const window = keysetWindow(NEWEST_FIRST, args);
     const where: Record<string, unknown> = { ...this.reach.filter() };
     if (brandId) {
       // Naming a brand replaces the reach filter's brand list, so the brand itself must be in reach.
-      if (!isUuid(brandId) || !this.reach.covers(brandId)) return { items: [], total: 0 };
+      if (!isUuid(brandId) || !this.reach.covers(brandId)) return emptyConnection();
       where.brandId = brandId;
     }
-    const [items, total] = await this.em.findAndCount(Campaign, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: window.limit,
-      offset: window.offset,
-    });
-    return { items, total };
+    const query = this.em.createQueryBuilder(Campaign, 'c').where(where);
+    return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(Campaign, where));
   }
 
   async find(id: string): Promise<Campaign | null> {

@@ -1,7 +1,8 @@
 import type { EntityManager } from '../../../lib/data/database.js';
 import type { Principal } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
-import { checkSize, notACursor } from '../../../lib/data/pagination.js';
+import { emptyConnection, keysetWindow, pageOfQuery, type Keyset, type KeysetArgs } from '../../../lib/data/keyset.js';
+import type { Connection } from '../../../lib/data/pagination.js';
 import type { Reach } from '../access/reach.js';
 import { ActorType, ContentEvent, type Actor, type ContentEventType } from './content-event.entity.js';
 import { snapshotOf, type Post } from './post.entity.js';
@@ -21,22 +22,11 @@ export interface EventFilter {
   type?: ContentEventType | null;
 }
 
-export interface EventSlice {
-  items: ContentEvent[];
-  nextCursor: string | null;
-  total: number;
-}
-
-const encodeCursor = (seq: string | number) => Buffer.from(`s:${seq}`).toString('base64url');
-
-/** Largest `seq` (a PostgreSQL bigint): a cursor past it names no event, and the database would fail on it. */
-const MAX_SEQ = 2n ** 63n - 1n;
-
-function decodeCursor(cursor: string): string {
-  const match = /^s:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match || BigInt(match[1]) > MAX_SEQ) throw notACursor();
-  return match[1];
-}
+/** Newest first: the log's sequence orders it alone, unique as an id. */
+const NEWEST_FIRST: Keyset<ContentEvent> = {
+  direction: 'desc',
+  parts: [{ column: 'e.seq', kind: 'sequence', of: (event) => event.seq }],
+};
 
 /**
  * The append-only audit log of content operations. `record` only persists into the entity
@@ -63,25 +53,17 @@ export class ContentEventService {
     return event;
   }
 
-  /** Newest first, keyset-paginated on the log's sequence, so pages never skip or repeat. */
-  async list(
-    filter: EventFilter,
-    limit: number | undefined | null,
-    cursor: string | undefined | null,
-  ): Promise<EventSlice> {
-    const size = checkSize('limit', limit);
+  /** Newest first, as a keyset connection on the log's sequence. */
+  async connection(filter: EventFilter, args: KeysetArgs): Promise<Connection<ContentEvent>> {
+    const window = keysetWindow(NEWEST_FIRST, args);
     if (filter.contentId !== undefined && filter.contentId !== null && !isUuid(filter.contentId)) {
-      return { items: [], nextCursor: null, total: 0 };
+      return emptyConnection();
     }
     const where: Record<string, unknown> = { ...this.reach.filter() };
     if (filter.contentId) where.contentId = filter.contentId;
     if (filter.type) where.type = filter.type;
-    const total = await this.em.count(ContentEvent, where);
-    if (cursor) where.seq = { $lt: decodeCursor(cursor) };
-    const rows = await this.em.find(ContentEvent, where, { orderBy: { seq: 'desc' }, limit: size + 1 });
-    const items = rows.slice(0, size);
-    const last = items.at(-1);
-    return { items, total, nextCursor: rows.length > size && last?.seq !== undefined ? encodeCursor(last.seq) : null };
+    const query = this.em.createQueryBuilder(ContentEvent, 'e').where(where);
+    return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(ContentEvent, where));
   }
 
   /** Every event of each item, newest first (one query for any number of items). */
@@ -98,10 +80,6 @@ export class ContentEventService {
     for (const row of rows) byContent.get(row.contentId)?.push(row);
     return byContent;
   }
-}
-
-export function cursorOfEvent(event: ContentEvent): string {
-  return encodeCursor(event.seq ?? '0');
 }
 
 /** Who an event names as having made a change: the API key when one was used, else the user. */

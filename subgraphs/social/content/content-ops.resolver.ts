@@ -1,11 +1,5 @@
 import { Arg, Args, ArgsType, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
-import {
-  ConnectionArgs,
-  toConnection,
-  toPage,
-  windowOfConnection,
-  windowOfPage,
-} from '../../../lib/data/pagination.js';
+import { ConnectionArgs, toPage, windowOfPage } from '../../../lib/data/pagination.js';
 import type { ContentContext } from './content.context.js';
 import { Post, PostStatus } from './post.entity.js';
 import { ContentEditInput, QueueConnectionArgs, QueuePageArgs } from './post.input.js';
@@ -23,9 +17,8 @@ export class ContentOpsResolver {
     nullable: true,
     description: 'Queued, publishing and failed items (or the statuses asked for), in due order',
   })
-  async contentQueue(@Args(() => QueueConnectionArgs) args: QueueConnectionArgs, @Ctx() ctx: ContentContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.posts.queue(window, { brandId: args.brandId, statuses: args.statuses }), window);
+  contentQueue(@Args(() => QueueConnectionArgs) args: QueueConnectionArgs, @Ctx() ctx: ContentContext) {
+    return ctx.posts.queueConnection(args, { brandId: args.brandId, statuses: args.statuses });
   }
 
   @Query(() => QueuePage, { nullable: true, description: 'The content queue as numbered pages' })
@@ -38,12 +31,8 @@ export class ContentOpsResolver {
     nullable: true,
     description: 'Suggestion drafts waiting for approval, newest first',
   })
-  async suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: ContentContext) {
-    const window = windowOfConnection(args);
-    return toConnection(
-      await ctx.posts.list(window, { brandId: args.brandId, statuses: [PostStatus.suggested] }),
-      window,
-    );
+  suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: ContentContext) {
+    return ctx.posts.connection(args, { brandId: args.brandId, statuses: [PostStatus.suggested] });
   }
 
   @Query(() => Post, { nullable: true, description: 'One content item with its events and publish attempts' })

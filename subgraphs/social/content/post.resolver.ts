@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/data/pagination.js';
+import { toPage, windowOfPage } from '../../../lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';
@@ -15,12 +15,8 @@ export class PostResolver {
   }
 
   @Query(() => PostConnection, { nullable: true, description: 'Your posts, newest first' })
-  async posts(@Args(() => PostConnectionArgs) args: PostConnectionArgs, @Ctx() ctx: ContentContext) {
-    const window = windowOfConnection(args);
-    return toConnection(
-      await ctx.posts.list(window, { brandId: args.brandId, statuses: args.status ? [args.status] : null }),
-      window,
-    );
+  posts(@Args(() => PostConnectionArgs) args: PostConnectionArgs, @Ctx() ctx: ContentContext) {
+    return ctx.posts.connection(args, { brandId: args.brandId, statuses: args.status ? [args.status] : null });
   }
 
   @Query(() => PostPage, { nullable: true, description: 'The same list as numbered pages' })

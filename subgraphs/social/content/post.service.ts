@@ -2,7 +2,15 @@ import { LockMode, QueryOrder } from '@mikro-orm/core';
 import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/data/pagination.js';
+import {
+  byCreation,
+  emptyConnection,
+  keysetWindow,
+  pageOfQuery,
+  type Keyset,
+  type KeysetArgs,
+} from '../../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
 import { parseInstant } from '../../../lib/time.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
@@ -16,6 +24,18 @@ import type { PublishSchedule } from './publish-schedule.js';
 
 const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const QUEUE_STATUSES = [PostStatus.queued, PostStatus.publishing, PostStatus.failed];
+
+const NEWEST_FIRST = byCreation<Post>('p', 'desc');
+
+/** Due order: the scheduled time (unscheduled posts last), then creation. */
+const DUE_FIRST: Keyset<Post> = {
+  direction: 'asc',
+  parts: [
+    { column: 'p.scheduled_at', kind: 'timeOrNever', of: (post) => post.scheduledAt },
+    { column: 'p.created_at', kind: 'time', of: (post) => post.createdAt },
+    { column: 'p.id', kind: 'id', of: (post) => post.id },
+  ],
+};
 const CREATE_STATUSES = [PostStatus.draft, PostStatus.suggested, PostStatus.queued];
 
 /**
@@ -73,7 +93,28 @@ export class PostService {
     return postsWhere(this.reach, filter);
   }
 
-  /** Posts newest first. */
+  /** Posts newest first, as a keyset connection. */
+  async connection(args: KeysetArgs, filter: PostFilter = {}): Promise<Connection<Post>> {
+    return this.page(NEWEST_FIRST, args, this.where(filter));
+  }
+
+  /** The content queue (see `queue`) as a keyset connection. */
+  async queueConnection(args: KeysetArgs, filter: PostFilter = {}): Promise<Connection<Post>> {
+    return this.page(DUE_FIRST, args, this.queueWhere(filter));
+  }
+
+  private async page(keyset: Keyset<Post>, args: KeysetArgs, where: Record<string, unknown> | null) {
+    const window = keysetWindow(keyset, args);
+    if (!where) return emptyConnection<Post>();
+    const query = this.em.createQueryBuilder(Post, 'p').where(where);
+    return pageOfQuery(query, keyset, window, () => this.em.count(Post, where));
+  }
+
+  private queueWhere(filter: PostFilter): Record<string, unknown> | null {
+    return this.where({ ...filter, statuses: filter.statuses?.length ? filter.statuses : QUEUE_STATUSES });
+  }
+
+  /** Posts newest first, a numbered page (the REST list). */
   async list(window: Window, filter: PostFilter = {}): Promise<Slice<Post>> {
     const where = this.where(filter);
     if (!where) return { items: [], total: 0 };
@@ -87,7 +128,7 @@ export class PostService {
 
   /** The content queue: due order (scheduled time, unscheduled last), by default what is waiting to go out or failed. */
   async queue(window: Window, filter: PostFilter = {}): Promise<Slice<Post>> {
-    const where = this.where({ ...filter, statuses: filter.statuses?.length ? filter.statuses : QUEUE_STATUSES });
+    const where = this.queueWhere(filter);
     if (!where) return { items: [], total: 0 };
     const [items, total] = await this.em.findAndCount(Post, where, {
       orderBy: { scheduledAt: QueryOrder.ASC_NULLS_LAST, createdAt: QueryOrder.ASC, id: QueryOrder.ASC },

@@ -4,9 +4,7 @@ import {
   ConnectionType,
   PageArgs,
   PageType,
-  toConnection,
   toPage,
-  windowOfConnection,
   windowOfPage,
 } from '../../../lib/data/pagination.js';
 import { MediaFile } from './media.entity.js';
@@ -23,12 +21,14 @@ export class MediaResolver {
     nullable: true,
     description: "The caller's media files whose bytes have arrived, newest first",
   })
-  async media(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: MediaContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.media.list(window), window);
+  media(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: MediaContext) {
+    return ctx.media.connection(args);
   }
 
-  @Query(() => MediaFilePage, { nullable: true, description: 'The same list as numbered pages' })
+  @Query(() => MediaFilePage, {
+    nullable: true,
+    description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
+  })
   async mediaPage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: MediaContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.media.list(window), window);

@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/data/pagination.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
+import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
 import type { ObjectStorage } from '../../../lib/storage/storage.js';
 import {
   checkDeclaration,
@@ -17,6 +18,8 @@ import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import { MediaFile, MediaSource, MediaStatus } from './media.entity.js';
 import type { MediaUploadGrant } from './media.types.js';
+
+const NEWEST_FIRST = byCreation<MediaFile>('m', 'desc');
 
 /** What a media file may be: the images and videos the supported platforms accept. */
 export const MEDIA_CONTENT_TYPES = [
@@ -107,7 +110,16 @@ export class MediaService {
     };
   }
 
-  /** Files in reach whose bytes have arrived and were committed, newest first. */
+  /** Files in reach whose bytes have arrived and were committed, newest first, as a keyset connection. */
+  async connection(args: KeysetArgs): Promise<Connection<MediaFile>> {
+    const window = keysetWindow(NEWEST_FIRST, args);
+    await this.settleUploads();
+    const where = { ...this.reach.filter(), status: MediaStatus.ready };
+    const query = this.em.createQueryBuilder(MediaFile, 'm').where(where);
+    return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(MediaFile, where));
+  }
+
+  /** The same files as a numbered page (the REST list). */
   async list(window: Window): Promise<Slice<MediaFile>> {
     await this.settleUploads();
     const [items, total] = await this.em.findAndCount(

@@ -1,5 +1,4 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { toConnection, windowOfConnection } from '../../../lib/data/pagination.js';
 import { Webhook, WebhookMessage } from './webhook.entity.js';
 import { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesArgs } from './webhook.input.js';
 import { CreatedWebhook, WebhookDeliveryConnection } from './webhook.types.js';
@@ -16,9 +15,8 @@ export class WebhookResolver {
     nullable: true,
     description: 'Delivery attempts of one webhook, newest first: event, status code or error, duration',
   })
-  async webhookDeliveries(@Args(() => WebhookDeliveriesArgs) args: WebhookDeliveriesArgs, @Ctx() ctx: WebhooksContext) {
-    const window = windowOfConnection(args);
-    return toConnection(await ctx.webhooks.deliveries(args.webhookId, window), window);
+  webhookDeliveries(@Args(() => WebhookDeliveriesArgs) args: WebhookDeliveriesArgs, @Ctx() ctx: WebhooksContext) {
+    return ctx.webhooks.deliveries(args.webhookId, args);
   }
 
   @Mutation(() => CreatedWebhook, {

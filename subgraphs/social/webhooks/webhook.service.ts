@@ -4,7 +4,8 @@ import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { hasScope } from '../../../lib/identity.js';
 import { isUuid } from '../../../lib/ids.js';
-import type { Slice, Window } from '../../../lib/data/pagination.js';
+import { keysetWindow, pageOfQuery, type KeysetArgs, type Keyset } from '../../../lib/data/keyset.js';
+import type { Connection } from '../../../lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import type { TokenCipher } from '../integrations/token-cipher.js';
@@ -13,6 +14,15 @@ import { enqueueDelivery } from './webhook.delivery.js';
 import { Webhook, WebhookDelivery, WebhookMessage } from './webhook.entity.js';
 import { isWebhookEventType, WEBHOOK_EVENT_SCOPES, WEBHOOK_EVENT_TYPES } from './webhook.events.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhook.input.js';
+
+/** Delivery attempts, newest first (the index webhook_delivery_webhook_idx). */
+const NEWEST_ATTEMPT_FIRST: Keyset<WebhookDelivery> = {
+  direction: 'desc',
+  parts: [
+    { column: 'd.attempted_at', kind: 'time', of: (delivery) => delivery.attemptedAt },
+    { column: 'd.id', kind: 'id', of: (delivery) => delivery.id },
+  ],
+};
 
 /** What the webhook service needs beyond the request: the secrets' cipher, the URL policy, the queue redeliveries go on. */
 export interface WebhookTools extends AddressPolicy {
@@ -100,15 +110,13 @@ export class WebhookService {
     return webhook;
   }
 
-  /** Attempts newest first. */
-  async deliveries(webhookId: string, window: Window): Promise<Slice<WebhookDelivery>> {
+  /** Attempts newest first, as a keyset connection. */
+  async deliveries(webhookId: string, args: KeysetArgs): Promise<Connection<WebhookDelivery>> {
+    const window = keysetWindow(NEWEST_ATTEMPT_FIRST, args);
     const webhook = await this.get(webhookId);
-    const [items, total] = await this.em.findAndCount(
-      WebhookDelivery,
-      { webhookId: webhook.id },
-      { orderBy: { attemptedAt: 'desc', id: 'desc' }, limit: window.limit, offset: window.offset },
-    );
-    return { items, total };
+    const where = { webhookId: webhook.id };
+    const query = this.em.createQueryBuilder(WebhookDelivery, 'd').where(where);
+    return pageOfQuery(query, NEWEST_ATTEMPT_FIRST, window, () => this.em.count(WebhookDelivery, where));
   }
 
   /** Sends the event of an attempt once more, now, with the same webhook-id (a receiver that has it already drops it). */
