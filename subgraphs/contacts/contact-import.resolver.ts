@@ -1,13 +1,9 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { AppError } from '../../lib/errors.js';
-import { notACursor } from '../../lib/data/pagination.js';
 import type { ContactsContext } from './contacts.context.js';
 import { ContactImport } from './contact-import.entity.js';
+import { MAX_ERRORS_PAGE } from './contact-import.service.js';
 import { ImportResult, ImportRowErrorConnection, ImportUploadSlot } from './contact-import.types.js';
-
-/** Row errors one page may hold: `errors.csv` walks a million of them in pages this size. */
-const MAX_ERRORS_PAGE = 1000;
 
 @ArgsType()
 class ImportContactsArgs {
@@ -30,6 +26,21 @@ class ImportContactsArgs {
 }
 
 @ArgsType()
+class ImportErrorsArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description: `Errors to return from the start, 1 to ${MAX_ERRORS_PAGE} (default 100)`,
+  })
+  first?: number;
+  @Field(() => String, { nullable: true, description: 'Cursor of the error after which to start' })
+  after?: string;
+  @Field(() => Int, { nullable: true, description: `Errors to return from the end, 1 to ${MAX_ERRORS_PAGE}` })
+  last?: number;
+  @Field(() => String, { nullable: true, description: 'Cursor of the error before which to end' })
+  before?: string;
+}
+
+@ArgsType()
 class StartContactImportArgs {
   @Field(() => ID, { description: 'The uploadId of reserveContactImport, once the bytes are stored' })
   uploadId!: string;
@@ -42,16 +53,6 @@ class StartContactImportArgs {
 
   @Field(() => Boolean, { nullable: true, description: 'Check every row and count what would happen, writing nothing' })
   dryRun?: boolean | null;
-}
-
-const ERROR_CURSOR = /^e:(\d{1,10})$/;
-const errorCursor = (position: number) => Buffer.from(`e:${position}`).toString('base64url');
-
-function positionOf(cursor: string | null | undefined): number {
-  if (!cursor) return 0;
-  const match = ERROR_CURSOR.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw notACursor();
-  return Number(match[1]);
 }
 
 @Resolver(() => ContactImport)
@@ -115,27 +116,11 @@ export class ContactImportResolver {
   }
 
   @FieldResolver(() => ImportRowErrorConnection, { description: 'The row errors, in file order' })
-  async errors(
+  errors(
     @Root() job: ContactImport,
+    @Args(() => ImportErrorsArgs) args: ImportErrorsArgs,
     @Ctx() ctx: ContactsContext,
-    @Arg('first', () => Int, { nullable: true, description: `Errors to return, 1 to ${MAX_ERRORS_PAGE} (default 100)` })
-    first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'Cursor of the error after which to start' })
-    after?: string | null,
-  ): Promise<ImportRowErrorConnection> {
-    const size = first ?? 100;
-    if (!Number.isInteger(size) || size < 1 || size > MAX_ERRORS_PAGE)
-      throw AppError.badInput('first', `must be an integer from 1 to ${MAX_ERRORS_PAGE}`);
-    const from = positionOf(after);
-    const { items, more } = await ctx.imports.errors(job, size, from);
-    return {
-      nodes: items,
-      pageInfo: {
-        hasNextPage: more,
-        hasPreviousPage: from > 0,
-        startCursor: items.length ? errorCursor(from + 1) : null,
-        endCursor: items.length ? errorCursor(from + items.length) : null,
-      },
-    };
+  ) {
+    return ctx.imports.errors(job, args);
   }
 }

@@ -1,5 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '../../lib/data/database.js';
+import {
+  keysetConnection,
+  keysetSql,
+  keysetWindow,
+  orderByText,
+  type Keyset,
+  type KeysetArgs,
+  type KeysetConnection,
+} from '../../lib/data/keyset.js';
 import { AppError, ErrorCode, isErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage/storage.js';
@@ -18,6 +27,18 @@ import type { ImportResult, ImportRowError, ImportUploadSlot } from './contact-i
 const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 /** Row errors the legacy answer lists; all of them are in `errors.csv`. */
 const MAX_LISTED_ERRORS = 1000;
+/** Row errors one page may hold: `errors.csv` walks a million of them in pages this size. */
+export const MAX_ERRORS_PAGE = 1000;
+
+interface ImportErrorRow extends ImportRowError {
+  /** Position of the error in its import, from 1: the key of the list. */
+  seq: number;
+}
+
+const IMPORT_ERRORS_KEYSET: Keyset<ImportErrorRow> = {
+  direction: 'asc',
+  parts: [{ column: 'seq', kind: 'sequence', of: (error) => error.seq }],
+};
 /** How often a waiting import request looks at its job; a small file is done within a few looks. */
 const WAIT_STEPS_MS = [20, 50, 100, 200, 400];
 
@@ -119,19 +140,21 @@ export class ContactImportService {
     return (await this.get(id))!;
   }
 
-  /** Row errors of an import in file order, from after the error `after` (its position, from 1). */
-  async errors(job: ContactImport, first: number, after: number): Promise<{ items: ImportRowError[]; more: boolean }> {
-    const rows = await this.em
-      .getConnection()
-      .execute<{ seq: number; row: number; column: string | null; message: string }[]>(
-        `select seq, row, "column", message from "${this.schema}".contact_import_error
-       where import_id = ? and seq > ? order by seq limit ?`,
-        [job.id, after, first + 1],
-      );
-    return {
-      items: rows.slice(0, first).map(({ row, column, message }) => ({ row, column, message })),
-      more: rows.length > first,
-    };
+  /** A page of the row errors of an import, in file order (keyset on their position in the import). */
+  async errors(job: ContactImport, args: KeysetArgs): Promise<KeysetConnection<ImportRowError>> {
+    const window = keysetWindow(IMPORT_ERRORS_KEYSET, args, { defaultSize: 100, maxSize: MAX_ERRORS_PAGE });
+    const sql = keysetSql(IMPORT_ERRORS_KEYSET, window);
+    const rows = await this.em.getConnection().execute<ImportErrorRow[]>(
+      `select seq, row, "column", message from "${this.schema}".contact_import_error
+       where import_id = ? ${sql.conditions.map((condition) => `and ${condition.sql}`).join(' ')}
+       order by ${orderByText(sql)} limit ?`,
+      [job.id, ...sql.conditions.flatMap((condition) => condition.params), sql.limit],
+    );
+    return keysetConnection(IMPORT_ERRORS_KEYSET, window, rows, ({ row, column, message }) => ({
+      row,
+      column,
+      message,
+    }));
   }
 
   /** Ends a reservation that will not be imported (its upload failed): row and bytes. False when there was none. */
@@ -158,7 +181,7 @@ export class ContactImportService {
 
   /** The legacy answer: counts, the first row errors, and the batches in file order. */
   private async summaryOf(job: ContactImport): Promise<ImportResult> {
-    const { items: errors, more } = await this.errors(job, MAX_LISTED_ERRORS, 0);
+    const { nodes: errors, pageInfo } = await this.errors(job, { first: MAX_LISTED_ERRORS });
     const batches = await this.em
       .getConnection()
       .execute<{ firstRow: number; lastRow: number; created: number; updated: number; written: boolean }[]>(
@@ -172,7 +195,7 @@ export class ContactImportService {
       updated: job.updated,
       skipped: job.skipped,
       errors,
-      errorsTruncated: more,
+      errorsTruncated: pageInfo.hasNextPage,
       batches,
     };
   }
