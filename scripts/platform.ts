@@ -93,7 +93,7 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
     const [socialRest, surveysRest, contactsRest] = await Promise.all([
       startSocialRest(deps, { port: socialRestPort, client }).then(track),
       startSurveysRest(deps, { port: surveysRestPort, client }).then(track),
-      startContactsRest(deps, { port: contactsRestPort, client }).then(track),
+      startContactsRest(deps, { port: contactsRestPort, client, contactsSubgraphUrl: contacts.url }).then(track),
     ]);
     return {
       identity,

@@ -11,6 +11,7 @@ import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
 import { contactCsvRoutes } from './contact-csv.routes.js';
+import { contactExportRoutes, type ExportSource } from './contact-export.routes.js';
 import { contactRoutes } from './contacts.routes.js';
 import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
@@ -57,7 +58,12 @@ function contactsApi(config: Config): ApiDescription {
 }
 
 /** Every route of the contact management REST contract, in matching order. */
-function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
+function contactsRestRoutes(
+  client: GraphQLClient,
+  storage: ObjectStorage,
+  config: Config,
+  exportSource: ExportSource,
+): RestRoute[] {
   const run = operationRunner(client);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/rest/health-routes.ts.
@@ -65,6 +71,7 @@ function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, confi
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
     ...contactCsvRoutes(run, storage),
+    ...contactExportRoutes(run, exportSource),
     ...contactRoutes(run),
     ...noteRoutes(run),
     ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),
@@ -75,16 +82,37 @@ function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, confi
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
 export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
-  return openApiDocument(contactsApi(config), contactsRestRoutes(client, createStorage(config), config));
+  return openApiDocument(
+    contactsApi(config),
+    contactsRestRoutes(client, createStorage(config), config, exportSourceOf(config, undefined)),
+  );
 }
 
 export async function startContactsRest(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: PartPort; client: GraphQLClient },
+  options: {
+    port: PartPort;
+    client: GraphQLClient;
+    /** The contacts subgraph's GraphQL URL when it runs in this process (its port serves the export's bytes). */
+    contactsSubgraphUrl?: string;
+  },
 ): Promise<RunningPart> {
   return startRestService(deps, options, {
     name: 'contacts',
     health: HEALTH,
-    routes: contactsRestRoutes(options.client, createStorage(deps.config), deps.config),
+    routes: contactsRestRoutes(
+      options.client,
+      createStorage(deps.config),
+      deps.config,
+      exportSourceOf(deps.config, options.contactsSubgraphUrl),
+    ),
   });
+}
+
+/** Where exports are read: CONTACTS_SUBGRAPH_URL when the subgraph runs elsewhere, else the one of this process. */
+function exportSourceOf(config: Config, localSubgraphUrl: string | undefined): ExportSource {
+  return {
+    subgraphUrl: config.env.CONTACTS_SUBGRAPH_URL ?? localSubgraphUrl,
+    subgraphToken: config.env.SUBGRAPH_TOKEN,
+  };
 }

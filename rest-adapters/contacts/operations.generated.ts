@@ -102,14 +102,12 @@ export type ImportContactsMutationVariables = Exact<{
 
 export type ImportContactsMutation = { importContacts: { rows: number, created: number, updated: number, skipped: number, errorsTruncated: boolean, errors: Array<{ row: number, column: string | null, message: string }>, batches: Array<{ firstRow: number, lastRow: number, created: number, updated: number, written: boolean }> } | null };
 
-export type ContactScrollQueryVariables = Exact<{
-  first?: number | null | undefined;
-  after?: string | null | undefined;
+export type ContactExportGrantQueryVariables = Exact<{
   search?: string | null | undefined;
 }>;
 
 
-export type ContactScrollQuery = { contactScroll: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+export type ContactExportGrantQuery = { contactExportGrant: { grant: string, expiresAt: string } | null };
 
 export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string };
 
@@ -452,30 +450,14 @@ export const ImportContactsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ImportContactsMutation, ImportContactsMutationVariables>;
-export const ContactScrollDocument = new TypedDocumentString(`
-    query ContactScroll($first: Int, $after: String, $search: String) {
-  contactScroll(first: $first, after: $after, search: $search) {
-    nodes {
-      ...ContactFields
-    }
-    pageInfo {
-      hasNextPage
-      endCursor
-    }
+export const ContactExportGrantDocument = new TypedDocumentString(`
+    query ContactExportGrant($search: String) {
+  contactExportGrant(search: $search) {
+    grant
+    expiresAt
   }
 }
-    fragment ContactFields on Contact {
-  id
-  firstName
-  lastName
-  email
-  phone
-  company
-  tags
-  deleted
-  createdAt
-  updatedAt
-}`) as unknown as TypedDocumentString<ContactScrollQuery, ContactScrollQueryVariables>;
+    `) as unknown as TypedDocumentString<ContactExportGrantQuery, ContactExportGrantQueryVariables>;
 export const ContactPageDocument = new TypedDocumentString(`
     query ContactPage($page: Int, $limit: Int, $search: String) {
   contactPage(page: $page, limit: $limit, search: $search) {

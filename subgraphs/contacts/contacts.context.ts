@@ -5,6 +5,7 @@ import { batchLoader } from '../../lib/data/loaders.js';
 import type { AuthContext } from '../../lib/subgraph/shield.js';
 import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
 import { AttachmentService } from './attachment.service.js';
+import { ContactExportService } from './contact-export.service.js';
 import { ContactImportService } from './contact-import.service.js';
 import type { Contact } from './contact.entity.js';
 import { ContactService } from './contact.service.js';
@@ -21,6 +22,7 @@ export interface ContactsContext extends AuthContext {
   attachments: AttachmentService;
   pipelines: PipelineService;
   imports: ContactImportService;
+  exports: ContactExportService;
   contactById: DataLoader<string, Contact | null>;
   stagesOfPipeline: DataLoader<string, Stage[]>;
   stageContactCount: DataLoader<string, number>;
@@ -51,6 +53,7 @@ export async function createContactsContext(
     attachments: new AttachmentService(em, contacts, runtime.attachments),
     pipelines,
     imports: new ContactImportService(em, contacts, runtime.storage, runtime.importLimits),
+    exports: new ContactExportService(runtime.exports),
     contactById: batchLoader(
       (ids) => contacts.findMany(ids),
       () => null,

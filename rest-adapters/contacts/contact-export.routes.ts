@@ -1,0 +1,108 @@
+import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
+import { ErrorCode, problemFor } from '../../lib/errors.js';
+import { SUBGRAPH_TOKEN_HEADER } from '../../lib/http/subgraph-token.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../../lib/observability/logger.js';
+import { ProblemError, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { contentDisposition } from '../../lib/storage/storage.js';
+import { ContactExportGrantDocument } from './operations.generated.js';
+
+/** The columns of the file, as the contacts subgraph writes them (subgraphs/contacts/contact-export.service.ts). */
+const EXPORT_COLUMNS = 'id, firstName, lastName, email, phone, company, tags, createdAt, updatedAt';
+
+/** Where the export's bytes come from: the contacts subgraph's own HTTP port. */
+export interface ExportSource {
+  /** The contacts subgraph's GraphQL URL (`.../graphql`, CONTACTS_SUBGRAPH_URL or the one started in this process); its `/exports` is beside it. */
+  subgraphUrl: string | undefined;
+  /** SUBGRAPH_TOKEN, sent as the gateway sends it, when the subgraph demands it. */
+  subgraphToken: string | undefined;
+}
+
+/**
+ * CSV export. The operation decides who may export (the contacts.export scope) and answers a signed
+ * grant for this one export, valid a minute; the bytes then come from the subgraph's port as
+ * PostgreSQL's COPY sends them and are passed on as they come: the client's pace holds the COPY
+ * (backpressure both ways), and a client that goes away ends it. Memory stays flat at any size.
+ */
+export function contactExportRoutes(run: RunOperation, source: ExportSource): RestRoute[] {
+  return [
+    {
+      method: 'get',
+      path: '/api/contacts/export',
+      summary: 'Export contacts as CSV (optional search)',
+      doc: {
+        operationId: 'exportContacts',
+        tag: 'contacts',
+        query: z.object({
+          search: z.string().optional().meta({ description: 'Export only the contacts this full-text search finds' }),
+        }),
+        answer: {
+          status: 200,
+          description: `CSV with a header row: ${EXPORT_COLUMNS} (tags joined with ;)`,
+          content: { 'text/csv': z.string() },
+        },
+      },
+      handler: async (req, res) => {
+        // Asked before any byte is sent, so a refused or bad request still gets a problem body.
+        const { contactExportGrant } = await run(
+          ContactExportGrantDocument,
+          { search: stringParam(req.query.search) },
+          req,
+        );
+        const upstream = await openExport(source, contactExportGrant.grant, requestIdOf(req));
+        res.status(200).set({
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': contentDisposition('contacts.csv'),
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        });
+        // Either end closing destroys the other: the subgraph then drops its COPY's connection.
+        await pipeline(upstream, res);
+      },
+    },
+  ];
+}
+
+/** The subgraph's answer to GET /exports/<grant>, once it has said 200; any other answer is a 502 problem. */
+function openExport(source: ExportSource, grant: string, requestId: string): Promise<http.IncomingMessage> {
+  if (!source.subgraphUrl) {
+    throw new ProblemError(
+      problemFor(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'Exports need CONTACTS_SUBGRAPH_URL: the contacts subgraph is not known here',
+      ),
+    );
+  }
+  const url = new URL(`/exports/${encodeURIComponent(grant)}`, source.subgraphUrl);
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      url,
+      {
+        headers: {
+          [REQUEST_ID_HEADER]: requestId,
+          ...(source.subgraphToken ? { [SUBGRAPH_TOKEN_HEADER]: source.subgraphToken } : {}),
+        },
+      },
+      (response) => {
+        if (response.statusCode === 200) return resolve(response);
+        response.resume();
+        reject(
+          new ProblemError(
+            problemFor(ErrorCode.BAD_GATEWAY, `The contacts service refused the export (${response.statusCode})`),
+          ),
+        );
+      },
+    );
+    request.on('error', (error) =>
+      reject(
+        new ProblemError(
+          problemFor(
+            ErrorCode.BAD_GATEWAY,
+            `The contacts service could not be reached for the export: ${error.message}`,
+          ),
+        ),
+      ),
+    );
+  });
+}
