@@ -45,7 +45,7 @@ export function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRun
     ? new pg.Pool({ connectionString: databaseUrl, max: EXPORT_CONNECTIONS, idleTimeoutMillis: 10_000 })
     : null;
   // An idle connection the server drops must not take the process down (pg re-emits it on the pool).
-  copyPool?.on('error', (error) => deps.logger.warn({ err: error }, 'contact export connection lost'));
+  copyPool?.on('error', (error) => deps.logger.warn({ reason: error.message }, 'contact export connection lost'));
   return Promise.resolve({
     identity: deps.identity,
     storage,
