@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { ErrorCode, problemFor } from '../../lib/errors.js';
@@ -17,6 +18,12 @@ export interface ExportSource {
   subgraphUrl: string | undefined;
   /** SUBGRAPH_TOKEN, sent as the gateway sends it, when the subgraph demands it. */
   subgraphToken: string | undefined;
+  /**
+   * The export a grant names, read from the contacts subgraph of this process without HTTP (null: the
+   * grant was refused); absent when that subgraph runs elsewhere. As the gateway executes a subgraph of
+   * its own process in it: the hop through a socket cost a fifth of an export's time.
+   */
+  inProcess?: (grant: string) => Readable | null;
 }
 
 /**
@@ -50,7 +57,10 @@ export function contactExportRoutes(run: RunOperation, source: ExportSource): Re
           { search: stringParam(req.query.search) },
           req,
         );
-        const upstream = await openExport(source, contactExportGrant.grant, requestIdOf(req));
+        const upstream = source.inProcess
+          ? source.inProcess(contactExportGrant.grant)
+          : await openExport(source, contactExportGrant.grant, requestIdOf(req));
+        if (!upstream) throw refusal(403);
         res.status(200).set({
           'content-type': 'text/csv; charset=utf-8',
           'content-disposition': contentDisposition('contacts.csv'),
@@ -87,11 +97,7 @@ function openExport(source: ExportSource, grant: string, requestId: string): Pro
       (response) => {
         if (response.statusCode === 200) return resolve(response);
         response.resume();
-        reject(
-          new ProblemError(
-            problemFor(ErrorCode.BAD_GATEWAY, `The contacts service refused the export (${response.statusCode})`),
-          ),
-        );
+        reject(refusal(response.statusCode));
       },
     );
     request.on('error', (error) =>
@@ -105,4 +111,9 @@ function openExport(source: ExportSource, grant: string, requestId: string): Pro
       ),
     );
   });
+}
+
+/** The subgraph refused a grant its own operation just handed out (expired on the way, keys that differ): a 502 problem. */
+function refusal(status: number | undefined): ProblemError {
+  return new ProblemError(problemFor(ErrorCode.BAD_GATEWAY, `The contacts service refused the export (${status})`));
 }

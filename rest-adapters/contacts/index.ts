@@ -95,6 +95,8 @@ export async function startContactsRest(
     client: GraphQLClient;
     /** The contacts subgraph's GraphQL URL when it runs in this process (its port serves the export's bytes). */
     contactsSubgraphUrl?: string;
+    /** Reads an export from the contacts subgraph of this process without HTTP (ExportSource.inProcess). */
+    contactExports?: ExportSource['inProcess'];
   },
 ): Promise<RunningPart> {
   return startRestService(deps, options, {
@@ -104,15 +106,21 @@ export async function startContactsRest(
       options.client,
       createStorage(deps.config),
       deps.config,
-      exportSourceOf(deps.config, options.contactsSubgraphUrl),
+      exportSourceOf(deps.config, options.contactsSubgraphUrl, options.contactExports),
     ),
   });
 }
 
 /** Where exports are read: CONTACTS_SUBGRAPH_URL when the subgraph runs elsewhere, else the one of this process. */
-function exportSourceOf(config: Config, localSubgraphUrl: string | undefined): ExportSource {
+function exportSourceOf(
+  config: Config,
+  localSubgraphUrl: string | undefined,
+  inProcess?: ExportSource['inProcess'],
+): ExportSource {
+  const elsewhere = config.env.CONTACTS_SUBGRAPH_URL;
   return {
-    subgraphUrl: config.env.CONTACTS_SUBGRAPH_URL ?? localSubgraphUrl,
+    subgraphUrl: elsewhere ?? localSubgraphUrl,
     subgraphToken: config.env.SUBGRAPH_TOKEN,
+    ...(elsewhere ? {} : { inProcess }),
   };
 }

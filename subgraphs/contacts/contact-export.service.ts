@@ -1,4 +1,4 @@
-import { Readable, type Writable } from 'node:stream';
+import { PassThrough, Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import pg from 'pg';
@@ -89,6 +89,18 @@ export async function writeContactExport(
     return copyOut(orm, settings.copyPool, sql, out);
   }
   return pagesOut(orm.em.fork(), select, query ?? null, out);
+}
+
+/**
+ * The export a grant names, as a stream, for a REST adapter in this process (no HTTP between them);
+ * null when the grant is refused. Destroying the stream ends the COPY as a client going away does.
+ */
+export function contactExportStream(orm: Orm, settings: ContactExportSettings, grant: string): Readable | null {
+  const granted = readExportGrant(settings, grant);
+  if (!granted) return null;
+  const out = new PassThrough();
+  writeContactExport(orm, settings, granted.search, out).catch((error: Error) => out.destroy(error));
+  return out;
 }
 
 interface ExportSelect {

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'csv-stringify/sync';
 import pg from 'pg';
+import { createLogger } from '../../lib/observability/logger.js';
 import { deriveKey, masterKey, signPayload } from '../../lib/secrets.js';
+import { startContactsRest } from '../../rest-adapters/contacts/index.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 const COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'];
@@ -101,6 +103,23 @@ describe('contacts: CSV export streamed by the subgraph', () => {
     const lines = (await (await fetch(`${exportsUrl}/${grant}`)).text()).split('\r\n').filter(Boolean);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain('bytes2@export.example');
+  });
+
+  it('reads the same file over HTTP from a contacts subgraph in another process (CONTACTS_SUBGRAPH_URL)', async () => {
+    // A REST adapter that knows the subgraph by URL only, as a contacts-rest part deployed apart does.
+    const apart = await startContactsRest(
+      { config: platform.config, logger: createLogger(platform.config) },
+      { port: 0, client: platform.gateway.client, contactsSubgraphUrl: platform.subgraphs.contacts.url },
+    );
+    try {
+      const [here, there] = await Promise.all(
+        [base, apart.url].map(async (url) => (await fetch(`${url}/api/contacts/export?search=export.example`)).text()),
+      );
+      expect(there.split('\r\n').length).toBeGreaterThan(2);
+      expect(there).toBe(here);
+    } finally {
+      await apart.close();
+    }
   });
 
   const onPostgreSQL = process.env.TEST_DATABASE_URL ? it : it.skip;
