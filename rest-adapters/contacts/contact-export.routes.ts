@@ -12,18 +12,75 @@ import { ContactExportGrantDocument } from './operations.generated.js';
 /** The columns of the file, as the contacts subgraph writes them (subgraphs/contacts/contact-export.service.ts). */
 const EXPORT_COLUMNS = 'id, firstName, lastName, email, phone, company, tags, createdAt, updatedAt';
 
-/** Where the export's bytes come from: the contacts subgraph's own HTTP port. */
-export interface ExportSource {
-  /** The contacts subgraph's GraphQL URL (`.../graphql`, CONTACTS_SUBGRAPH_URL or the one started in this process); its `/exports` is beside it. */
-  subgraphUrl: string | undefined;
-  /** SUBGRAPH_TOKEN, sent as the gateway sends it, when the subgraph demands it. */
-  subgraphToken: string | undefined;
-  /**
-   * The export a grant names, read from the contacts subgraph of this process without HTTP (null: the
-   * grant was refused); absent when that subgraph runs elsewhere. As the gateway executes a subgraph of
-   * its own process in it: the hop through a socket cost a fifth of an export's time.
-   */
-  inProcess?: (grant: string) => Readable | null;
+/**
+ * Reads the bytes of the export a grant names from the contacts subgraph: in process when it runs in
+ * this one, over HTTP (`GET /exports/<grant>` on its port) when it is deployed apart; the route sees
+ * no difference, as with the GraphQL client. Rejects with a problem when the subgraph refuses.
+ */
+export interface ExportReader {
+  open(grant: string, requestId: string): Promise<Readable>;
+}
+
+/**
+ * The contacts subgraph of this process, read without HTTP (`read` answers null for a refused grant),
+ * as the gateway executes a subgraph of its own process in it: the socket hop cost about a fifth of
+ * an export's time.
+ */
+export function inProcessExports(read: (grant: string) => Readable | null): ExportReader {
+  return {
+    open: (grant) => {
+      const stream = read(grant);
+      return stream ? Promise.resolve(stream) : Promise.reject(refusal(403));
+    },
+  };
+}
+
+/**
+ * The contacts subgraph at `subgraphUrl` (its GraphQL URL, CONTACTS_SUBGRAPH_URL; `/exports` is beside
+ * it), sent SUBGRAPH_TOKEN as the gateway sends it. Its answer, once it has said 200; anything else is a 502 problem.
+ */
+export function httpExports(subgraphUrl: string | undefined, subgraphToken: string | undefined): ExportReader {
+  return {
+    open: (grant, requestId) => {
+      if (!subgraphUrl) {
+        return Promise.reject(
+          new ProblemError(
+            problemFor(
+              ErrorCode.SERVICE_UNAVAILABLE,
+              'Exports need CONTACTS_SUBGRAPH_URL: the contacts subgraph is not known here',
+            ),
+          ),
+        );
+      }
+      const url = new URL(`/exports/${encodeURIComponent(grant)}`, subgraphUrl);
+      return new Promise((resolve, reject) => {
+        const request = http.get(
+          url,
+          {
+            headers: {
+              [REQUEST_ID_HEADER]: requestId,
+              ...(subgraphToken ? { [SUBGRAPH_TOKEN_HEADER]: subgraphToken } : {}),
+            },
+          },
+          (response) => {
+            if (response.statusCode === 200) return resolve(response);
+            response.resume();
+            reject(refusal(response.statusCode));
+          },
+        );
+        request.on('error', (error) =>
+          reject(
+            new ProblemError(
+              problemFor(
+                ErrorCode.BAD_GATEWAY,
+                `The contacts service could not be reached for the export: ${error.message}`,
+              ),
+            ),
+          ),
+        );
+      });
+    },
+  };
 }
 
 /**
@@ -32,7 +89,7 @@ export interface ExportSource {
  * PostgreSQL's COPY sends them and are passed on as they come: the client's pace holds the COPY
  * (backpressure both ways), and a client that goes away ends it. Memory stays flat at any size.
  */
-export function contactExportRoutes(run: RunOperation, source: ExportSource): RestRoute[] {
+export function contactExportRoutes(run: RunOperation, exports: ExportReader): RestRoute[] {
   return [
     {
       method: 'get',
@@ -57,10 +114,7 @@ export function contactExportRoutes(run: RunOperation, source: ExportSource): Re
           { search: stringParam(req.query.search) },
           req,
         );
-        const upstream = source.inProcess
-          ? source.inProcess(contactExportGrant.grant)
-          : await openExport(source, contactExportGrant.grant, requestIdOf(req));
-        if (!upstream) throw refusal(403);
+        const upstream = await exports.open(contactExportGrant.grant, requestIdOf(req));
         res.status(200).set({
           'content-type': 'text/csv; charset=utf-8',
           'content-disposition': contentDisposition('contacts.csv'),
@@ -72,45 +126,6 @@ export function contactExportRoutes(run: RunOperation, source: ExportSource): Re
       },
     },
   ];
-}
-
-/** The subgraph's answer to GET /exports/<grant>, once it has said 200; any other answer is a 502 problem. */
-function openExport(source: ExportSource, grant: string, requestId: string): Promise<http.IncomingMessage> {
-  if (!source.subgraphUrl) {
-    throw new ProblemError(
-      problemFor(
-        ErrorCode.SERVICE_UNAVAILABLE,
-        'Exports need CONTACTS_SUBGRAPH_URL: the contacts subgraph is not known here',
-      ),
-    );
-  }
-  const url = new URL(`/exports/${encodeURIComponent(grant)}`, source.subgraphUrl);
-  return new Promise((resolve, reject) => {
-    const request = http.get(
-      url,
-      {
-        headers: {
-          [REQUEST_ID_HEADER]: requestId,
-          ...(source.subgraphToken ? { [SUBGRAPH_TOKEN_HEADER]: source.subgraphToken } : {}),
-        },
-      },
-      (response) => {
-        if (response.statusCode === 200) return resolve(response);
-        response.resume();
-        reject(refusal(response.statusCode));
-      },
-    );
-    request.on('error', (error) =>
-      reject(
-        new ProblemError(
-          problemFor(
-            ErrorCode.BAD_GATEWAY,
-            `The contacts service could not be reached for the export: ${error.message}`,
-          ),
-        ),
-      ),
-    );
-  });
 }
 
 /** The subgraph refused a grant its own operation just handed out (expired on the way, keys that differ): a 502 problem. */

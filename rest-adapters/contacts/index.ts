@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { DEFAULT_REST_PORTS, type Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
 import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
@@ -11,7 +12,7 @@ import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
 import { contactCsvRoutes } from './contact-csv.routes.js';
-import { contactExportRoutes, type ExportSource } from './contact-export.routes.js';
+import { contactExportRoutes, httpExports, inProcessExports, type ExportReader } from './contact-export.routes.js';
 import { contactRoutes } from './contacts.routes.js';
 import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
@@ -62,7 +63,7 @@ function contactsRestRoutes(
   client: GraphQLClient,
   storage: ObjectStorage,
   config: Config,
-  exportSource: ExportSource,
+  exports: ExportReader,
 ): RestRoute[] {
   const run = operationRunner(client);
   const routes: RestRoute[] = [
@@ -71,7 +72,7 @@ function contactsRestRoutes(
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
     ...contactCsvRoutes(run, storage),
-    ...contactExportRoutes(run, exportSource),
+    ...contactExportRoutes(run, exports),
     ...contactRoutes(run),
     ...noteRoutes(run),
     ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),
@@ -84,7 +85,7 @@ function contactsRestRoutes(
 export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
   return openApiDocument(
     contactsApi(config),
-    contactsRestRoutes(client, createStorage(config), config, exportSourceOf(config, undefined)),
+    contactsRestRoutes(client, createStorage(config), config, exportReaderOf(config, {})),
   );
 }
 
@@ -95,8 +96,8 @@ export async function startContactsRest(
     client: GraphQLClient;
     /** The contacts subgraph's GraphQL URL when it runs in this process (its port serves the export's bytes). */
     contactsSubgraphUrl?: string;
-    /** Reads an export from the contacts subgraph of this process without HTTP (ExportSource.inProcess). */
-    contactExports?: ExportSource['inProcess'];
+    /** Reads an export from the contacts subgraph of this process without HTTP (`inProcessExports`). */
+    contactExports?: (grant: string) => Readable | null;
   },
 ): Promise<RunningPart> {
   return startRestService(deps, options, {
@@ -106,21 +107,20 @@ export async function startContactsRest(
       options.client,
       createStorage(deps.config),
       deps.config,
-      exportSourceOf(deps.config, options.contactsSubgraphUrl, options.contactExports),
+      exportReaderOf(deps.config, options),
     ),
   });
 }
 
-/** Where exports are read: CONTACTS_SUBGRAPH_URL when the subgraph runs elsewhere, else the one of this process. */
-function exportSourceOf(
+/**
+ * Where exports are read: CONTACTS_SUBGRAPH_URL when the contacts subgraph runs elsewhere, else the
+ * one of this process, in process when it was handed over, else over HTTP at its URL.
+ */
+function exportReaderOf(
   config: Config,
-  localSubgraphUrl: string | undefined,
-  inProcess?: ExportSource['inProcess'],
-): ExportSource {
+  local: { contactsSubgraphUrl?: string; contactExports?: (grant: string) => Readable | null },
+): ExportReader {
   const elsewhere = config.env.CONTACTS_SUBGRAPH_URL;
-  return {
-    subgraphUrl: elsewhere ?? localSubgraphUrl,
-    subgraphToken: config.env.SUBGRAPH_TOKEN,
-    ...(elsewhere ? {} : { inProcess }),
-  };
+  if (!elsewhere && local.contactExports) return inProcessExports(local.contactExports);
+  return httpExports(elsewhere ?? local.contactsSubgraphUrl, config.env.SUBGRAPH_TOKEN);
 }
