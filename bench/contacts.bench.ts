@@ -88,7 +88,7 @@ async function servePlatform(): Promise<void> {
   const deps = { config, logger, identity: await Identity.create(config) };
   const subgraph = await startContactsSubgraph(deps, { port: 0 });
   const gateway = await startGateway(deps, { port: 0, subgraphUrls: { contacts: subgraph.url } });
-  const adapter = await startContactsRest(deps, { port: 0, client: gateway.client });
+  const adapter = await startContactsRest(deps, { port: 0, client: gateway.client, contactsSubgraphUrl: subgraph.url });
   process.send?.({ ready: true, urls: { rest: adapter.url, gateway: gateway.url, subgraph: subgraph.url } });
   process.on('SIGTERM', () => {
     void (async () => {

@@ -68,12 +68,27 @@ export async function seedContacts(client: pg.Client, rows: number): Promise<voi
   await client.query('checkpoint');
 }
 
-/** A database of its own on the bench server, dropped by `drop()`. */
-export async function benchDatabase(prefix: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+/**
+ * A database of its own on the bench server, dropped by `drop()`: empty, or a copy of `template` (a
+ * database no one is connected to; PostgreSQL refuses the copy while anyone is, so it is tried again a few times).
+ */
+export async function benchDatabase(
+  prefix: string,
+  template?: string,
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${process.pid}_${Date.now() % 100000}`;
   const admin = new pg.Client({ connectionString: BENCH_SERVER });
   await admin.connect();
-  await admin.query(`create database "${name}"`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);
+      break;
+    } catch (error) {
+      // 55006: the template is still in use (a process that just closed its connections).
+      if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
   const url = new URL(BENCH_SERVER);
   url.pathname = `/${name}`;
   return {
@@ -304,6 +319,30 @@ export async function steadyLoad(
   for (let i = 0; i < rate * seconds; i++) {
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(timedRequest(agent, target, next()));
+  }
+  const times = await Promise.all(pending);
+  agent.destroy();
+  return times.sort((a, b) => a - b);
+}
+
+/**
+ * The same open-loop load as `steadyLoad`, for as long as `running()` holds (the length of some other
+ * work, an import). Answers each latency in ms, sorted; a request that fails fails the load.
+ */
+export async function steadyLoadWhile(
+  base: string,
+  rate: number,
+  running: () => boolean,
+  next: () => { path: string; method?: string; body?: string },
+): Promise<number[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const target = new URL(base);
+  const pending: Promise<number>[] = [];
+  const start = performance.now();
+  for (let i = 0; running(); i++) {
+    const wait = start + (i * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     pending.push(timedRequest(agent, target, next()));
   }

@@ -11,6 +11,7 @@ import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';
 import { startSurveysRest } from '../rest-adapters/surveys/index.js';
 import type { ContactsRuntime } from '../subgraphs/contacts/contacts.runtime.js';
+import { contactExportStream } from '../subgraphs/contacts/contact-export.service.js';
 import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
 import { startSocialSubgraph } from '../subgraphs/social/index.js';
 import type { SocialRuntime } from '../subgraphs/social/social.runtime.js';
@@ -93,7 +94,12 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
     const [socialRest, surveysRest, contactsRest] = await Promise.all([
       startSocialRest(deps, { port: socialRestPort, client }).then(track),
       startSurveysRest(deps, { port: surveysRestPort, client }).then(track),
-      startContactsRest(deps, { port: contactsRestPort, client }).then(track),
+      startContactsRest(deps, {
+        port: contactsRestPort,
+        client,
+        contactsSubgraphUrl: contacts.url,
+        contactExports: (grant) => contactExportStream(contacts.orm, contacts.runtime.exports, grant),
+      }).then(track),
     ]);
     return {
       identity,

@@ -112,6 +112,11 @@ export interface SubgraphServerOptions<Context extends BaseContext> {
   port: number;
   context: (req: SubgraphRequest) => Promise<Context>;
   isReady: () => Promise<boolean>;
+  /**
+   * Plain HTTP routes beside `/graphql`, for what must not travel through GraphQL (an export's
+   * bytes): each request is authorized by a grant a GraphQL operation handed out.
+   */
+  routes?: express.Router;
 }
 
 /** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
@@ -137,7 +142,7 @@ export interface SubgraphPort extends RunningServer {
   /** How this subgraph answers faults (an outage is a 503, a bug is masked): the same in process. */
   faults: SubgraphFaults;
   serve<Context extends BaseContext>(
-    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'routes'>,
   ): Promise<void>;
 }
 
@@ -159,6 +164,7 @@ export async function openSubgraphPort(
   let shuttingDown = false;
   let isReady: (() => Promise<boolean>) | undefined;
   let graphql: express.RequestHandler | undefined;
+  let routes: express.RequestHandler | undefined;
   let apollo: ApolloServer<never> | undefined;
   const outage = new OutageWatch();
   const databaseAnswers = async () => {
@@ -180,6 +186,7 @@ export async function openSubgraphPort(
         ],
       });
   });
+  app.use((req, res, next) => (routes ? routes(req, res, next) : next()));
   app.use(graphqlRequestErrorHandler(log));
   // SUBGRAPH_HOST, loopback by default: only the gateway calls a subgraph (production wants SUBGRAPH_TOKEN beyond loopback).
   const running = await listen(app, options.port, config.env.SUBGRAPH_HOST, '/graphql');
@@ -189,7 +196,7 @@ export async function openSubgraphPort(
     ...running,
     faults,
     async serve<Context extends BaseContext>(
-      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'routes'>,
     ) {
       const server = new ApolloServer<Context>({
         schema: served.schema,
@@ -237,6 +244,12 @@ export async function openSubgraphPort(
         }),
       );
       graphql = handlers;
+      if (served.routes) {
+        // The same gate as /graphql: only parts of the platform holding SUBGRAPH_TOKEN (when set) call these.
+        routes = express
+          .Router()
+          .use(httpLogger(logger, `${name}-subgraph`), requireSubgraphToken(config.env.SUBGRAPH_TOKEN), served.routes);
+      }
       isReady = served.isReady;
     },
     close: async () => {
@@ -293,6 +306,8 @@ export interface SubgraphServiceOptions<
   runtime: (orm: Orm) => Promise<Runtime>;
   /** One request's context (`<service>.context.ts`): the caller, services bound to it and to `em`, the request's loaders. */
   context: (runtime: Runtime, em: EntityManager, req: SubgraphRequest) => Promise<Context>;
+  /** Plain HTTP routes of the service beside `/graphql` (SubgraphServerOptions.routes). */
+  routes?: (runtime: Runtime, orm: Orm) => express.Router;
 }
 
 export interface RunningSubgraph<Runtime = ServiceRuntime> extends RunningPart {
@@ -345,6 +360,7 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
       schema: guarded,
       context: contextOf,
       isReady: () => answersWithin(() => databaseAnswers(database)),
+      routes: options.routes?.(serviceRuntime, database),
     });
     const local = localSubgraph(guarded, contextOf, {
       faults: port.faults,

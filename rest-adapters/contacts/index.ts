@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { DEFAULT_REST_PORTS, type Config } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
 import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
@@ -10,8 +11,8 @@ import { startRestService } from '../../lib/rest/rest-service.js';
 import type { Deps, RunningPart } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { attachmentRoutes } from './attachments.routes.js';
-import { contactCsvRoutes } from './contact-csv.routes.js';
 import { contactImportRoutes } from './contact-import.routes.js';
+import { contactExportRoutes, httpExports, inProcessExports, type ExportReader } from './contact-export.routes.js';
 import { contactRoutes } from './contacts.routes.js';
 import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
@@ -58,7 +59,12 @@ function contactsApi(config: Config): ApiDescription {
 }
 
 /** Every route of the contact management REST contract, in matching order. */
-function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, config: Config): RestRoute[] {
+function contactsRestRoutes(
+  client: GraphQLClient,
+  storage: ObjectStorage,
+  config: Config,
+  exports: ExportReader,
+): RestRoute[] {
   const run = operationRunner(client);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its database: see lib/rest/health-routes.ts.
@@ -66,7 +72,7 @@ function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, confi
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
     ...contactImportRoutes(run, storage),
-    ...contactCsvRoutes(run),
+    ...contactExportRoutes(run, exports),
     ...contactRoutes(run),
     ...noteRoutes(run),
     ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),
@@ -77,16 +83,44 @@ function contactsRestRoutes(client: GraphQLClient, storage: ObjectStorage, confi
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
 export function contactsOpenApi(config: Config, client: GraphQLClient): OpenApiDocument {
-  return openApiDocument(contactsApi(config), contactsRestRoutes(client, createStorage(config), config));
+  return openApiDocument(
+    contactsApi(config),
+    contactsRestRoutes(client, createStorage(config), config, exportReaderOf(config, {})),
+  );
 }
 
 export async function startContactsRest(
   deps: Pick<Deps, 'config' | 'logger'>,
-  options: { port: PartPort; client: GraphQLClient },
+  options: {
+    port: PartPort;
+    client: GraphQLClient;
+    /** The contacts subgraph's GraphQL URL when it runs in this process (its port serves the export's bytes). */
+    contactsSubgraphUrl?: string;
+    /** Reads an export from the contacts subgraph of this process without HTTP (`inProcessExports`). */
+    contactExports?: (grant: string) => Readable | null;
+  },
 ): Promise<RunningPart> {
   return startRestService(deps, options, {
     name: 'contacts',
     health: HEALTH,
-    routes: contactsRestRoutes(options.client, createStorage(deps.config), deps.config),
+    routes: contactsRestRoutes(
+      options.client,
+      createStorage(deps.config),
+      deps.config,
+      exportReaderOf(deps.config, options),
+    ),
   });
+}
+
+/**
+ * Where exports are read: CONTACTS_SUBGRAPH_URL when the contacts subgraph runs elsewhere, else the
+ * one of this process, in process when it was handed over, else over HTTP at its URL.
+ */
+function exportReaderOf(
+  config: Config,
+  local: { contactsSubgraphUrl?: string; contactExports?: (grant: string) => Readable | null },
+): ExportReader {
+  const elsewhere = config.env.CONTACTS_SUBGRAPH_URL;
+  if (!elsewhere && local.contactExports) return inProcessExports(local.contactExports);
+  return httpExports(elsewhere ?? local.contactsSubgraphUrl, config.env.SUBGRAPH_TOKEN);
 }

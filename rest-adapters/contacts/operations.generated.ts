@@ -95,14 +95,12 @@ export type DeleteAttachmentMutationVariables = Exact<{
 
 export type DeleteAttachmentMutation = { deleteAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } | null };
 
-export type ContactScrollQueryVariables = Exact<{
-  first?: number | null | undefined;
-  after?: string | null | undefined;
+export type ContactExportGrantQueryVariables = Exact<{
   search?: string | null | undefined;
 }>;
 
 
-export type ContactScrollQuery = { contactScroll: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+export type ContactExportGrantQuery = { contactExportGrant: { grant: string, expiresAt: string } | null };
 
 export type ReserveContactImportMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -480,30 +478,14 @@ export const DeleteAttachmentDocument = new TypedDocumentString(`
   size
   createdAt
 }`) as unknown as TypedDocumentString<DeleteAttachmentMutation, DeleteAttachmentMutationVariables>;
-export const ContactScrollDocument = new TypedDocumentString(`
-    query ContactScroll($first: Int, $after: String, $search: String) {
-  contactScroll(first: $first, after: $after, search: $search) {
-    nodes {
-      ...ContactFields
-    }
-    pageInfo {
-      hasNextPage
-      endCursor
-    }
+export const ContactExportGrantDocument = new TypedDocumentString(`
+    query ContactExportGrant($search: String) {
+  contactExportGrant(search: $search) {
+    grant
+    expiresAt
   }
 }
-    fragment ContactFields on Contact {
-  id
-  firstName
-  lastName
-  email
-  phone
-  company
-  tags
-  deleted
-  createdAt
-  updatedAt
-}`) as unknown as TypedDocumentString<ContactScrollQuery, ContactScrollQueryVariables>;
+    `) as unknown as TypedDocumentString<ContactExportGrantQuery, ContactExportGrantQueryVariables>;
 export const ReserveContactImportDocument = new TypedDocumentString(`
     mutation ReserveContactImport {
   reserveContactImport {

@@ -48,7 +48,7 @@ export function createSearchEstimates(): SearchEstimates {
  * Turns what a person types into a prefix query over the search vector ("jan smi" finds
  * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax.
  */
-function toPrefixQuery(search: string): string | null {
+export function toPrefixQuery(search: string): string | null {
   const words = search
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)

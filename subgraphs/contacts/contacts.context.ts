@@ -6,6 +6,7 @@ import { batchLoader } from '../../lib/data/loaders.js';
 import type { AuthContext } from '../../lib/subgraph/shield.js';
 import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
 import { AttachmentService } from './attachment.service.js';
+import { ContactExportService } from './contact-export.service.js';
 import { ContactImportService } from './contact-import.service.js';
 import type { Contact } from './contact.entity.js';
 import { ContactService } from './contact.service.js';
@@ -22,6 +23,7 @@ export interface ContactsContext extends AuthContext {
   attachments: AttachmentService;
   pipelines: PipelineService;
   imports: ContactImportService;
+  exports: ContactExportService;
   contactById: DataLoader<string, Contact | null>;
   stagesOfPipeline: DataLoader<string, Stage[]>;
   stageContactCount: DataLoader<string, number>;
@@ -57,6 +59,7 @@ export async function createContactsContext(
       runtime.importQueue,
       principal?.userId ?? null,
     ),
+    exports: new ContactExportService(runtime.exports),
     contactById: batchLoader(
       (ids) => contacts.findMany(ids),
       () => null,

@@ -25,6 +25,8 @@ export function contactsRules(config: Config): RuleTree {
       contactPage: access,
       // The export's walk through every contact.
       contactScroll: scope('contacts.export'),
+      // Leave to stream the export's bytes (contact-export.routes.ts): the same scope as the walk.
+      contactExportGrant: scope('contacts.export'),
       notes: access,
       notePage: access,
       note: access,

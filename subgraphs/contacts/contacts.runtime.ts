@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Orm } from '../../lib/data/database.js';
 import type { Identity } from '../../lib/identity.js';
 import { deriveKey, masterKey } from '../../lib/secrets.js';
@@ -5,6 +6,7 @@ import type { Deps } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { startUploadSweeper } from '../../lib/storage/uploads.js';
 import { sweepAttachmentUploads, type AttachmentSettings } from './attachment.service.js';
+import type { ContactExportSettings } from './contact-export.service.js';
 import type { ImportLimits } from './contact-import.csv.js';
 import { ContactImportQueue } from './contact-import.queue.js';
 import { sweepImportUploads } from './contact-import.service.js';
@@ -20,10 +22,17 @@ export interface ContactsRuntime {
   importLimits: ImportLimits;
   /** Background imports (pg-boss); this process works on them too. */
   importQueue: ContactImportQueue;
+  exports: ContactExportSettings;
   /** PostgreSQL's estimates of recent searches (ContactService.list). */
   searchEstimates: SearchEstimates;
   close(): Promise<void>;
 }
+
+/**
+ * Exports running at once on PostgreSQL, each on a connection of its own for as long as its client
+ * reads; one more waits for a connection. Two keep the ORM's pool and the server's cores for the service's requests.
+ */
+const EXPORT_CONNECTIONS = 2;
 
 export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
   const storage = createStorage(deps.config);
@@ -41,6 +50,12 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     maxColumns: deps.config.env.IMPORT_MAX_COLUMNS,
     maxRecordBytes: deps.config.env.IMPORT_MAX_RECORD_BYTES,
   };
+  const databaseUrl = deps.config.env.DATABASE_URL;
+  const copyPool = databaseUrl
+    ? new pg.Pool({ connectionString: databaseUrl, max: EXPORT_CONNECTIONS, idleTimeoutMillis: 10_000 })
+    : null;
+  // An idle connection the server drops must not take the process down (pg re-emits it on the pool).
+  copyPool?.on('error', (error) => deps.logger.warn({ reason: error.message }, 'contact export connection lost'));
   const importQueue = await ContactImportQueue.start(deps.config, orm, {
     storage,
     limits: importLimits,
@@ -56,11 +71,13 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     },
     importLimits,
     importQueue,
+    exports: { signingKey: deriveKey(masterKey(deps.config), 'contact-exports'), copyPool },
     searchEstimates: createSearchEstimates(),
     // Storage holds no connection of its own to close.
     close: async () => {
       await sweeper.stop();
       await importQueue.stop();
+      await copyPool?.end();
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../../lib/config.js';
 import type { SubgraphDefinition } from '../../lib/subgraph/subgraph.js';
 import { AttachmentResolver } from './attachment.resolver.js';
+import { ContactExportResolver } from './contact-export.resolver.js';
 import { ContactImportResolver } from './contact-import.resolver.js';
 import { ContactResolver } from './contact.resolver.js';
 import { contactsReferences } from './contacts.references.js';
@@ -18,6 +19,7 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
       PipelineResolver,
       StageResolver,
       ContactImportResolver,
+      ContactExportResolver,
       HealthResolver,
     ],
     references: contactsReferences,

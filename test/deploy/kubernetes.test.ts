@@ -163,7 +163,7 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     for (const url of internalUrls) expect(one('Service', url.hostname).spec.ports[0].port).toBe(Number(url.port));
   });
 
-  it('lets only the gateway reach the subgraphs, and only the REST services and the ingress controller reach the gateway', () => {
+  it('lets only the gateway reach the subgraphs (and contacts-rest its subgraph\'s exports), and only the REST services and the ingress controller reach the gateway', () => {
     const policies = all('NetworkPolicy');
     expect(policies.some((policy) => Object.keys(policy.spec.podSelector).length === 0 && policy.spec.policyTypes.includes('Ingress') && !policy.spec.ingress)).toBe(true);
     const podLabels = all('Deployment').map((deployment) => deployment.spec.template.metadata.labels as Record<string, string>);
@@ -178,9 +178,11 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
       };
     };
     const labelsOf = (name: string) => one('Deployment', name).spec.template.metadata.labels;
-    for (const subgraph of ['social-subgraph', 'surveys-subgraph', 'contacts-subgraph']) {
+    for (const subgraph of ['social-subgraph', 'surveys-subgraph']) {
       expect(allowedInto(labelsOf(subgraph))).toEqual({ pods: ['gateway'], namespaces: [] });
     }
+    // The contacts REST service reads export bytes from its subgraph (GET /exports/<grant>).
+    expect(allowedInto(labelsOf('contacts-subgraph'))).toEqual({ pods: ['contacts-rest', 'gateway'], namespaces: [] });
     expect(allowedInto(labelsOf('gateway'))).toEqual({ pods: ['contacts-rest', 'social-rest', 'surveys-rest'], namespaces: ['ingress-nginx'] });
     for (const rest of ['social-rest', 'surveys-rest', 'contacts-rest']) expect(allowedInto(labelsOf(rest))).toEqual({ pods: [], namespaces: ['ingress-nginx'] });
     expect(allowedInto(labelsOf('publisher'))).toEqual({ pods: [], namespaces: [] });
