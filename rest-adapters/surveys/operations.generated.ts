@@ -37,9 +37,9 @@ export type SurveyAssetPresignInput = {
 /** Whether an asset's upload has been checked and attached */
 export type SurveyAssetStatus =
   /** Checked (size, type, checksum) and attached to its survey */
-  | 'committed'
+  | 'COMMITTED'
   /** Presigned: the bytes may be on their way, unchecked */
-  | 'pending';
+  | 'PENDING';
 
 /** Fields of a survey; on update, omitted fields stay as they are and null clears one */
 export type SurveyInput = {
@@ -63,8 +63,8 @@ export type SurveyInput = {
 
 /** A survey is edited as a draft; once submitted it is frozen */
 export type SurveyStatus =
-  | 'draft'
-  | 'submitted';
+  | 'DRAFT'
+  | 'SUBMITTED';
 
 export type RequestMagicLinkMutationVariables = Exact<{
   input: MagicLinkRequestInput;

@@ -108,7 +108,7 @@ export class SurveyService {
           },
         );
       }
-      survey.status = SurveyStatus.submitted;
+      survey.status = SurveyStatus.SUBMITTED;
       survey.submittedAt = new Date();
       this.audit(tx, survey, 'submitted', {});
       return survey;
@@ -134,7 +134,7 @@ export class SurveyService {
     if (survey.ownerEmail !== this.user.email) {
       throw new AppError(ErrorCode.FORBIDDEN, 'Only the surveyor who owns this survey may change it');
     }
-    if (survey.status !== SurveyStatus.draft) {
+    if (survey.status !== SurveyStatus.DRAFT) {
       throw new AppError(ErrorCode.CONFLICT, `The survey is ${survey.status} and can no longer be changed`, {
         details: { state: survey.status },
       });

@@ -224,7 +224,7 @@ describe('Hive Gateway on the same supergraph', () => {
     );
     expect(social.hive).toEqual(social.node);
     expect(social.hive.data).toEqual({
-      posts: { totalCount: 1, nodes: [{ id: postId, content: 'through either gateway', status: 'draft' }] },
+      posts: { totalCount: 1, nodes: [{ id: postId, content: 'through either gateway', status: 'DRAFT' }] },
       viewer: { userId: 'hive-user', via: 'api-key' },
     });
 

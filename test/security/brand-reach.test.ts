@@ -108,7 +108,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       brandB,
       postA: await post({ brandId: brandA, content: 'in A' }),
       postB: await post({ brandId: brandB, content: 'in B' }),
-      suggestionB: await post({ brandId: brandB, content: 'suggested in B', status: 'suggested' }),
+      suggestionB: await post({ brandId: brandB, content: 'suggested in B', status: 'SUGGESTED' }),
       queuedB: await post({ brandId: brandB, content: 'queued in B', scheduledAt: later }),
       moved: await post({ brandId: brandB, content: 'written in B, moved to A' }),
       campaignA: await campaign(brandA),
@@ -230,7 +230,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
     for (const error of answer.errors ?? []) expect(['NOT_FOUND']).toContain(error.extensions?.code);
     // The moved post's creation happened in B: only its move into A (an event of A) is in reach.
     if (_name.startsWith('events of the post moved'))
-      expect(answer.data!.post.events).toEqual([{ type: 'updated', brandId: ids.brandA }]);
+      expect(answer.data!.post.events).toEqual([{ type: 'UPDATED', brandId: ids.brandA }]);
     if (_name === 'posts of campaign A')
       expect(answer.data!.campaign).toEqual({
         posts: [{ id: ids.postA, brand: { id: ids.brandA } }],

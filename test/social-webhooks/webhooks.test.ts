@@ -120,7 +120,7 @@ describe('social webhooks', () => {
 
   it('delivers a signed Standard Webhooks message that the package verifier accepts', async () => {
     const { secret, webhook: hook } = await webhook({ events: ['post.created', 'post.suggested'] });
-    const created = await post({ content: 'Hello webhooks', status: 'suggested', platforms: ['mastodon'] });
+    const created = await post({ content: 'Hello webhooks', status: 'SUGGESTED', platforms: ['mastodon'] });
     await until(async () => receiver.of('post.suggested', created.id).length > 0);
     const [request] = receiver.of('post.created', created.id);
     expect(request.headers['content-type']).toBe('application/json');
@@ -289,11 +289,11 @@ describe('social webhooks', () => {
     const doomed = new Post();
     await expect(
       em.transactional(async (tx) => {
-        Object.assign(doomed, { ownerId: 'alice', brandId, content: 'never happened', status: PostStatus.draft });
+        Object.assign(doomed, { ownerId: 'alice', brandId, content: 'never happened', status: PostStatus.DRAFT });
         tx.persist(doomed);
         ContentEventService.record(tx, {
           post: doomed,
-          type: ContentEventType.created,
+          type: ContentEventType.CREATED,
           actor: { type: 'user' as never, id: 'alice' },
           before: null,
         });

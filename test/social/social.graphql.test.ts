@@ -200,7 +200,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
       await bearer('writer', ['posts.write']),
     );
     expect(post.body.errors).toBeUndefined();
-    expect(post.body.data.createPost).toMatchObject({ brandId: brand, content: 'written back', status: 'draft' });
+    expect(post.body.data.createPost).toMatchObject({ brandId: brand, content: 'written back', status: 'DRAFT' });
     const campaign = await graphql<any>(
       gateway,
       'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }',
@@ -263,7 +263,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
       { id: first },
       owner,
     );
-    expect(events.body.data.contentItem.events[0]).toMatchObject({ type: 'updated', after: { campaignId: campaign } });
+    expect(events.body.data.contentItem.events[0]).toMatchObject({ type: 'UPDATED', after: { campaignId: campaign } });
     expect((await assign(first, null)).body.data.setPostCampaign.campaignId).toBeNull();
     const renamed = await graphql<any>(
       gateway,

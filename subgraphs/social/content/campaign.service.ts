@@ -107,7 +107,7 @@ export class CampaignService {
       post.updatedAt = new Date();
       ContentEventService.record(tx, {
         post,
-        type: ContentEventType.updated,
+        type: ContentEventType.UPDATED,
         actor: actorOf(this.reach.caller),
         before,
       });

@@ -41,7 +41,7 @@ export class ContentOpsResolver {
   async suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: ContentContext) {
     const window = windowOfConnection(args);
     return toConnection(
-      await ctx.posts.list(window, { brandId: args.brandId, statuses: [PostStatus.suggested] }),
+      await ctx.posts.list(window, { brandId: args.brandId, statuses: [PostStatus.SUGGESTED] }),
       window,
     );
   }
