@@ -80,7 +80,7 @@ export type DeleteAttachmentMutationVariables = Exact<{
 }>;
 
 
-export type DeleteAttachmentMutation = { deleteAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } | null };
+export type DeleteAttachmentMutation = { deleteAttachment: { attachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } } | null };
 
 export type ReserveContactImportMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -149,7 +149,7 @@ export type DeleteContactMutationVariables = Exact<{
 }>;
 
 
-export type DeleteContactMutation = { deleteContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type DeleteContactMutation = { deleteContact: { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } } | null };
 
 export type ContactsHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -203,7 +203,7 @@ export type DeleteNoteMutationVariables = Exact<{
 }>;
 
 
-export type DeleteNoteMutation = { deleteNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
+export type DeleteNoteMutation = { deleteNote: { note: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } } | null };
 
 export type StageFieldsFragment = { id: string, name: string, position: number };
 
@@ -404,7 +404,9 @@ export const CancelAttachmentUploadDocument = new TypedDocumentString(`
 export const DeleteAttachmentDocument = new TypedDocumentString(`
     mutation DeleteAttachment($id: ID!) {
   deleteAttachment(id: $id) {
-    ...AttachmentFields
+    attachment {
+      ...AttachmentFields
+    }
   }
 }
     fragment AttachmentFields on Attachment {
@@ -557,7 +559,9 @@ export const UpdateContactDocument = new TypedDocumentString(`
 export const DeleteContactDocument = new TypedDocumentString(`
     mutation DeleteContact($id: ID!) {
   deleteContact(id: $id) {
-    ...ContactFields
+    contact {
+      ...ContactFields
+    }
   }
 }
     fragment ContactFields on Contact {
@@ -654,7 +658,9 @@ export const UpdateNoteDocument = new TypedDocumentString(`
 export const DeleteNoteDocument = new TypedDocumentString(`
     mutation DeleteNote($contactId: ID!, $id: ID!) {
   deleteNote(contactId: $contactId, id: $id) {
-    ...NoteFields
+    note {
+      ...NoteFields
+    }
   }
 }
     fragment NoteFields on Note {

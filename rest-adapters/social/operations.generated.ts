@@ -323,7 +323,7 @@ export type DeletePostMutationVariables = Exact<{
 }>;
 
 
-export type DeletePostMutation = { deletePost: string | null };
+export type DeletePostMutation = { deletePost: { deletedId: string } | null };
 
 export type ReviewedPostFieldsFragment = { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string };
 
@@ -555,7 +555,7 @@ export const ContentQueueDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<ContentQueueQuery, ContentQueueQueryVariables>;
 export const ContentDailyDocument = new TypedDocumentString(`
-    query ContentDaily($from: String, $to: String, $timezone: String, $brandId: ID) {
+    query ContentDaily($from: LocalDate, $to: LocalDate, $timezone: String, $brandId: ID) {
   contentDaily(from: $from, to: $to, timezone: $timezone, brandId: $brandId) {
     timezone
     from
@@ -940,7 +940,9 @@ export const UpdatePostDocument = new TypedDocumentString(`
 }`) as unknown as TypedDocumentString<UpdatePostMutation, UpdatePostMutationVariables>;
 export const DeletePostDocument = new TypedDocumentString(`
     mutation DeletePost($id: ID!) {
-  deletePost(id: $id)
+  deletePost(id: $id) {
+    deletedId
+  }
 }
     `) as unknown as TypedDocumentString<DeletePostMutation, DeletePostMutationVariables>;
 export const ReviewByTokenDocument = new TypedDocumentString(`

@@ -8,6 +8,7 @@ import {
   windowOfConnection,
   windowOfPage,
 } from '../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
 import { Contact } from './contact.entity.js';
 import {
   ContactConnectionArgs,
@@ -39,6 +40,8 @@ export class ContactScrollConnection {
   @Field(() => PageInfo, { description: 'Whether more contacts follow, and the cursor to continue after' })
   pageInfo!: PageInfo;
 }
+
+const DeleteContactPayload = DeletePayloadType(Contact, 'Contact');
 
 @Resolver(() => Contact)
 export class ContactResolver {
@@ -112,14 +115,14 @@ export class ContactResolver {
     return ctx.contacts.update(id, input);
   }
 
-  @Mutation(() => Contact, {
+  @Mutation(() => DeleteContactPayload.type, {
     nullable: true,
     description: 'Soft delete: the record stays with deleted set, and leaves every list',
   })
-  deleteContact(
+  async deleteContact(
     @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.contacts.softDelete(id);
+    return DeleteContactPayload.of(await ctx.contacts.softDelete(id));
   }
 }

@@ -9,12 +9,15 @@ import {
   windowOfConnection,
   windowOfPage,
 } from '../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Note } from './note.entity.js';
 import { NoteInput } from './note.input.js';
 
 export const NoteConnection = ConnectionType(Note, 'Note');
 export const NotePage = PageType(Note, 'Note');
+
+const DeleteNotePayload = DeletePayloadType(Note, 'Note');
 
 @Resolver(() => Note)
 export class NoteResolver {
@@ -66,12 +69,12 @@ export class NoteResolver {
     return ctx.notes.update(contactId, id, input);
   }
 
-  @Mutation(() => Note, { nullable: true, description: 'Removes the note permanently; answers it as it was' })
-  deleteNote(
+  @Mutation(() => DeleteNotePayload.type, { nullable: true, description: 'Removes the note permanently' })
+  async deleteNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to remove' }) id: string,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.notes.delete(contactId, id);
+    return DeleteNotePayload.of(await ctx.notes.delete(contactId, id));
   }
 }

@@ -276,7 +276,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       'mutation ($id: ID!, $m: [ID!]) { updatePost(id: $id, input: { mediaIds: $m }) { id } }',
       (i) => ({ id: i.postA, m: [i.mediaB] }),
     ],
-    ['deletePost in B', 'mutation ($id: ID!) { deletePost(id: $id) }', (i) => ({ id: i.postB })],
+    ['deletePost in B', 'mutation ($id: ID!) { deletePost(id: $id) { deletedId } }', (i) => ({ id: i.postB })],
     [
       'editContentItem in B',
       'mutation ($id: ID!) { editContentItem(id: $id, input: { content: "changed" }) { id } }',
@@ -308,7 +308,11 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       'mutation ($id: ID!) { updateCampaign(id: $id, input: { name: "changed" }) { id } }',
       (i) => ({ id: i.campaignB }),
     ],
-    ['deleteCampaign in B', 'mutation ($id: ID!) { deleteCampaign(id: $id) }', (i) => ({ id: i.campaignB })],
+    [
+      'deleteCampaign in B',
+      'mutation ($id: ID!) { deleteCampaign(id: $id) { deletedId } }',
+      (i) => ({ id: i.campaignB }),
+    ],
     [
       'setPostCampaign of a post in B',
       'mutation ($p: ID!) { setPostCampaign(postId: $p, campaignId: null) { id } }',

@@ -280,13 +280,26 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     ).toBeNull();
     expect(
       codeOf(
-        (await graphql(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, stranger)).body,
+        (
+          await graphql(
+            gateway,
+            'mutation ($id: ID!) { deleteCampaign(id: $id) { deletedId } }',
+            { id: campaign },
+            stranger,
+          )
+        ).body,
       ),
     ).toBe('NOT_FOUND');
     expect(
-      (await graphql<any>(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, owner)).body
-        .data.deleteCampaign,
-    ).toBe(campaign);
+      (
+        await graphql<any>(
+          gateway,
+          'mutation ($id: ID!) { deleteCampaign(id: $id) { deletedId campaign { id name } } }',
+          { id: campaign },
+          owner,
+        )
+      ).body.data.deleteCampaign,
+    ).toEqual({ deletedId: campaign, campaign: { id: campaign, name: expect.any(String) } });
     const after = await graphql<any>(
       gateway,
       'query ($id: ID!) { post(id: $id) { campaignId } }',

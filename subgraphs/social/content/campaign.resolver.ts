@@ -1,5 +1,6 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, toConnection, windowOfConnection } from '../../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
 import { Brand } from '../access/brand.entity.js';
 import { Campaign } from './campaign.entity.js';
 import { CampaignInput } from './campaign.input.js';
@@ -12,6 +13,8 @@ export const CampaignConnection = ConnectionType(Campaign, 'Campaign');
 class CampaignConnectionArgs extends ConnectionArgs {
   @Field(() => ID, { nullable: true, description: 'Only campaigns of this brand' }) brandId?: string;
 }
+
+const DeleteCampaignPayload = DeletePayloadType(Campaign, 'Campaign');
 
 @Resolver(() => Campaign)
 export class CampaignResolver {
@@ -44,13 +47,15 @@ export class CampaignResolver {
     return ctx.campaigns.update(id, input);
   }
 
-  @Mutation(() => ID, { nullable: true, description: 'Deletes a campaign; its posts stay, outside any campaign' })
+  @Mutation(() => DeleteCampaignPayload.type, {
+    nullable: true,
+    description: 'Deletes a campaign; its posts stay, outside any campaign',
+  })
   async deleteCampaign(
     @Arg('id', () => ID, { description: 'The campaign to delete' }) id: string,
     @Ctx() ctx: ContentContext,
   ) {
-    await ctx.campaigns.delete(id);
-    return id;
+    return DeleteCampaignPayload.of(await ctx.campaigns.delete(id));
   }
 
   @Mutation(() => Post, {

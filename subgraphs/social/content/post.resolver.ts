@@ -1,11 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';
 import { Post } from './post.entity.js';
 import { PostConnectionArgs, PostInput, PostPageArgs } from './post.input.js';
 import { PostConnection, PostPage } from './post.types.js';
+
+const DeletePostPayload = DeletePayloadType(Post, 'Post');
 
 @Resolver(() => Post)
 export class PostResolver {
@@ -52,10 +55,9 @@ export class PostResolver {
     return ctx.posts.update(id, input);
   }
 
-  @Mutation(() => ID, { nullable: true, description: 'Deletes the post and answers its id; its audit events stay' })
+  @Mutation(() => DeletePostPayload.type, { nullable: true, description: 'Deletes the post; its audit events stay' })
   async deletePost(@Arg('id', () => ID, { description: 'The post to delete' }) id: string, @Ctx() ctx: ContentContext) {
-    await ctx.posts.delete(id);
-    return id;
+    return DeletePostPayload.of(await ctx.posts.delete(id));
   }
 
   @FieldResolver(() => ID, { description: 'The id of the post as a content item (the same id)' })
