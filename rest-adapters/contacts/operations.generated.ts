@@ -4,8 +4,8 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** Fields of a contact; on update, omitted fields stay as they are and null clears one */
-export type ContactInput = {
+/** Fields of a new contact: a first name or an e-mail address is required */
+export type CreateContactInput = {
   /** Company the contact works for */
   company?: string | null | undefined;
   /** E-mail address, unique among live contacts */
@@ -20,6 +20,12 @@ export type ContactInput = {
   tags?: Array<string> | null | undefined;
 };
 
+/** The text of a new note */
+export type CreateNoteInput = {
+  /** Text of the note (required, not blank) */
+  body: string;
+};
+
 /** Where to move a contact */
 export type MoveInput = {
   /** Names the stage's pipeline to move the contact into another pipeline; without it the stage must be in the contact's pipeline */
@@ -28,8 +34,24 @@ export type MoveInput = {
   stageId: string;
 };
 
-/** The text of a note */
-export type NoteInput = {
+/** Fields of a contact to change; omitted fields stay as they are and null clears one */
+export type UpdateContactInput = {
+  /** Company the contact works for */
+  company?: string | null | undefined;
+  /** E-mail address, unique among live contacts */
+  email?: string | null | undefined;
+  /** Given name; a new contact needs a first name or an e-mail address */
+  firstName?: string | null | undefined;
+  /** Family name */
+  lastName?: string | null | undefined;
+  /** Phone number */
+  phone?: string | null | undefined;
+  /** Free labels; the list replaces the previous one */
+  tags?: Array<string> | null | undefined;
+};
+
+/** The new text of a note */
+export type UpdateNoteInput = {
   /** Text of the note (required, not blank) */
   body: string;
 };
@@ -130,7 +152,7 @@ export type ContactQueryVariables = Exact<{
 export type ContactQuery = { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type CreateContactMutationVariables = Exact<{
-  input: ContactInput;
+  input: CreateContactInput;
 }>;
 
 
@@ -138,7 +160,7 @@ export type CreateContactMutation = { createContact: { id: string, firstName: st
 
 export type UpdateContactMutationVariables = Exact<{
   id: string;
-  input: ContactInput;
+  input: UpdateContactInput;
 }>;
 
 
@@ -182,7 +204,7 @@ export type NoteQuery = { note: { id: string, contactId: string, body: string, c
 
 export type CreateNoteMutationVariables = Exact<{
   contactId: string;
-  input: NoteInput;
+  input: CreateNoteInput;
 }>;
 
 
@@ -191,7 +213,7 @@ export type CreateNoteMutation = { createNote: { id: string, contactId: string, 
 export type UpdateNoteMutationVariables = Exact<{
   contactId: string;
   id: string;
-  input: NoteInput;
+  input: UpdateNoteInput;
 }>;
 
 
@@ -521,7 +543,7 @@ export const ContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<ContactQuery, ContactQueryVariables>;
 export const CreateContactDocument = new TypedDocumentString(`
-    mutation CreateContact($input: ContactInput!) {
+    mutation CreateContact($input: CreateContactInput!) {
   createContact(input: $input) {
     ...ContactFields
   }
@@ -539,7 +561,7 @@ export const CreateContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateContactMutation, CreateContactMutationVariables>;
 export const UpdateContactDocument = new TypedDocumentString(`
-    mutation UpdateContact($id: ID!, $input: ContactInput!) {
+    mutation UpdateContact($id: ID!, $input: UpdateContactInput!) {
   updateContact(id: $id, input: $input) {
     ...ContactFields
   }
@@ -630,7 +652,7 @@ export const NoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<NoteQuery, NoteQueryVariables>;
 export const CreateNoteDocument = new TypedDocumentString(`
-    mutation CreateNote($contactId: ID!, $input: NoteInput!) {
+    mutation CreateNote($contactId: ID!, $input: CreateNoteInput!) {
   createNote(contactId: $contactId, input: $input) {
     ...NoteFields
   }
@@ -643,7 +665,7 @@ export const CreateNoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateNoteMutation, CreateNoteMutationVariables>;
 export const UpdateNoteDocument = new TypedDocumentString(`
-    mutation UpdateNote($contactId: ID!, $id: ID!, $input: NoteInput!) {
+    mutation UpdateNote($contactId: ID!, $id: ID!, $input: UpdateNoteInput!) {
   updateNote(contactId: $contactId, id: $id, input: $input) {
     ...NoteFields
   }

@@ -45,6 +45,24 @@ export type ContentEventType =
   | 'RETRIED'
   | 'UPDATED';
 
+/** Fields of a new post */
+export type CreatePostInput = {
+  /** Required when the caller has several brands */
+  brandId?: string | null | undefined;
+  /** A campaign of the same brand to put the post in */
+  campaignId?: string | null | undefined;
+  /** Text of the post */
+  content: string;
+  /** Media files to attach (ids of ready media of the same owner) */
+  mediaIds?: Array<string> | null | undefined;
+  /** Target platforms, e.g. mastodon, x */
+  platforms?: Array<string> | null | undefined;
+  /** When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00 */
+  scheduledAt?: string | null | undefined;
+  /** On create: draft (the default) or suggested; a post with scheduledAt and no status is queued */
+  status?: PostStatus | null | undefined;
+};
+
 /** What image to generate */
 export type GenerateImageInput = {
   /** The brand the image is for; required when the caller has several brands */
@@ -87,24 +105,6 @@ export type MediaUploadInput = {
   size: number;
 };
 
-/** Fields of a post; on update, omitted fields stay as they are */
-export type PostInput = {
-  /** Required when the caller has several brands */
-  brandId?: string | null | undefined;
-  /** A campaign of the same brand to put the post in */
-  campaignId?: string | null | undefined;
-  /** Text of the post (required on create) */
-  content?: string | null | undefined;
-  /** Media files to attach (ids of ready media of the same owner) */
-  mediaIds?: Array<string> | null | undefined;
-  /** Target platforms, e.g. mastodon, x */
-  platforms?: Array<string> | null | undefined;
-  /** When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00 */
-  scheduledAt?: string | null | undefined;
-  /** On create: draft (the default) or suggested; a post with scheduledAt and no status is queued */
-  status?: PostStatus | null | undefined;
-};
-
 /** State of a post in its publishing life */
 export type PostStatus =
   | 'DRAFT'
@@ -120,6 +120,24 @@ export type PublishAttemptStatus =
   | 'FAILED'
   | 'PENDING'
   | 'SUCCEEDED';
+
+/** Fields of a post to change; omitted fields stay as they are */
+export type UpdatePostInput = {
+  /** Required when the caller has several brands */
+  brandId?: string | null | undefined;
+  /** A campaign of the same brand to put the post in */
+  campaignId?: string | null | undefined;
+  /** Text of the post (required on create) */
+  content?: string | null | undefined;
+  /** Media files to attach (ids of ready media of the same owner) */
+  mediaIds?: Array<string> | null | undefined;
+  /** Target platforms, e.g. mastodon, x */
+  platforms?: Array<string> | null | undefined;
+  /** When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00 */
+  scheduledAt?: string | null | undefined;
+  /** On create: draft (the default) or suggested; a post with scheduledAt and no status is queued */
+  status?: PostStatus | null | undefined;
+};
 
 export type GenerateImageMutationVariables = Exact<{
   input: GenerateImageInput;
@@ -304,7 +322,7 @@ export type PostQueryVariables = Exact<{
 export type PostQuery = { post: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type CreatePostMutationVariables = Exact<{
-  input: PostInput;
+  input: CreatePostInput;
 }>;
 
 
@@ -312,7 +330,7 @@ export type CreatePostMutation = { createPost: { id: string, brandId: string, ca
 
 export type UpdatePostMutationVariables = Exact<{
   id: string;
-  input: PostInput;
+  input: UpdatePostInput;
 }>;
 
 
@@ -901,7 +919,7 @@ export const PostDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<PostQuery, PostQueryVariables>;
 export const CreatePostDocument = new TypedDocumentString(`
-    mutation CreatePost($input: PostInput!) {
+    mutation CreatePost($input: CreatePostInput!) {
   createPost(input: $input) {
     ...PostFields
   }
@@ -920,7 +938,7 @@ export const CreatePostDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreatePostMutation, CreatePostMutationVariables>;
 export const UpdatePostDocument = new TypedDocumentString(`
-    mutation UpdatePost($id: ID!, $input: PostInput!) {
+    mutation UpdatePost($id: ID!, $input: UpdatePostInput!) {
   updatePost(id: $id, input: $input) {
     ...PostFields
   }

@@ -12,7 +12,8 @@ import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
 import { Contact } from './contact.entity.js';
 import {
   ContactConnectionArgs,
-  ContactInput,
+  CreateContactInput,
+  UpdateContactInput,
   ContactPageArgs,
   ContactScrollArgs,
   SCROLL_MAX,
@@ -99,7 +100,7 @@ export class ContactResolver {
     description: 'Creates a contact (a first name or an e-mail address is required)',
   })
   createContact(
-    @Arg('input', () => ContactInput, { description: 'Fields of the new contact' }) input: ContactInput,
+    @Arg('input', () => CreateContactInput, { description: 'Fields of the new contact' }) input: CreateContactInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.contacts.create(input);
@@ -108,8 +109,8 @@ export class ContactResolver {
   @Mutation(() => Contact, { nullable: true, description: 'Changes fields of a live contact' })
   updateContact(
     @Arg('id', () => ID, { description: 'The contact to change' }) id: string,
-    @Arg('input', () => ContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
-    input: ContactInput,
+    @Arg('input', () => UpdateContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
+    input: UpdateContactInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.contacts.update(id, input);

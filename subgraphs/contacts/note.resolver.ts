@@ -12,7 +12,7 @@ import {
 import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Note } from './note.entity.js';
-import { NoteInput } from './note.input.js';
+import { CreateNoteInput, UpdateNoteInput } from './note.input.js';
 
 export const NoteConnection = ConnectionType(Note, 'Note');
 export const NotePage = PageType(Note, 'Note');
@@ -53,7 +53,7 @@ export class NoteResolver {
   @Mutation(() => Note, { nullable: true, description: 'Writes a note on a live contact' })
   createNote(
     @Arg('contactId', () => ID, { description: 'The contact the note is about' }) contactId: string,
-    @Arg('input', () => NoteInput, { description: 'Text of the note' }) input: NoteInput,
+    @Arg('input', () => CreateNoteInput, { description: 'Text of the note' }) input: CreateNoteInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.notes.create(contactId, input);
@@ -63,7 +63,7 @@ export class NoteResolver {
   updateNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to change' }) id: string,
-    @Arg('input', () => NoteInput, { description: 'New text of the note' }) input: NoteInput,
+    @Arg('input', () => UpdateNoteInput, { description: 'New text of the note' }) input: UpdateNoteInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.notes.update(contactId, id, input);

@@ -4,7 +4,7 @@ import { isUuid } from '../../lib/ids.js';
 import type { Slice, Window } from '../../lib/data/pagination.js';
 import type { ContactService } from './contact.service.js';
 import { Note } from './note.entity.js';
-import type { NoteInput } from './note.input.js';
+import type { CreateNoteInput, UpdateNoteInput } from './note.input.js';
 
 /** Notes belong to one live contact: under another contact, or once it is deleted, they are not found. */
 export class NoteService {
@@ -31,7 +31,7 @@ export class NoteService {
     return note;
   }
 
-  async create(contactId: string, input: NoteInput): Promise<Note> {
+  async create(contactId: string, input: CreateNoteInput): Promise<Note> {
     await this.contacts.get(contactId);
     const note = new Note();
     note.contactId = contactId;
@@ -40,7 +40,7 @@ export class NoteService {
     return note;
   }
 
-  async update(contactId: string, noteId: string, input: NoteInput): Promise<Note> {
+  async update(contactId: string, noteId: string, input: UpdateNoteInput): Promise<Note> {
     const note = await this.get(contactId, noteId);
     note.body = requireBody(input.body);
     await this.em.flush();

@@ -6,7 +6,7 @@ import type { Slice, Window } from '../../lib/data/pagination.js';
 import type { SurveyUser } from './auth.types.js';
 import { Survey, SurveyStatus } from './survey.entity.js';
 import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';
-import type { SurveyInput } from './survey.input.js';
+import type { CreateSurveyInput, UpdateSurveyInput } from './survey.input.js';
 
 const TEXT_FIELDS = ['venueName', 'address', 'contactName', 'contactPhone', 'notes', 'contactId'] as const;
 type TextField = (typeof TEXT_FIELDS)[number];
@@ -70,7 +70,7 @@ export class SurveyService {
     return byContact;
   }
 
-  async create(input: SurveyInput): Promise<Survey> {
+  async create(input: CreateSurveyInput): Promise<Survey> {
     const survey = new Survey();
     survey.ownerEmail = this.user.email;
     const changed = this.apply(survey, input);
@@ -82,7 +82,7 @@ export class SurveyService {
     return survey;
   }
 
-  async update(id: string, input: SurveyInput): Promise<Survey> {
+  async update(id: string, input: UpdateSurveyInput): Promise<Survey> {
     return this.em.transactional(async (tx) => {
       const survey = await this.lockChangeable(tx, id);
       const changed = this.apply(survey, input);
@@ -147,7 +147,7 @@ export class SurveyService {
   }
 
   /** Copies the given fields onto the survey; answers the names of those that changed. */
-  private apply(survey: Survey, input: SurveyInput): string[] {
+  private apply(survey: Survey, input: UpdateSurveyInput): string[] {
     const changed: string[] = [];
     for (const field of TEXT_FIELDS) {
       const value = input[field];

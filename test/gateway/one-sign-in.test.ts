@@ -37,7 +37,7 @@ describe.each([
     graphql<any>(gateway, query, variables, headers).then((answer) => answer.body);
 
   const SURVEYS = '{ surveys(first: 50) { totalCount nodes { id ownerEmail } } }';
-  const CREATE = 'mutation ($input: SurveyInput!) { createSurvey(input: $input) { id ownerEmail } }';
+  const CREATE = 'mutation ($input: CreateSurveyInput!) { createSurvey(input: $input) { id ownerEmail } }';
   const ids = (answer: any) => (answer.data.surveys.nodes as Array<{ id: string }>).map((node) => node.id).sort();
 
   beforeAll(async () => {

@@ -71,12 +71,12 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       (await data('mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, owner))
         .createBrand.id as string;
     const post = async (input: Record<string, unknown>) =>
-      (await data('mutation ($input: PostInput!) { createPost(input: $input) { id } }', { input }, owner)).createPost
-        .id as string;
+      (await data('mutation ($input: CreatePostInput!) { createPost(input: $input) { id } }', { input }, owner))
+        .createPost.id as string;
     const campaign = async (brandId: string) =>
       (
         await data(
-          'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }',
+          'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id } }',
           { input: { brandId, name: 'Launch' } },
           owner,
         )
@@ -117,7 +117,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       mediaB: await media(brandB),
     };
     await data(
-      'mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }',
+      'mutation ($id: ID!, $input: UpdatePostInput!) { updatePost(id: $id, input: $input) { id } }',
       { id: ids.moved, input: { brandId: brandA } },
       owner,
     );

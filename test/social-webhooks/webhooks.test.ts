@@ -20,7 +20,7 @@ const CREATE_WEBHOOK = `mutation ($input: CreateWebhookInput!) {
 const DELIVERIES = `query ($webhookId: ID!) {
   webhookDeliveries(webhookId: $webhookId, first: 50) { totalCount nodes { id eventId type attempt succeeded statusCode error durationMs attemptedAt responseExcerpt } }
 }`;
-const CREATE_POST = `mutation ($input: PostInput!) { createPost(input: $input) { id brandId status } }`;
+const CREATE_POST = `mutation ($input: CreatePostInput!) { createPost(input: $input) { id brandId status } }`;
 
 /**
  * Signed webhooks through the whole chain: a change over GraphQL, its audit event, the outbox
@@ -164,7 +164,7 @@ describe('social webhooks', () => {
     const created = await post({ content: 'retry me' });
     receiver.plan(created.id, 500, 'hang', 503);
     const started = performance.now();
-    await ok('mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }', {
+    await ok('mutation ($id: ID!, $input: UpdatePostInput!) { updatePost(id: $id, input: $input) { id } }', {
       id: created.id,
       input: { content: 'retry me now' },
     });

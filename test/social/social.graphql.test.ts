@@ -195,7 +195,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
       .body.data.createBrand.id;
     const post = await graphql<any>(
       gateway,
-      'mutation ($input: PostInput!) { createPost(input: $input) { id brandId content status platforms } }',
+      'mutation ($input: CreatePostInput!) { createPost(input: $input) { id brandId content status platforms } }',
       { input: { brandId: brand, content: 'written back' } },
       await bearer('writer', ['posts.write']),
     );
@@ -203,7 +203,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     expect(post.body.data.createPost).toMatchObject({ brandId: brand, content: 'written back', status: 'DRAFT' });
     const campaign = await graphql<any>(
       gateway,
-      'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }',
+      'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id name brandId } }',
       { input: { brandId: brand, name: 'Written' } },
       await bearer('writer', ['campaigns.write']),
     );
@@ -219,7 +219,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
       .body.data.createBrand.id;
     const made = await graphql<any>(
       gateway,
-      'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }',
+      'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id name brandId } }',
       { input: { brandId: brand, name: 'Spring sale' } },
       owner,
     );
@@ -228,7 +228,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     const create = (brandId: string, content: string) =>
       graphql<any>(
         gateway,
-        'mutation ($input: PostInput!) { createPost(input: $input) { id } }',
+        'mutation ($input: CreatePostInput!) { createPost(input: $input) { id } }',
         { input: { brandId, content } },
         owner,
       ).then((r) => r.body.data.createPost.id);
@@ -393,7 +393,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     const create = (brandId?: string) =>
       graphql<any>(
         gateway,
-        'mutation ($input: PostInput!) { createPost(input: $input) { brandId } }',
+        'mutation ($input: CreatePostInput!) { createPost(input: $input) { brandId } }',
         { input: { content: 'by key', brandId } },
         withKey,
       );
@@ -421,7 +421,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     for (const brandId of [mine, hidden]) {
       await graphql(
         gateway,
-        'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }',
+        'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id } }',
         { input: { name: 'Launch', brandId } },
         owner,
       );

@@ -3,7 +3,7 @@ import { ConnectionArgs, ConnectionType, toConnection, windowOfConnection } from
 import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
 import { Brand } from '../access/brand.entity.js';
 import { Campaign } from './campaign.entity.js';
-import { CampaignInput } from './campaign.input.js';
+import { CreateCampaignInput, UpdateCampaignInput } from './campaign.input.js';
 import { Post } from './post.entity.js';
 import type { ContentContext } from './content.context.js';
 
@@ -31,8 +31,8 @@ export class CampaignResolver {
 
   @Mutation(() => Campaign, { nullable: true, description: 'Creates a campaign for one of your brands' })
   createCampaign(
-    @Arg('input', () => CampaignInput, { description: 'Brand, name and description of the campaign' })
-    input: CampaignInput,
+    @Arg('input', () => CreateCampaignInput, { description: 'Brand, name and description of the campaign' })
+    input: CreateCampaignInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.campaigns.create(input);
@@ -41,7 +41,8 @@ export class CampaignResolver {
   @Mutation(() => Campaign, { nullable: true, description: 'Changes the name or description of a campaign' })
   updateCampaign(
     @Arg('id', () => ID, { description: 'The campaign to change' }) id: string,
-    @Arg('input', () => CampaignInput, { description: 'Fields to change; omitted ones stay' }) input: CampaignInput,
+    @Arg('input', () => UpdateCampaignInput, { description: 'Fields to change; omitted ones stay' })
+    input: UpdateCampaignInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.campaigns.update(id, input);

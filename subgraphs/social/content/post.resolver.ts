@@ -5,7 +5,7 @@ import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';
 import { Post } from './post.entity.js';
-import { PostConnectionArgs, PostInput, PostPageArgs } from './post.input.js';
+import { CreatePostInput, PostConnectionArgs, PostPageArgs, UpdatePostInput } from './post.input.js';
 import { PostConnection, PostPage } from './post.types.js';
 
 const DeletePostPayload = DeletePayloadType(Post, 'Post');
@@ -40,7 +40,7 @@ export class PostResolver {
     description: 'Creates a post: a draft, a suggestion, or queued when it has scheduledAt',
   })
   createPost(
-    @Arg('input', () => PostInput, { description: 'Fields of the new post' }) input: PostInput,
+    @Arg('input', () => CreatePostInput, { description: 'Fields of the new post' }) input: CreatePostInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.posts.create(input);
@@ -49,7 +49,7 @@ export class PostResolver {
   @Mutation(() => Post, { nullable: true, description: 'Changes a post that has not gone out yet' })
   updatePost(
     @Arg('id', () => ID, { description: 'The post to change' }) id: string,
-    @Arg('input', () => PostInput, { description: 'Fields to change; omitted ones stay' }) input: PostInput,
+    @Arg('input', () => UpdatePostInput, { description: 'Fields to change; omitted ones stay' }) input: UpdatePostInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.posts.update(id, input);

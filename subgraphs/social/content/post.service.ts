@@ -10,7 +10,7 @@ import { Campaign } from './campaign.entity.js';
 import { ContentEventType, type Actor } from './content-event.entity.js';
 import { actorOf, ContentEventService } from './content-event.service.js';
 import { Post, PostStatus, snapshotOf } from './post.entity.js';
-import type { ContentEditInput, PostInput } from './post.input.js';
+import type { ContentEditInput, CreatePostInput, UpdatePostInput } from './post.input.js';
 import { approvedStatus, assertCanApply, type PostAction } from './post.state.js';
 import type { PublishSchedule } from './publish-schedule.js';
 
@@ -114,7 +114,7 @@ export class PostService {
     return post;
   }
 
-  async create(input: PostInput): Promise<Post> {
+  async create(input: CreatePostInput): Promise<Post> {
     const content = requireContent(input.content);
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
     const status = input.status ?? (scheduledAt ? PostStatus.QUEUED : PostStatus.DRAFT);
@@ -147,7 +147,7 @@ export class PostService {
   }
 
   /** PUT of a post: any field, in any state but publishing and published. */
-  async update(id: string, input: PostInput): Promise<Post> {
+  async update(id: string, input: UpdatePostInput): Promise<Post> {
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
     return this.change(id, 'update', ContentEventType.UPDATED, async (post, tx) => {
       if (input.brandId !== undefined && input.brandId !== post.brandId) {
