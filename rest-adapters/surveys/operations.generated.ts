@@ -61,6 +61,15 @@ export type SurveyAssetStatus =
   /** Presigned: the bytes may be on their way, unchecked */
   | 'PENDING';
 
+/** What a survey can be exported as */
+export type SurveyExportFormat =
+  /** A printable page */
+  | 'HTML'
+  /** A Markdown document */
+  | 'MARKDOWN'
+  /** A chat message */
+  | 'WHATSAPP';
+
 /** A survey is edited as a draft; once submitted it is frozen */
 export type SurveyStatus =
   | 'DRAFT'
@@ -168,7 +177,7 @@ export type SurveyExportQueryVariables = Exact<{
 }>;
 
 
-export type SurveyExportQuery = { surveyExport: { format: string, contentType: string, filename: string, body: string } | null };
+export type SurveyExportQuery = { surveyExport: { format: SurveyExportFormat, contentType: string, filename: string, body: string } | null };
 
 export type PresignSurveyAssetMutationVariables = Exact<{
   surveyId: string;

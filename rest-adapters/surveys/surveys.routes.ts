@@ -211,7 +211,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
           'content-type': surveyExport.contentType,
           'content-disposition': contentDisposition(surveyExport.filename, 'inline'),
           'x-content-type-options': 'nosniff',
-          ...(surveyExport.format === 'html' ? { 'content-security-policy': EXPORT_CSP } : {}),
+          ...(surveyExport.format === 'HTML' ? { 'content-security-policy': EXPORT_CSP } : {}),
         });
         res.send(surveyExport.body);
       },

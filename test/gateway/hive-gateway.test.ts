@@ -172,7 +172,7 @@ describe('Hive Gateway on the same supergraph', () => {
     });
     expect(fromWeb.status).toBe(200);
     expect(((await fromWeb.json()) as { data: unknown }).data).toEqual({
-      surveyExportFormats: expect.arrayContaining(['html']),
+      surveyExportFormats: expect.arrayContaining(['HTML']),
     });
     const forged = await fetch(hive.url, {
       method: 'POST',

@@ -125,6 +125,23 @@ describe.each([
     expect(made.body.ownerEmail).toBe(`alice@${DOMAIN}`);
   });
 
+  it('exports a survey in a format named by the SurveyExportFormat enum, or by the deprecated text', async () => {
+    const EXPORT = `query ($id: ID!, $exportFormat: SurveyExportFormat, $format: String) {
+      surveyExportFormats
+      surveyExport(id: $id, exportFormat: $exportFormat, format: $format) { format contentType }
+    }`;
+    const session = bearer(aliceSession);
+    const markdown = await ask(EXPORT, session, { id: aliceSurveyId, exportFormat: 'MARKDOWN' });
+    expect(markdown.data).toEqual({
+      surveyExportFormats: ['HTML', 'MARKDOWN', 'WHATSAPP'],
+      surveyExport: { format: 'MARKDOWN', contentType: expect.stringContaining('text/markdown') },
+    });
+    const byText = await ask(EXPORT, session, { id: aliceSurveyId, format: 'whatsapp' });
+    expect(byText.data.surveyExport.format).toBe('WHATSAPP');
+    const unknown = await ask(EXPORT, session, { id: aliceSurveyId, exportFormat: 'PDF' });
+    expect(refusals(unknown.errors)).toEqual([{ path: undefined, code: 'BAD_USER_INPUT' }]);
+  });
+
   it('takes a token without an email as no surveyor: UNAUTHENTICATED on survey fields, 401 on REST', async () => {
     const nobody = bearer(await token());
     expect(refusals((await ask(SURVEYS, nobody)).errors)).toEqual([{ path: ['surveys'], code: 'UNAUTHENTICATED' }]);
