@@ -67,10 +67,14 @@ describe('the breaking-change check of the supergraph', () => {
   describe('the base it compares with', () => {
     const repo = mkdtempSync(path.join(tmpdir(), 'schema-check-'));
     const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], {
-        cwd: repo,
-        encoding: 'utf8',
-      }).trim();
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@example.org', '-c', 'commit.gpgsign=false', ...args],
+        {
+          cwd: repo,
+          encoding: 'utf8',
+        },
+      ).trim();
     const commit = (text: string) => {
       writeFileSync(path.join(repo, 'file'), text);
       git('add', 'file');
