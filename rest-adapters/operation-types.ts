@@ -40,7 +40,12 @@ export async function generateOperationTypes(): Promise<{ filename: string; cont
             documentMode: 'string',
             useTypeImports: true,
             avoidOptionals: { field: true, inputValue: false, object: true, defaultValue: false },
-            scalars: { ID: 'string', DateTimeISO: 'string', JSONObject: 'Record<string, unknown>' },
+            scalars: {
+              ID: 'string',
+              DateTimeISO: 'string',
+              LocalDate: 'string',
+              JSONObject: 'Record<string, unknown>',
+            },
           },
         },
       ]),

@@ -131,7 +131,7 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
       },
       handler: async (req, res) => {
         const { deleteAttachment } = await run(DeleteAttachmentDocument, { id: req.params.id }, req);
-        res.json({ ...deleteAttachment, deleted: true });
+        res.json({ ...deleteAttachment.attachment, deleted: true });
       },
     },
   ];

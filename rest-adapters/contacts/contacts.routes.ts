@@ -107,7 +107,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { deleteContact } = await run(DeleteContactDocument, { id: req.params.id }, req);
-        res.json(deleteContact);
+        res.json(deleteContact.contact);
       },
     },
   ];

@@ -104,7 +104,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
           { contactId: req.params.contactId, id: req.params.noteId },
           req,
         );
-        res.json({ ...deleteNote, deleted: true });
+        res.json({ ...deleteNote.note, deleted: true });
       },
     },
   ];

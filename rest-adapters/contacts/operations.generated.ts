@@ -17,8 +17,8 @@ export type ContactImportStatus =
   /** Every row was written or reported */
   | 'SUCCEEDED';
 
-/** Fields of a contact; on update, omitted fields stay as they are and null clears one */
-export type ContactInput = {
+/** Fields of a new contact: a first name or an e-mail address is required */
+export type CreateContactInput = {
   /** Company the contact works for */
   company?: string | null | undefined;
   /** E-mail address, unique among live contacts */
@@ -33,6 +33,12 @@ export type ContactInput = {
   tags?: Array<string> | null | undefined;
 };
 
+/** The text of a new note */
+export type CreateNoteInput = {
+  /** Text of the note (required, not blank) */
+  body: string;
+};
+
 /** Where to move a contact */
 export type MoveInput = {
   /** Names the stage's pipeline to move the contact into another pipeline; without it the stage must be in the contact's pipeline */
@@ -41,8 +47,24 @@ export type MoveInput = {
   stageId: string;
 };
 
-/** The text of a note */
-export type NoteInput = {
+/** Fields of a contact to change; omitted fields stay as they are and null clears one */
+export type UpdateContactInput = {
+  /** Company the contact works for */
+  company?: string | null | undefined;
+  /** E-mail address, unique among live contacts */
+  email?: string | null | undefined;
+  /** Given name; a new contact needs a first name or an e-mail address */
+  firstName?: string | null | undefined;
+  /** Family name */
+  lastName?: string | null | undefined;
+  /** Phone number */
+  phone?: string | null | undefined;
+  /** Free labels; the list replaces the previous one */
+  tags?: Array<string> | null | undefined;
+};
+
+/** The new text of a note */
+export type UpdateNoteInput = {
   /** Text of the note (required, not blank) */
   body: string;
 };
@@ -93,7 +115,7 @@ export type DeleteAttachmentMutationVariables = Exact<{
 }>;
 
 
-export type DeleteAttachmentMutation = { deleteAttachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } | null };
+export type DeleteAttachmentMutation = { deleteAttachment: { attachment: { id: string, contactId: string, filename: string, contentType: string, size: number, createdAt: string } } | null };
 
 export type ContactExportGrantQueryVariables = Exact<{
   search?: string | null | undefined;
@@ -176,7 +198,7 @@ export type ContactQueryVariables = Exact<{
 export type ContactQuery = { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type CreateContactMutationVariables = Exact<{
-  input: ContactInput;
+  input: CreateContactInput;
 }>;
 
 
@@ -184,7 +206,7 @@ export type CreateContactMutation = { createContact: { id: string, firstName: st
 
 export type UpdateContactMutationVariables = Exact<{
   id: string;
-  input: ContactInput;
+  input: UpdateContactInput;
 }>;
 
 
@@ -195,7 +217,7 @@ export type DeleteContactMutationVariables = Exact<{
 }>;
 
 
-export type DeleteContactMutation = { deleteContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type DeleteContactMutation = { deleteContact: { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } } | null };
 
 export type ContactsHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -228,7 +250,7 @@ export type NoteQuery = { note: { id: string, contactId: string, body: string, c
 
 export type CreateNoteMutationVariables = Exact<{
   contactId: string;
-  input: NoteInput;
+  input: CreateNoteInput;
 }>;
 
 
@@ -237,7 +259,7 @@ export type CreateNoteMutation = { createNote: { id: string, contactId: string, 
 export type UpdateNoteMutationVariables = Exact<{
   contactId: string;
   id: string;
-  input: NoteInput;
+  input: UpdateNoteInput;
 }>;
 
 
@@ -249,7 +271,7 @@ export type DeleteNoteMutationVariables = Exact<{
 }>;
 
 
-export type DeleteNoteMutation = { deleteNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
+export type DeleteNoteMutation = { deleteNote: { note: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } } | null };
 
 export type StageFieldsFragment = { id: string, name: string, position: number };
 
@@ -467,7 +489,9 @@ export const CancelAttachmentUploadDocument = new TypedDocumentString(`
 export const DeleteAttachmentDocument = new TypedDocumentString(`
     mutation DeleteAttachment($id: ID!) {
   deleteAttachment(id: $id) {
-    ...AttachmentFields
+    attachment {
+      ...AttachmentFields
+    }
   }
 }
     fragment AttachmentFields on Attachment {
@@ -647,7 +671,7 @@ export const ContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<ContactQuery, ContactQueryVariables>;
 export const CreateContactDocument = new TypedDocumentString(`
-    mutation CreateContact($input: ContactInput!) {
+    mutation CreateContact($input: CreateContactInput!) {
   createContact(input: $input) {
     ...ContactFields
   }
@@ -665,7 +689,7 @@ export const CreateContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateContactMutation, CreateContactMutationVariables>;
 export const UpdateContactDocument = new TypedDocumentString(`
-    mutation UpdateContact($id: ID!, $input: ContactInput!) {
+    mutation UpdateContact($id: ID!, $input: UpdateContactInput!) {
   updateContact(id: $id, input: $input) {
     ...ContactFields
   }
@@ -685,7 +709,9 @@ export const UpdateContactDocument = new TypedDocumentString(`
 export const DeleteContactDocument = new TypedDocumentString(`
     mutation DeleteContact($id: ID!) {
   deleteContact(id: $id) {
-    ...ContactFields
+    contact {
+      ...ContactFields
+    }
   }
 }
     fragment ContactFields on Contact {
@@ -754,7 +780,7 @@ export const NoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<NoteQuery, NoteQueryVariables>;
 export const CreateNoteDocument = new TypedDocumentString(`
-    mutation CreateNote($contactId: ID!, $input: NoteInput!) {
+    mutation CreateNote($contactId: ID!, $input: CreateNoteInput!) {
   createNote(contactId: $contactId, input: $input) {
     ...NoteFields
   }
@@ -767,7 +793,7 @@ export const CreateNoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateNoteMutation, CreateNoteMutationVariables>;
 export const UpdateNoteDocument = new TypedDocumentString(`
-    mutation UpdateNote($contactId: ID!, $id: ID!, $input: NoteInput!) {
+    mutation UpdateNote($contactId: ID!, $id: ID!, $input: UpdateNoteInput!) {
   updateNote(contactId: $contactId, id: $id, input: $input) {
     ...NoteFields
   }
@@ -782,7 +808,9 @@ export const UpdateNoteDocument = new TypedDocumentString(`
 export const DeleteNoteDocument = new TypedDocumentString(`
     mutation DeleteNote($contactId: ID!, $id: ID!) {
   deleteNote(contactId: $contactId, id: $id) {
-    ...NoteFields
+    note {
+      ...NoteFields
+    }
   }
 }
     fragment NoteFields on Note {

@@ -1,6 +1,7 @@
 import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { generateImageSchema, mediaFileSchema } from './social.bodies.js';
 import { GenerateImageDocument } from './operations.generated.js';
+import { restMedia } from './rest.helpers.js';
 
 /** `/api/ai`: image generation; the image is kept as a media file and answered as one. */
 export function aiRoutes(run: RunOperation): RestRoute[] {
@@ -20,7 +21,7 @@ export function aiRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { generateImage } = await run(GenerateImageDocument, { input: jsonBody(req) }, req);
-        res.json(generateImage);
+        res.json(restMedia(generateImage));
       },
     },
   ];

@@ -4,13 +4,15 @@ import {
   jsonBody,
   numberParam,
   stringParam,
+  type Answered,
   type OperationVariables,
   type RestRoute,
   type RunOperation,
   type OperationDocument,
 } from '../../lib/rest/rest.js';
 import { pageBody } from '../../lib/data/pagination.js';
-import { listParam } from './rest.helpers.js';
+import { graphqlEnum } from '../../lib/rest/rest-enums.js';
+import { listParam, restEvent, restStatus } from './rest.helpers.js';
 import {
   contentEditSchema,
   contentItemDetailSchema,
@@ -44,7 +46,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
   /** An action on one item: its operation, and the item in the operation's answer. */
   const action = <Result, Variables>(
     operation: OperationDocument<Result, Variables>,
-    itemOf: (data: Result) => unknown,
+    itemOf: (data: Answered<Result>) => { status: string },
     operationId: string,
     summary: string,
     path: string,
@@ -64,7 +66,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       problems: [409],
     },
     handler: async (req, res) => {
-      res.json(itemOf(await run(operation, variables(req), req)));
+      res.json(restStatus(itemOf(await run(operation, variables(req), req))));
     },
   });
 
@@ -87,11 +89,11 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
             page: numberParam(req.query.page),
             limit: numberParam(req.query.limit),
             brandId: stringParam(req.query.brandId),
-            statuses: listParam(req.query.status ?? req.query.statuses),
+            statuses: graphqlEnum(listParam(req.query.status ?? req.query.statuses)),
           },
           req,
         );
-        res.json(pageBody(contentQueuePage));
+        res.json(pageBody({ ...contentQueuePage, items: contentQueuePage.items.map(restStatus) }));
       },
     },
     {
@@ -137,12 +139,12 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
             first: numberParam(req.query.limit),
             after: stringParam(req.query.cursor),
             contentId: stringParam(req.query.contentId ?? req.query.itemId),
-            type: stringParam(req.query.type),
+            type: graphqlEnum(stringParam(req.query.type)),
           },
           req,
         );
         res.json({
-          data: contentEvents.nodes,
+          data: contentEvents.nodes.map(restEvent),
           nextCursor: contentEvents.pageInfo.hasNextPage ? contentEvents.pageInfo.endCursor : null,
           total: contentEvents.totalCount,
         });
@@ -162,7 +164,13 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
         const { contentItem } = await run(ContentItemDocument, { id: req.params.contentId }, req, {
           lookup: 'Content item',
         });
-        res.json({ ...contentItem, attempts: contentItem.publishAttempts });
+        const attempts = contentItem.publishAttempts.map(restStatus);
+        res.json({
+          ...restStatus(contentItem),
+          events: contentItem.events.map(restEvent),
+          attempts,
+          publishAttempts: attempts,
+        });
       },
     },
     {
@@ -183,7 +191,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
           { id: req.params.contentId, input: jsonBody(req) },
           req,
         );
-        res.json(editContentItem);
+        res.json(restStatus(editContentItem));
       },
     },
     action(

@@ -4,6 +4,7 @@ import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest/r
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import { cookieOf } from '../../lib/http/session-cookie.js';
 import { integrationsSchema } from './social.bodies.js';
+import { restStatus } from './rest.helpers.js';
 import {
   CompleteIntegrationConnectDocument,
   IntegrationsDocument,
@@ -45,7 +46,11 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const data = await run(IntegrationsDocument, {}, req);
-        res.json({ data: data.integrations, total: data.integrations.length, available: data.integrationPlatforms });
+        res.json({
+          data: data.integrations.map(restStatus),
+          total: data.integrations.length,
+          available: data.integrationPlatforms,
+        });
       },
     },
     {

@@ -2,6 +2,7 @@ import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../
 import { pageQuery } from '../../lib/rest/openapi.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { mediaPage, mediaUploadInputSchema, uploadGrantSchema } from './social.bodies.js';
+import { restMedia } from './rest.helpers.js';
 import { MediaPageDocument, RequestMediaUploadDocument } from './operations.generated.js';
 
 /** `/api/media`: the user's media files, and upload URLs for new ones (bytes go straight to storage). */
@@ -24,7 +25,7 @@ export function mediaRoutes(run: RunOperation): RestRoute[] {
           { page: numberParam(req.query.page), limit: numberParam(req.query.limit) },
           req,
         );
-        res.json(pageBody(mediaPage));
+        res.json(pageBody({ ...mediaPage, items: mediaPage.items.map(restMedia) }));
       },
     },
     {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { pageBody } from '../../lib/data/pagination.js';
+import { graphqlEnum, withGraphQLEnums } from '../../lib/rest/rest-enums.js';
+import { restStatus } from './rest.helpers.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
 import {
   CreatePostDocument,
@@ -33,11 +35,11 @@ export function postRoutes(run: RunOperation): RestRoute[] {
             page: numberParam(req.query.page),
             limit: numberParam(req.query.limit),
             brandId: stringParam(req.query.brandId),
-            status: stringParam(req.query.status),
+            status: graphqlEnum(stringParam(req.query.status)),
           },
           req,
         );
-        res.json(pageBody(postPage));
+        res.json(pageBody({ ...postPage, items: postPage.items.map(restStatus) }));
       },
     },
     {
@@ -57,8 +59,8 @@ export function postRoutes(run: RunOperation): RestRoute[] {
         },
       },
       handler: async (req, res) => {
-        const { createPost } = await run(CreatePostDocument, { input: jsonBody(req) }, req);
-        res.status(201).json(createPost);
+        const { createPost } = await run(CreatePostDocument, { input: withGraphQLEnums(jsonBody(req), 'status') }, req);
+        res.status(201).json(restStatus(createPost));
       },
     },
     {
@@ -73,7 +75,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { post } = await run(PostDocument, { id: req.params.postId }, req, { lookup: 'Post' });
-        res.json(post);
+        res.json(restStatus(post));
       },
     },
     {
@@ -89,8 +91,12 @@ export function postRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        const { updatePost } = await run(UpdatePostDocument, { id: req.params.postId, input: jsonBody(req) }, req);
-        res.json(updatePost);
+        const { updatePost } = await run(
+          UpdatePostDocument,
+          { id: req.params.postId, input: withGraphQLEnums(jsonBody(req), 'status') },
+          req,
+        );
+        res.json(restStatus(updatePost));
       },
     },
     {

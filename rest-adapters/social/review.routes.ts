@@ -1,11 +1,18 @@
 import type { RateLimiter, RouteRateLimit } from '../../lib/http/rate-limit.js';
-import { jsonBody, type RestRoute, type RunOperation, type OperationDocument } from '../../lib/rest/rest.js';
+import {
+  jsonBody,
+  type Answered,
+  type RestRoute,
+  type RunOperation,
+  type OperationDocument,
+} from '../../lib/rest/rest.js';
 import {
   ApproveByReviewLinkDocument,
   RejectByReviewLinkDocument,
   ReviewByTokenDocument,
 } from './operations.generated.js';
 import { reviewDecisionSchema, reviewedPostSchema } from './social.bodies.js';
+import { restStatus } from './rest.helpers.js';
 
 const TOKEN = { token: 'The token of the review link' };
 
@@ -26,7 +33,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
   };
   const decision = <Result>(
     operation: OperationDocument<Result, { token: string; comment?: string | null }>,
-    postOf: (data: Result) => unknown,
+    postOf: (data: Answered<Result>) => { status: string },
     verb: 'approve' | 'reject',
     operationId: string,
   ): RestRoute => ({
@@ -45,7 +52,9 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
     },
     handler: async (req, res) => {
       const body = jsonBody(req);
-      res.json(postOf(await run(operation, { token: req.params.token, comment: body.comment ?? null }, req)));
+      res.json(
+        restStatus(postOf(await run(operation, { token: req.params.token, comment: body.comment ?? null }, req))),
+      );
     },
   });
   return [
@@ -65,7 +74,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
       },
       handler: async (req, res) => {
         const { reviewByToken } = await run(ReviewByTokenDocument, { token: req.params.token }, req);
-        res.json(reviewByToken);
+        res.json(restStatus(reviewByToken));
       },
     },
     decision(ApproveByReviewLinkDocument, (data) => data.approveByReviewLink, 'approve', 'approveByReviewLink'),

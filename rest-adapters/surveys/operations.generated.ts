@@ -4,6 +4,26 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Fields of a new survey */
+export type CreateSurveyInput = {
+  /** Address of the venue */
+  address?: string | null | undefined;
+  /** Amenities the venue offers; the list replaces the previous one */
+  amenities?: Array<string> | null | undefined;
+  /** How many guests the venue holds (0 or more) */
+  capacity?: number | null | undefined;
+  /** Id of a contact of the contacts service */
+  contactId?: string | null | undefined;
+  /** Name of the person to contact at the venue */
+  contactName?: string | null | undefined;
+  /** Phone number of that person */
+  contactPhone?: string | null | undefined;
+  /** Free notes */
+  notes?: string | null | undefined;
+  /** Name of the venue */
+  venueName: string;
+};
+
 /** Who asks for a sign-in link */
 export type MagicLinkRequestInput = {
   /** The e-mail address to send the link to */
@@ -37,12 +57,26 @@ export type SurveyAssetPresignInput = {
 /** Whether an asset's upload has been checked and attached */
 export type SurveyAssetStatus =
   /** Checked (size, type, checksum) and attached to its survey */
-  | 'committed'
+  | 'COMMITTED'
   /** Presigned: the bytes may be on their way, unchecked */
-  | 'pending';
+  | 'PENDING';
 
-/** Fields of a survey; on update, omitted fields stay as they are and null clears one */
-export type SurveyInput = {
+/** What a survey can be exported as */
+export type SurveyExportFormat =
+  /** A printable page */
+  | 'HTML'
+  /** A Markdown document */
+  | 'MARKDOWN'
+  /** A chat message */
+  | 'WHATSAPP';
+
+/** A survey is edited as a draft; once submitted it is frozen */
+export type SurveyStatus =
+  | 'DRAFT'
+  | 'SUBMITTED';
+
+/** Fields of a survey to change; omitted fields stay as they are and null clears one */
+export type UpdateSurveyInput = {
   /** Address of the venue */
   address?: string | null | undefined;
   /** Amenities the venue offers; the list replaces the previous one */
@@ -57,14 +91,9 @@ export type SurveyInput = {
   contactPhone?: string | null | undefined;
   /** Free notes */
   notes?: string | null | undefined;
-  /** Name of the venue (required on create) */
+  /** Name of the venue (never cleared) */
   venueName?: string | null | undefined;
 };
-
-/** A survey is edited as a draft; once submitted it is frozen */
-export type SurveyStatus =
-  | 'draft'
-  | 'submitted';
 
 export type RequestMagicLinkMutationVariables = Exact<{
   input: MagicLinkRequestInput;
@@ -121,7 +150,7 @@ export type SurveyQueryVariables = Exact<{
 export type SurveyQuery = { survey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
 
 export type CreateSurveyMutationVariables = Exact<{
-  input: SurveyInput;
+  input: CreateSurveyInput;
 }>;
 
 
@@ -129,7 +158,7 @@ export type CreateSurveyMutation = { createSurvey: { id: string, venueName: stri
 
 export type UpdateSurveyMutationVariables = Exact<{
   id: string;
-  input: SurveyInput;
+  input: UpdateSurveyInput;
 }>;
 
 
@@ -148,7 +177,7 @@ export type SurveyExportQueryVariables = Exact<{
 }>;
 
 
-export type SurveyExportQuery = { surveyExport: { format: string, contentType: string, filename: string, body: string } | null };
+export type SurveyExportQuery = { surveyExport: { format: SurveyExportFormat, contentType: string, filename: string, body: string } | null };
 
 export type PresignSurveyAssetMutationVariables = Exact<{
   surveyId: string;
@@ -383,7 +412,7 @@ fragment SurveyFields on Survey {
   }
 }`) as unknown as TypedDocumentString<SurveyQuery, SurveyQueryVariables>;
 export const CreateSurveyDocument = new TypedDocumentString(`
-    mutation CreateSurvey($input: SurveyInput!) {
+    mutation CreateSurvey($input: CreateSurveyInput!) {
   createSurvey(input: $input) {
     ...SurveyFields
   }
@@ -422,7 +451,7 @@ fragment SurveyFields on Survey {
   }
 }`) as unknown as TypedDocumentString<CreateSurveyMutation, CreateSurveyMutationVariables>;
 export const UpdateSurveyDocument = new TypedDocumentString(`
-    mutation UpdateSurvey($id: ID!, $input: SurveyInput!) {
+    mutation UpdateSurvey($id: ID!, $input: UpdateSurveyInput!) {
   updateSurvey(id: $id, input: $input) {
     ...SurveyFields
   }

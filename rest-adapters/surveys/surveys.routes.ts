@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { pageBody } from '../../lib/data/pagination.js';
+import { graphqlEnum, withRestEnums } from '../../lib/rest/rest-enums.js';
 import { contentDisposition } from '../../lib/storage/storage.js';
 import {
   assetSchema,
@@ -27,6 +28,15 @@ import {
 
 const SURVEY_ID = { id: 'Survey id' };
 
+/** An asset as its REST body writes it: `status` in lower case. */
+const restAsset = <Asset extends { status: string }>(asset: Asset) => withRestEnums(asset, 'status');
+
+/** A survey as its REST body writes it: its `status` and its assets' in lower case. */
+const restSurvey = <Survey extends { status: string; assets: { status: string }[] }>(survey: Survey) => ({
+  ...withRestEnums(survey, 'status'),
+  assets: survey.assets.map(restAsset),
+});
+
 // An exported page shows user text and links to photos; nothing in it may run script or load
 // anything but images, even if escaping were ever to miss something.
 const EXPORT_CSP =
@@ -51,7 +61,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { createSurvey } = await run(CreateSurveyDocument, { input: jsonBody(req) }, req);
-        res.status(201).json(createSurvey);
+        res.status(201).json(restSurvey(createSurvey));
       },
     },
     {
@@ -71,11 +81,11 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
           {
             page: numberParam(req.query.page),
             limit: numberParam(req.query.limit),
-            status: stringParam(req.query.status) || undefined,
+            status: graphqlEnum(stringParam(req.query.status) || undefined),
           },
           req,
         );
-        res.json(pageBody(surveyPage));
+        res.json(pageBody({ ...surveyPage, items: surveyPage.items.map(restSurvey) }));
       },
     },
     {
@@ -90,7 +100,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { survey } = await run(SurveyDocument, { id: req.params.id }, req, { lookup: 'Survey' });
-        res.json(survey);
+        res.json(restSurvey(survey));
       },
     },
     {
@@ -107,7 +117,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { updateSurvey } = await run(UpdateSurveyDocument, { id: req.params.id, input: jsonBody(req) }, req);
-        res.json(updateSurvey);
+        res.json(restSurvey(updateSurvey));
       },
     },
     {
@@ -123,7 +133,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { submitSurvey } = await run(SubmitSurveyDocument, { id: req.params.id }, req);
-        res.json(submitSurvey);
+        res.json(restSurvey(submitSurvey));
       },
     },
     {
@@ -173,7 +183,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
           { surveyId: req.params.id, input: jsonBody(req) },
           req,
         );
-        res.json(commitSurveyAsset);
+        res.json(restAsset(commitSurveyAsset));
       },
     },
     {
@@ -201,7 +211,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
           'content-type': surveyExport.contentType,
           'content-disposition': contentDisposition(surveyExport.filename, 'inline'),
           'x-content-type-options': 'nosniff',
-          ...(surveyExport.format === 'html' ? { 'content-security-policy': EXPORT_CSP } : {}),
+          ...(surveyExport.format === 'HTML' ? { 'content-security-policy': EXPORT_CSP } : {}),
         });
         res.send(surveyExport.body);
       },
@@ -218,7 +228,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { surveyAsset } = await run(SurveyAssetDocument, { id: req.params.assetId }, req, { lookup: 'Asset' });
-        res.json(surveyAsset);
+        res.json(restAsset(surveyAsset));
       },
     },
   ];

@@ -1,10 +1,13 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
+import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
 import type { ContactsContext } from './contacts.context.js';
 
 export const AttachmentConnection = ConnectionType(Attachment, 'Attachment');
 export const AttachmentPage = PageType(Attachment, 'Attachment');
+
+const DeleteAttachmentPayload = DeletePayloadType(Attachment, 'Attachment');
 
 @Resolver(() => Attachment)
 export class AttachmentResolver {
@@ -80,11 +83,14 @@ export class AttachmentResolver {
     return ctx.attachments.cancel(uploadToken);
   }
 
-  @Mutation(() => Attachment, { nullable: true, description: 'Removes the attachment and its bytes permanently' })
-  deleteAttachment(
+  @Mutation(() => DeleteAttachmentPayload.type, {
+    nullable: true,
+    description: 'Removes the attachment and its bytes permanently',
+  })
+  async deleteAttachment(
     @Arg('id', () => ID, { description: 'The attachment to remove' }) id: string,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.attachments.delete(id);
+    return DeleteAttachmentPayload.of(await ctx.attachments.delete(id));
   }
 }

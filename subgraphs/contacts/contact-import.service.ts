@@ -7,8 +7,8 @@ import {
   orderByText,
   type Keyset,
   type KeysetArgs,
-  type KeysetConnection,
 } from '../../lib/data/keyset.js';
+import type { Connection } from '../../lib/data/pagination.js';
 import { AppError, ErrorCode, isErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { ObjectStorage } from '../../lib/storage/storage.js';
@@ -141,7 +141,7 @@ export class ContactImportService {
   }
 
   /** A page of the row errors of an import, in file order (keyset on their position in the import). */
-  async errors(job: ContactImport, args: KeysetArgs): Promise<KeysetConnection<ImportRowError>> {
+  async errors(job: ContactImport, args: KeysetArgs): Promise<Connection<ImportRowError>> {
     const window = keysetWindow(IMPORT_ERRORS_KEYSET, args, { defaultSize: 100, maxSize: MAX_ERRORS_PAGE });
     const sql = keysetSql(IMPORT_ERRORS_KEYSET, window);
     const rows = await this.em.getConnection().execute<ImportErrorRow[]>(
@@ -150,11 +150,13 @@ export class ContactImportService {
        order by ${orderByText(sql)} limit ?`,
       [job.id, ...sql.conditions.flatMap((condition) => condition.params), sql.limit],
     );
-    return keysetConnection(IMPORT_ERRORS_KEYSET, window, rows, ({ row, column, message }) => ({
+    const page = keysetConnection(IMPORT_ERRORS_KEYSET, window, rows, ({ row, column, message }) => ({
       row,
       column,
       message,
     }));
+    // A total costs nothing here: the import counts its errors as it writes them.
+    return { ...page, totalCount: job.errorCount, totalExact: true };
   }
 
   /** Ends a reservation that will not be imported (its upload failed): row and bytes. False when there was none. */

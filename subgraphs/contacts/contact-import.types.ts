@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { PageInfo } from '../../lib/data/pagination.js';
+import { ConnectionType } from '../../lib/data/pagination.js';
 
 @ObjectType({ description: 'Why one row of an import was skipped' })
 export class ImportRowError {
@@ -53,9 +53,4 @@ export class ImportUploadSlot {
   expiresAt!: Date;
 }
 
-@ObjectType({ description: 'A page of the row errors of an import, in file order' })
-export class ImportRowErrorConnection {
-  @Field(() => [ImportRowError], { description: 'The row errors of this page' }) nodes!: ImportRowError[];
-  @Field(() => PageInfo, { description: 'Where this page stands; ask on with `after: endCursor`' })
-  pageInfo!: PageInfo;
-}
+export const ImportRowErrorConnection = ConnectionType(ImportRowError, 'ImportRowError');

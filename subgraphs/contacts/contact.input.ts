@@ -4,9 +4,9 @@ import { PageArgs, ConnectionArgs } from '../../lib/data/pagination.js';
 
 const NAME_MAX = 200;
 
-/** Fields a client may set on a contact; create needs `firstName` or `email` (checked in the service). */
-@InputType({ description: 'Fields of a contact; on update, omitted fields stay as they are and null clears one' })
-export class ContactInput {
+/** Fields of a contact to change; omitted fields stay as they are and null clears one. */
+@InputType({ description: 'Fields of a contact to change; omitted fields stay as they are and null clears one' })
+export class UpdateContactInput {
   @Field(() => String, {
     nullable: true,
     description: 'Given name; a new contact needs a first name or an e-mail address',
@@ -43,6 +43,16 @@ export class ContactInput {
   @MaxLength(50, { each: true })
   tags?: string[] | null;
 }
+
+/**
+ * Fields of a new contact: those of an update. No single one is required: a contact needs a first
+ * name or an e-mail address, which one is the client's choice (checked in the service).
+ */
+@InputType({ description: 'Fields of a new contact: a first name or an e-mail address is required' })
+export class CreateContactInput extends UpdateContactInput {}
+
+/** The fields an import row fills (contact-import.service.ts): those of an update. */
+export { UpdateContactInput as ContactInput };
 
 @ArgsType()
 export class ContactPageArgs extends PageArgs {

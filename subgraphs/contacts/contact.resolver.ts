@@ -1,10 +1,12 @@
 import { Arg, Args, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { KeysetConnection } from '../../lib/data/keyset.js';
 import { ConnectionType, PageInfo, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
 import { Contact } from './contact.entity.js';
 import {
   ContactConnectionArgs,
-  ContactInput,
+  CreateContactInput,
+  UpdateContactInput,
   ContactPageArgs,
   ContactScrollArgs,
   SCROLL_MAX,
@@ -31,6 +33,8 @@ export class ContactScrollConnection {
   @Field(() => PageInfo, { description: 'Whether more contacts follow, and the cursor to continue after' })
   pageInfo!: PageInfo;
 }
+
+const DeleteContactPayload = DeletePayloadType(Contact, 'Contact');
 
 @Resolver(() => Contact)
 export class ContactResolver {
@@ -73,7 +77,7 @@ export class ContactResolver {
     description: 'Creates a contact (a first name or an e-mail address is required)',
   })
   createContact(
-    @Arg('input', () => ContactInput, { description: 'Fields of the new contact' }) input: ContactInput,
+    @Arg('input', () => CreateContactInput, { description: 'Fields of the new contact' }) input: CreateContactInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.contacts.create(input);
@@ -82,21 +86,21 @@ export class ContactResolver {
   @Mutation(() => Contact, { nullable: true, description: 'Changes fields of a live contact' })
   updateContact(
     @Arg('id', () => ID, { description: 'The contact to change' }) id: string,
-    @Arg('input', () => ContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
-    input: ContactInput,
+    @Arg('input', () => UpdateContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
+    input: UpdateContactInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.contacts.update(id, input);
   }
 
-  @Mutation(() => Contact, {
+  @Mutation(() => DeleteContactPayload.type, {
     nullable: true,
     description: 'Soft delete: the record stays with deleted set, and leaves every list',
   })
-  deleteContact(
+  async deleteContact(
     @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.contacts.softDelete(id);
+    return DeleteContactPayload.of(await ctx.contacts.softDelete(id));
   }
 }

@@ -17,7 +17,7 @@ import {
 import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 import { contactQueries } from './contact.queries.js';
-import { SCROLL_MAX, type ContactInput } from './contact.input.js';
+import { SCROLL_MAX, type CreateContactInput, type UpdateContactInput } from './contact.input.js';
 
 /**
  * Up to this many matches a search's total is exact; past it (or when PostgreSQL's planner expects
@@ -173,7 +173,7 @@ export class ContactService {
     return contact;
   }
 
-  async create(input: ContactInput): Promise<Contact> {
+  async create(input: CreateContactInput): Promise<Contact> {
     const contact = new Contact();
     this.apply(contact, input);
     this.requireIdentity(contact);
@@ -181,7 +181,7 @@ export class ContactService {
     return contact;
   }
 
-  async update(id: string, input: ContactInput): Promise<Contact> {
+  async update(id: string, input: UpdateContactInput): Promise<Contact> {
     const contact = await this.get(id);
     this.apply(contact, input);
     this.requireIdentity(contact);
@@ -198,7 +198,7 @@ export class ContactService {
   }
 
   /** Sets the given fields (undefined: unchanged; null or blank: cleared); used by import too. */
-  apply(contact: Contact, input: ContactInput): void {
+  apply(contact: Contact, input: UpdateContactInput): void {
     for (const field of EDITABLE_FIELDS) {
       const value = input[field];
       if (value === undefined) continue;
@@ -233,7 +233,7 @@ export class ContactService {
 }
 
 /** A contact needs something to call it by: a first name or an e-mail address. */
-export function hasIdentity(contact: Pick<ContactInput, 'firstName' | 'email'>): boolean {
+export function hasIdentity(contact: Pick<UpdateContactInput, 'firstName' | 'email'>): boolean {
   return Boolean(contact.firstName || contact.email);
 }
 

@@ -1,11 +1,14 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Note } from './note.entity.js';
-import { NoteInput } from './note.input.js';
+import { CreateNoteInput, UpdateNoteInput } from './note.input.js';
 
 export const NoteConnection = ConnectionType(Note, 'Note');
 export const NotePage = PageType(Note, 'Note');
+
+const DeleteNotePayload = DeletePayloadType(Note, 'Note');
 
 @Resolver(() => Note)
 export class NoteResolver {
@@ -43,7 +46,7 @@ export class NoteResolver {
   @Mutation(() => Note, { nullable: true, description: 'Writes a note on a live contact' })
   createNote(
     @Arg('contactId', () => ID, { description: 'The contact the note is about' }) contactId: string,
-    @Arg('input', () => NoteInput, { description: 'Text of the note' }) input: NoteInput,
+    @Arg('input', () => CreateNoteInput, { description: 'Text of the note' }) input: CreateNoteInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.notes.create(contactId, input);
@@ -53,18 +56,18 @@ export class NoteResolver {
   updateNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to change' }) id: string,
-    @Arg('input', () => NoteInput, { description: 'New text of the note' }) input: NoteInput,
+    @Arg('input', () => UpdateNoteInput, { description: 'New text of the note' }) input: UpdateNoteInput,
     @Ctx() ctx: ContactsContext,
   ) {
     return ctx.notes.update(contactId, id, input);
   }
 
-  @Mutation(() => Note, { nullable: true, description: 'Removes the note permanently; answers it as it was' })
-  deleteNote(
+  @Mutation(() => DeleteNotePayload.type, { nullable: true, description: 'Removes the note permanently' })
+  async deleteNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to remove' }) id: string,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.notes.delete(contactId, id);
+    return DeleteNotePayload.of(await ctx.notes.delete(contactId, id));
   }
 }

@@ -5,7 +5,7 @@ import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../li
 import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import type { ContactService } from './contact.service.js';
 import { Note } from './note.entity.js';
-import type { NoteInput } from './note.input.js';
+import type { CreateNoteInput, UpdateNoteInput } from './note.input.js';
 
 const NEWEST_FIRST = byCreation<Note>('n', 'desc');
 
@@ -43,7 +43,7 @@ export class NoteService {
     return note;
   }
 
-  async create(contactId: string, input: NoteInput): Promise<Note> {
+  async create(contactId: string, input: CreateNoteInput): Promise<Note> {
     await this.contacts.get(contactId);
     const note = new Note();
     note.contactId = contactId;
@@ -52,7 +52,7 @@ export class NoteService {
     return note;
   }
 
-  async update(contactId: string, noteId: string, input: NoteInput): Promise<Note> {
+  async update(contactId: string, noteId: string, input: UpdateNoteInput): Promise<Note> {
     const note = await this.get(contactId, noteId);
     note.body = requireBody(input.body);
     await this.em.flush();

@@ -87,7 +87,7 @@ export class AssetService {
       ? await this.em.findOne(SurveyAsset, { id: input.assetId, surveyId: survey.id })
       : null;
     if (!asset) throw new AppError(ErrorCode.NOT_FOUND, 'This survey has no asset with that assetId');
-    if (asset.status === AssetStatus.committed) {
+    if (asset.status === AssetStatus.COMMITTED) {
       throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', { details: { state: asset.status } });
     }
     const { sha256 } = await commitUpload(
@@ -102,12 +102,12 @@ export class AssetService {
       // The bytes in place are the checked ones either way: a losing commit leaves them to the winner.
       const updated = await tx.nativeUpdate(
         SurveyAsset,
-        { id: asset.id, status: AssetStatus.pending },
-        { status: AssetStatus.committed, sha256, committedAt },
+        { id: asset.id, status: AssetStatus.PENDING },
+        { status: AssetStatus.COMMITTED, sha256, committedAt },
       );
       if (updated !== 1)
         throw new AppError(ErrorCode.CONFLICT, 'The asset is already committed', {
-          details: { state: AssetStatus.committed },
+          details: { state: AssetStatus.COMMITTED },
         });
       this.surveys.audit(tx, survey, 'asset_committed', {
         assetId: asset.id,
@@ -116,7 +116,7 @@ export class AssetService {
         sha256,
       });
     });
-    Object.assign(asset, { status: AssetStatus.committed, sha256, committedAt });
+    Object.assign(asset, { status: AssetStatus.COMMITTED, sha256, committedAt });
     return asset;
   }
 
@@ -133,7 +133,7 @@ export class AssetService {
     const found = surveyIds.length
       ? await this.em.find(
           SurveyAsset,
-          { surveyId: { $in: [...surveyIds] }, status: AssetStatus.committed },
+          { surveyId: { $in: [...surveyIds] }, status: AssetStatus.COMMITTED },
           { orderBy: { createdAt: 'asc', id: 'asc' } },
         )
       : [];
@@ -144,7 +144,7 @@ export class AssetService {
 
   /** A signed link to the bytes of a committed asset; null while it is pending. */
   async downloadUrl(asset: SurveyAsset, expiresInSeconds = DOWNLOAD_URL_SECONDS): Promise<string | null> {
-    if (asset.status !== AssetStatus.committed) return null;
+    if (asset.status !== AssetStatus.COMMITTED) return null;
     return this.settings.storage.presignGet(asset.storageKey, {
       expiresInSeconds,
       baseUrl: this.settings.publicUrl,
@@ -155,11 +155,11 @@ export class AssetService {
 
   /** When a link that `downloadUrl` makes now stops working; null while the asset is pending. */
   downloadUrlExpiresAt(asset: SurveyAsset): Date | null {
-    return asset.status === AssetStatus.committed ? new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000) : null;
+    return asset.status === AssetStatus.COMMITTED ? new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000) : null;
   }
 }
 
 /** Deletes the assets presigned and never committed, once their upload URL expired: rows and staged bytes. */
 export function sweepAssetUploads(em: EntityManager, storage: ObjectStorage, now = new Date()): Promise<number> {
-  return sweepReservations(em, storage, SurveyAsset, { status: AssetStatus.pending }, now);
+  return sweepReservations(em, storage, SurveyAsset, { status: AssetStatus.PENDING }, now);
 }

@@ -54,7 +54,7 @@ function rowsOf(survey: Survey): Row[] {
     {
       label: 'Status',
       value:
-        survey.status === SurveyStatus.submitted && survey.submittedAt
+        survey.status === SurveyStatus.SUBMITTED && survey.submittedAt
           ? `submitted ${survey.submittedAt.toISOString()}`
           : survey.status,
     },

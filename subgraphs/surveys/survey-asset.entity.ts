@@ -4,17 +4,17 @@ import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum AssetStatus {
   /** Presigned: the bytes may be on their way but nobody has vouched for them. */
-  pending = 'pending',
+  PENDING = 'pending',
   /** Checked (size, type, checksum) and attached to its survey. */
-  committed = 'committed',
+  COMMITTED = 'committed',
 }
 
 registerEnumType(AssetStatus, {
   name: 'SurveyAssetStatus',
   description: "Whether an asset's upload has been checked and attached",
   valuesConfig: {
-    pending: { description: 'Presigned: the bytes may be on their way, unchecked' },
-    committed: { description: 'Checked (size, type, checksum) and attached to its survey' },
+    PENDING: { description: 'Presigned: the bytes may be on their way, unchecked' },
+    COMMITTED: { description: 'Checked (size, type, checksum) and attached to its survey' },
   },
 });
 
@@ -51,7 +51,7 @@ export class SurveyAsset {
 
   @Property({ type: 'text' })
   @Field(() => AssetStatus, { description: 'Whether the upload has been checked and attached' })
-  status: AssetStatus = AssetStatus.pending;
+  status: AssetStatus = AssetStatus.PENDING;
 
   @Property({ type: 'timestamptz' })
   uploadExpiresAt!: Date;

@@ -3,8 +3,8 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum SurveyStatus {
-  draft = 'draft',
-  submitted = 'submitted',
+  DRAFT = 'draft',
+  SUBMITTED = 'submitted',
 }
 
 registerEnumType(SurveyStatus, {
@@ -63,7 +63,7 @@ export class Survey {
 
   @Property({ type: 'text' })
   @Field(() => SurveyStatus, { description: 'Draft (editable) or submitted (frozen)' })
-  status: SurveyStatus = SurveyStatus.draft;
+  status: SurveyStatus = SurveyStatus.DRAFT;
 
   @Property({ type: 'timestamptz', nullable: true })
   @Field(() => Date, { nullable: true, description: 'When the survey was submitted; null while a draft' })

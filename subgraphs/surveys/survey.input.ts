@@ -5,10 +5,10 @@ import { SurveyStatus } from './survey.entity.js';
 
 const TEXT_MAX = 300;
 
-/** Fields a surveyor may set; on update, omitted fields stay as they are and null clears one. Create needs `venueName`. */
-@InputType({ description: 'Fields of a survey; on update, omitted fields stay as they are and null clears one' })
-export class SurveyInput {
-  @Field(() => String, { nullable: true, description: 'Name of the venue (required on create)' })
+/** Fields a surveyor may change; omitted fields stay as they are and null clears one. */
+@InputType({ description: 'Fields of a survey to change; omitted fields stay as they are and null clears one' })
+export class UpdateSurveyInput {
+  @Field(() => String, { nullable: true, description: 'Name of the venue (never cleared)' })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT_MAX)
@@ -60,6 +60,15 @@ export class SurveyInput {
   @IsUUID('all', { message: 'contactId must be a UUID' })
   contactId?: string | null;
 }
+
+/** Fields of a new survey: those of an update with `venueName` required. */
+@InputType({ description: 'Fields of a new survey' })
+export class CreateSurveyInput extends UpdateSurveyInput {
+  declare venueName: string;
+}
+// Non-null on create; its checks (text, length) are the update's. A decorator cannot sit on a
+// `declare`d field, and a redeclared one would replace the value GraphQL set.
+Field(() => String, { description: 'Name of the venue' })(CreateSurveyInput.prototype, 'venueName');
 
 @ArgsType()
 export class SurveyPageArgs extends PageArgs {

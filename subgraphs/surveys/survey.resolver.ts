@@ -3,7 +3,7 @@ import { ConnectionType, PageType, toPage, windowOfPage } from '../../lib/data/p
 import { SurveyAsset } from './survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
-import { SurveyConnectionArgs, SurveyInput, SurveyPageArgs } from './survey.input.js';
+import { CreateSurveyInput, SurveyConnectionArgs, SurveyPageArgs, UpdateSurveyInput } from './survey.input.js';
 import type { SurveysContext } from './surveys.context.js';
 
 export const SurveyConnection = ConnectionType(Survey, 'Survey');
@@ -41,7 +41,7 @@ export class SurveyResolver {
     description: 'Starts a draft survey owned by the signed-in surveyor; venueName is required',
   })
   createSurvey(
-    @Arg('input', () => SurveyInput, { description: 'Fields of the new survey' }) input: SurveyInput,
+    @Arg('input', () => CreateSurveyInput, { description: 'Fields of the new survey' }) input: CreateSurveyInput,
     @Ctx() ctx: SurveysContext,
   ) {
     return ctx.surveys.create(input);
@@ -50,8 +50,8 @@ export class SurveyResolver {
   @Mutation(() => Survey, { nullable: true, description: 'Changes a draft; a submitted survey is a CONFLICT' })
   updateSurvey(
     @Arg('id', () => ID, { description: 'The draft to change' }) id: string,
-    @Arg('input', () => SurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' })
-    input: SurveyInput,
+    @Arg('input', () => UpdateSurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' })
+    input: UpdateSurveyInput,
     @Ctx() ctx: SurveysContext,
   ) {
     return ctx.surveys.update(id, input);

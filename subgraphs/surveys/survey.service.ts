@@ -7,7 +7,7 @@ import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import type { SurveyUser } from './auth.types.js';
 import { Survey, SurveyStatus } from './survey.entity.js';
 import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';
-import type { SurveyInput } from './survey.input.js';
+import type { CreateSurveyInput, UpdateSurveyInput } from './survey.input.js';
 
 const NEWEST_FIRST = byCreation<Survey>('s', 'desc');
 
@@ -83,7 +83,7 @@ export class SurveyService {
     return byContact;
   }
 
-  async create(input: SurveyInput): Promise<Survey> {
+  async create(input: CreateSurveyInput): Promise<Survey> {
     const survey = new Survey();
     survey.ownerEmail = this.user.email;
     const changed = this.apply(survey, input);
@@ -95,7 +95,7 @@ export class SurveyService {
     return survey;
   }
 
-  async update(id: string, input: SurveyInput): Promise<Survey> {
+  async update(id: string, input: UpdateSurveyInput): Promise<Survey> {
     return this.em.transactional(async (tx) => {
       const survey = await this.lockChangeable(tx, id);
       const changed = this.apply(survey, input);
@@ -121,7 +121,7 @@ export class SurveyService {
           },
         );
       }
-      survey.status = SurveyStatus.submitted;
+      survey.status = SurveyStatus.SUBMITTED;
       survey.submittedAt = new Date();
       this.audit(tx, survey, 'submitted', {});
       return survey;
@@ -147,7 +147,7 @@ export class SurveyService {
     if (survey.ownerEmail !== this.user.email) {
       throw new AppError(ErrorCode.FORBIDDEN, 'Only the surveyor who owns this survey may change it');
     }
-    if (survey.status !== SurveyStatus.draft) {
+    if (survey.status !== SurveyStatus.DRAFT) {
       throw new AppError(ErrorCode.CONFLICT, `The survey is ${survey.status} and can no longer be changed`, {
         details: { state: survey.status },
       });
@@ -160,7 +160,7 @@ export class SurveyService {
   }
 
   /** Copies the given fields onto the survey; answers the names of those that changed. */
-  private apply(survey: Survey, input: SurveyInput): string[] {
+  private apply(survey: Survey, input: UpdateSurveyInput): string[] {
     const changed: string[] = [];
     for (const field of TEXT_FIELDS) {
       const value = input[field];

@@ -66,7 +66,7 @@ const fromWeb = { origin: WEB, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode':
 const fromForeignPage = { origin: FOREIGN, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' };
 
 const SURVEY_COUNT = 'query SurveyCount { surveys(first: 100) { nodes { id venueName } } }';
-const CREATE_SURVEY = 'mutation Create($input: SurveyInput!) { createSurvey(input: $input) { id } }';
+const CREATE_SURVEY = 'mutation Create($input: CreateSurveyInput!) { createSurvey(input: $input) { id } }';
 
 describe.each([
   ['in the gateway process', false],

@@ -33,7 +33,7 @@ describe('gateway', () => {
 
   it('serves contacts as a cursor connection', async () => {
     for (const firstName of ['Ann', 'Bob', 'Cid']) {
-      await graphql(gateway, 'mutation ($input: ContactInput!) { createContact(input: $input) { id } }', {
+      await graphql(gateway, 'mutation ($input: CreateContactInput!) { createContact(input: $input) { id } }', {
         input: { firstName },
       });
     }

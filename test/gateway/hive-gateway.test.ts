@@ -172,7 +172,7 @@ describe('Hive Gateway on the same supergraph', () => {
     });
     expect(fromWeb.status).toBe(200);
     expect(((await fromWeb.json()) as { data: unknown }).data).toEqual({
-      surveyExportFormats: expect.arrayContaining(['html']),
+      surveyExportFormats: expect.arrayContaining(['HTML']),
     });
     const forged = await fetch(hive.url, {
       method: 'POST',
@@ -224,7 +224,7 @@ describe('Hive Gateway on the same supergraph', () => {
     );
     expect(social.hive).toEqual(social.node);
     expect(social.hive.data).toEqual({
-      posts: { totalCount: 1, nodes: [{ id: postId, content: 'through either gateway', status: 'draft' }] },
+      posts: { totalCount: 1, nodes: [{ id: postId, content: 'through either gateway', status: 'DRAFT' }] },
       viewer: { userId: 'hive-user', via: 'api-key' },
     });
 

@@ -37,7 +37,7 @@ describe.each([
     graphql<any>(gateway, query, variables, headers).then((answer) => answer.body);
 
   const SURVEYS = '{ surveys(first: 50) { totalCount nodes { id ownerEmail } } }';
-  const CREATE = 'mutation ($input: SurveyInput!) { createSurvey(input: $input) { id ownerEmail } }';
+  const CREATE = 'mutation ($input: CreateSurveyInput!) { createSurvey(input: $input) { id ownerEmail } }';
   const ids = (answer: any) => (answer.data.surveys.nodes as Array<{ id: string }>).map((node) => node.id).sort();
 
   beforeAll(async () => {
@@ -123,6 +123,23 @@ describe.each([
     const made = await rest('POST', `${platform.urls.surveysRest}/api/surveys`, { venueName: 'By REST' }, alice);
     expect(made.status).toBe(201);
     expect(made.body.ownerEmail).toBe(`alice@${DOMAIN}`);
+  });
+
+  it('exports a survey in a format named by the SurveyExportFormat enum, or by the deprecated text', async () => {
+    const EXPORT = `query ($id: ID!, $exportFormat: SurveyExportFormat, $format: String) {
+      surveyExportFormats
+      surveyExport(id: $id, exportFormat: $exportFormat, format: $format) { format contentType }
+    }`;
+    const session = bearer(aliceSession);
+    const markdown = await ask(EXPORT, session, { id: aliceSurveyId, exportFormat: 'MARKDOWN' });
+    expect(markdown.data).toEqual({
+      surveyExportFormats: ['HTML', 'MARKDOWN', 'WHATSAPP'],
+      surveyExport: { format: 'MARKDOWN', contentType: expect.stringContaining('text/markdown') },
+    });
+    const byText = await ask(EXPORT, session, { id: aliceSurveyId, format: 'whatsapp' });
+    expect(byText.data.surveyExport.format).toBe('WHATSAPP');
+    const unknown = await ask(EXPORT, session, { id: aliceSurveyId, exportFormat: 'PDF' });
+    expect(refusals(unknown.errors)).toEqual([{ path: undefined, code: 'BAD_USER_INPUT' }]);
   });
 
   it('takes a token without an email as no surveyor: UNAUTHENTICATED on survey fields, 401 on REST', async () => {

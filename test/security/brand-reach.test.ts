@@ -71,12 +71,12 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       (await data('mutation ($name: String!) { createBrand(input: { name: $name }) { id } }', { name }, owner))
         .createBrand.id as string;
     const post = async (input: Record<string, unknown>) =>
-      (await data('mutation ($input: PostInput!) { createPost(input: $input) { id } }', { input }, owner)).createPost
-        .id as string;
+      (await data('mutation ($input: CreatePostInput!) { createPost(input: $input) { id } }', { input }, owner))
+        .createPost.id as string;
     const campaign = async (brandId: string) =>
       (
         await data(
-          'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }',
+          'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id } }',
           { input: { brandId, name: 'Launch' } },
           owner,
         )
@@ -108,7 +108,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       brandB,
       postA: await post({ brandId: brandA, content: 'in A' }),
       postB: await post({ brandId: brandB, content: 'in B' }),
-      suggestionB: await post({ brandId: brandB, content: 'suggested in B', status: 'suggested' }),
+      suggestionB: await post({ brandId: brandB, content: 'suggested in B', status: 'SUGGESTED' }),
       queuedB: await post({ brandId: brandB, content: 'queued in B', scheduledAt: later }),
       moved: await post({ brandId: brandB, content: 'written in B, moved to A' }),
       campaignA: await campaign(brandA),
@@ -117,7 +117,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       mediaB: await media(brandB),
     };
     await data(
-      'mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }',
+      'mutation ($id: ID!, $input: UpdatePostInput!) { updatePost(id: $id, input: $input) { id } }',
       { id: ids.moved, input: { brandId: brandA } },
       owner,
     );
@@ -230,7 +230,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
     for (const error of answer.errors ?? []) expect(['NOT_FOUND']).toContain(error.extensions?.code);
     // The moved post's creation happened in B: only its move into A (an event of A) is in reach.
     if (_name.startsWith('events of the post moved'))
-      expect(answer.data!.post.events).toEqual([{ type: 'updated', brandId: ids.brandA }]);
+      expect(answer.data!.post.events).toEqual([{ type: 'UPDATED', brandId: ids.brandA }]);
     if (_name === 'posts of campaign A')
       expect(answer.data!.campaign).toEqual({
         posts: [{ id: ids.postA, brand: { id: ids.brandA } }],
@@ -276,7 +276,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       'mutation ($id: ID!, $m: [ID!]) { updatePost(id: $id, input: { mediaIds: $m }) { id } }',
       (i) => ({ id: i.postA, m: [i.mediaB] }),
     ],
-    ['deletePost in B', 'mutation ($id: ID!) { deletePost(id: $id) }', (i) => ({ id: i.postB })],
+    ['deletePost in B', 'mutation ($id: ID!) { deletePost(id: $id) { deletedId } }', (i) => ({ id: i.postB })],
     [
       'editContentItem in B',
       'mutation ($id: ID!) { editContentItem(id: $id, input: { content: "changed" }) { id } }',
@@ -308,7 +308,11 @@ describe('an API key limited to brand A, everywhere in the social service', () =
       'mutation ($id: ID!) { updateCampaign(id: $id, input: { name: "changed" }) { id } }',
       (i) => ({ id: i.campaignB }),
     ],
-    ['deleteCampaign in B', 'mutation ($id: ID!) { deleteCampaign(id: $id) }', (i) => ({ id: i.campaignB })],
+    [
+      'deleteCampaign in B',
+      'mutation ($id: ID!) { deleteCampaign(id: $id) { deletedId } }',
+      (i) => ({ id: i.campaignB }),
+    ],
     [
       'setPostCampaign of a post in B',
       'mutation ($p: ID!) { setPostCampaign(postId: $p, campaignId: null) { id } }',

@@ -27,7 +27,7 @@ function auditEvent(
     contentId: 'p1',
     brandId: 'b1',
     ownerId: 'o1',
-    actorType: ActorType.system,
+    actorType: ActorType.SYSTEM,
     actorId: 'publisher',
   });
 }
@@ -36,21 +36,21 @@ function auditEvent(
 describe('webhook events of audit events', () => {
   it('maps every kind of change to its event type', () => {
     const cases: Array<[ContentEventType, string | null, string | null, string[]]> = [
-      [ContentEventType.created, null, 'draft', ['post.created']],
-      [ContentEventType.created, null, 'suggested', ['post.created', 'post.suggested']],
-      [ContentEventType.updated, 'draft', 'suggested', ['post.updated', 'post.suggested']],
-      [ContentEventType.edited, 'suggested', 'suggested', ['post.updated']],
-      [ContentEventType.deleted, 'draft', null, ['post.deleted']],
-      [ContentEventType.approved, 'suggested', 'queued', ['post.approved']],
-      [ContentEventType.rejected, 'suggested', 'rejected', ['post.rejected']],
-      [ContentEventType.rescheduled, 'failed', 'queued', ['post.rescheduled']],
-      [ContentEventType.retried, 'failed', 'queued', ['post.rescheduled']],
-      [ContentEventType.publishing, 'queued', 'publishing', []],
+      [ContentEventType.CREATED, null, 'draft', ['post.created']],
+      [ContentEventType.CREATED, null, 'suggested', ['post.created', 'post.suggested']],
+      [ContentEventType.UPDATED, 'draft', 'suggested', ['post.updated', 'post.suggested']],
+      [ContentEventType.EDITED, 'suggested', 'suggested', ['post.updated']],
+      [ContentEventType.DELETED, 'draft', null, ['post.deleted']],
+      [ContentEventType.APPROVED, 'suggested', 'queued', ['post.approved']],
+      [ContentEventType.REJECTED, 'suggested', 'rejected', ['post.rejected']],
+      [ContentEventType.RESCHEDULED, 'failed', 'queued', ['post.rescheduled']],
+      [ContentEventType.RETRIED, 'failed', 'queued', ['post.rescheduled']],
+      [ContentEventType.PUBLISHING, 'queued', 'publishing', []],
       // One platform out, the post not yet: nothing; the post out on every platform: post.published.
-      [ContentEventType.published, 'publishing', 'publishing', []],
-      [ContentEventType.published, 'publishing', 'published', ['post.published']],
-      [ContentEventType.publish_failed, 'publishing', 'publishing', ['post.failed']],
-      [ContentEventType.publish_failed, 'publishing', 'failed', ['post.failed']],
+      [ContentEventType.PUBLISHED, 'publishing', 'publishing', []],
+      [ContentEventType.PUBLISHED, 'publishing', 'published', ['post.published']],
+      [ContentEventType.PUBLISH_FAILED, 'publishing', 'publishing', ['post.failed']],
+      [ContentEventType.PUBLISH_FAILED, 'publishing', 'failed', ['post.failed']],
     ];
     for (const [type, from, to, expected] of cases) {
       expect([
@@ -71,7 +71,7 @@ describe('webhook events of audit events', () => {
       occurredAt: new Date(),
     });
     const failed = auditEvent(
-      ContentEventType.publish_failed,
+      ContentEventType.PUBLISH_FAILED,
       snapshot('publishing'),
       snapshot('failed', { platform: 'x', error: 'the x API answered 403', url: null }),
     );
@@ -89,7 +89,7 @@ describe('webhook events of audit events', () => {
         }),
       }),
     ]);
-    const deleted = auditEvent(ContentEventType.deleted, snapshot('draft'), null);
+    const deleted = auditEvent(ContentEventType.DELETED, snapshot('draft'), null);
     expect(eventsOfOutbox(row, deleted)[0].data).toMatchObject({ postId: 'p1', status: 'deleted', content: 'text' });
     expect(eventsOfOutbox(row, null)).toEqual([]);
   });

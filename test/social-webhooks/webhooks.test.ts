@@ -20,7 +20,7 @@ const CREATE_WEBHOOK = `mutation ($input: CreateWebhookInput!) {
 const DELIVERIES = `query ($webhookId: ID!) {
   webhookDeliveries(webhookId: $webhookId, first: 50) { totalCount nodes { id eventId type attempt succeeded statusCode error durationMs attemptedAt responseExcerpt } }
 }`;
-const CREATE_POST = `mutation ($input: PostInput!) { createPost(input: $input) { id brandId status } }`;
+const CREATE_POST = `mutation ($input: CreatePostInput!) { createPost(input: $input) { id brandId status } }`;
 
 /**
  * Signed webhooks through the whole chain: a change over GraphQL, its audit event, the outbox
@@ -100,7 +100,7 @@ describe('social webhooks', () => {
     const [row] = await sql('select secret_sealed from social.webhook where id = ?', [created.webhook.id]);
     expect(row.secret_sealed).toMatch(/^v1\./);
     expect(row.secret_sealed).not.toContain(created.secret.slice(6, 20));
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: created.webhook.id });
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: created.webhook.id });
   });
 
   it('refuses unknown events and bad URLs naming the field, and needs the settings scopes', async () => {
@@ -120,7 +120,7 @@ describe('social webhooks', () => {
 
   it('delivers a signed Standard Webhooks message that the package verifier accepts', async () => {
     const { secret, webhook: hook } = await webhook({ events: ['post.created', 'post.suggested'] });
-    const created = await post({ content: 'Hello webhooks', status: 'suggested', platforms: ['mastodon'] });
+    const created = await post({ content: 'Hello webhooks', status: 'SUGGESTED', platforms: ['mastodon'] });
     await until(async () => receiver.of('post.suggested', created.id).length > 0);
     const [request] = receiver.of('post.created', created.id);
     expect(request.headers['content-type']).toBe('application/json');
@@ -156,7 +156,7 @@ describe('social webhooks', () => {
     expect(attempts[0]).toMatchObject({ attempt: 1, succeeded: true, statusCode: 200, error: null });
     // The answer is read up to a cap and only its start is kept.
     expect(attempts[0].responseExcerpt.length).toBeLessThanOrEqual(256);
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id });
   });
 
   it('retries after 500s and a timeout with the same webhook-id, and a slow receiver does not slow the API', async () => {
@@ -164,7 +164,7 @@ describe('social webhooks', () => {
     const created = await post({ content: 'retry me' });
     receiver.plan(created.id, 500, 'hang', 503);
     const started = performance.now();
-    await ok('mutation ($id: ID!, $input: PostInput!) { updatePost(id: $id, input: $input) { id } }', {
+    await ok('mutation ($id: ID!, $input: UpdatePostInput!) { updatePost(id: $id, input: $input) { id } }', {
       id: created.id,
       input: { content: 'retry me now' },
     });
@@ -193,14 +193,14 @@ describe('social webhooks', () => {
     expect(new Set(attempts.map((a) => a.eventId)).size).toBe(1);
     // Waits grew from the first failure on, roughly as scheduled.
     expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(200);
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id });
   });
 
   it('marks an event failed after the last retry, and the redelivery sends it again with the same id', async () => {
     const { webhook: hook } = await webhook({ events: ['post.deleted'] });
     const created = await post({ content: 'doomed' });
     receiver.plan(created.id, 500, 500, 500, 500);
-    await ok('mutation ($id: ID!) { deletePost(id: $id) }', { id: created.id });
+    await ok('mutation ($id: ID!) { deletePost(id: $id) { deletedId } }', { id: created.id });
     const attempts = await until(async () => {
       const list = await deliveries(hook.id);
       return list.length >= 4 ? list : null;
@@ -220,7 +220,7 @@ describe('social webhooks', () => {
       return rows[0].status === 'succeeded' ? rows : null;
     });
     expect(after.attempts).toBe(5);
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id });
   });
 
   it('needs the scope that reads what an event carries to subscribe to it, point it elsewhere or send it again', async () => {
@@ -279,7 +279,7 @@ describe('social webhooks', () => {
     expect((await ok(UPDATE, { id: hook.id, input: { url: elsewhere } }, withPosts)).updateWebhook.url).toBe(elsewhere);
     await ok(REDELIVER, { id: attempt.id }, withPosts);
     await until(async () => receiver.of('post.created', secretPost.id).length === 2);
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id }, settingsOnly);
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id }, settingsOnly);
   });
 
   it('sends nothing for a change that rolled back', async () => {
@@ -289,11 +289,11 @@ describe('social webhooks', () => {
     const doomed = new Post();
     await expect(
       em.transactional(async (tx) => {
-        Object.assign(doomed, { ownerId: 'alice', brandId, content: 'never happened', status: PostStatus.draft });
+        Object.assign(doomed, { ownerId: 'alice', brandId, content: 'never happened', status: PostStatus.DRAFT });
         tx.persist(doomed);
         ContentEventService.record(tx, {
           post: doomed,
-          type: ContentEventType.created,
+          type: ContentEventType.CREATED,
           actor: { type: 'user' as never, id: 'alice' },
           before: null,
         });
@@ -316,7 +316,7 @@ describe('social webhooks', () => {
     expect((await deliveries(hook.id)).every((attempt) => JSON.stringify(attempt).includes(doomed.id) === false)).toBe(
       true,
     );
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id });
   });
 
   it("limits an API key's webhooks and their events to the key's brands", async () => {
@@ -338,7 +338,7 @@ describe('social webhooks', () => {
     const seenByKey = (await ok('{ webhooks { id } }', {}, keyed)).webhooks.map((w: { id: string }) => w.id);
     expect(seenByKey).toEqual([limited.webhook.id]);
     expect(
-      (await gql('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: everyBrand.webhook.id }, keyed))
+      (await gql('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: everyBrand.webhook.id }, keyed))
         .errors?.[0].extensions?.code,
     ).toBe('NOT_FOUND');
 
@@ -356,7 +356,7 @@ describe('social webhooks', () => {
     expect(limitedIds).toEqual(new Set([inOwn.id]));
     expect(toLimited).toHaveLength(1);
     for (const id of [everyBrand.webhook.id, limited.webhook.id])
-      await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id });
+      await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id });
   });
 
   it("tells post.failed from the publisher, with the platform and the attempt's error", async () => {
@@ -378,7 +378,7 @@ describe('social webhooks', () => {
       },
     });
     expect(receiver.of('post.published', queued.id)).toHaveLength(0);
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id });
   });
 
   it('tells integration.needs_reconnect to webhooks of every brand', async () => {
@@ -421,7 +421,7 @@ describe('social webhooks', () => {
       { id: hook.id },
     );
     expect(enabled.updateWebhook).toEqual({ enabled: true, disabledReason: null, failingSince: null });
-    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+    await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id });
   });
 
   describe('in production mode', () => {
@@ -464,7 +464,7 @@ describe('social webhooks', () => {
       expect(attempt.error).toMatch(/refused/);
       expect(receiver.received.length).toBe(before);
       expect(receiver.of('post.created', created.id)).toHaveLength(0);
-      await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { id } }', { id: hook.id });
+      await ok('mutation ($id: ID!) { deleteWebhook(id: $id) { deletedId } }', { id: hook.id });
     });
 
     it('checks the address a name resolves to when connecting (DNS rebinding), and follows no redirect', async () => {

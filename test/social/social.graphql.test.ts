@@ -195,15 +195,15 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
       .body.data.createBrand.id;
     const post = await graphql<any>(
       gateway,
-      'mutation ($input: PostInput!) { createPost(input: $input) { id brandId content status platforms } }',
+      'mutation ($input: CreatePostInput!) { createPost(input: $input) { id brandId content status platforms } }',
       { input: { brandId: brand, content: 'written back' } },
       await bearer('writer', ['posts.write']),
     );
     expect(post.body.errors).toBeUndefined();
-    expect(post.body.data.createPost).toMatchObject({ brandId: brand, content: 'written back', status: 'draft' });
+    expect(post.body.data.createPost).toMatchObject({ brandId: brand, content: 'written back', status: 'DRAFT' });
     const campaign = await graphql<any>(
       gateway,
-      'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }',
+      'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id name brandId } }',
       { input: { brandId: brand, name: 'Written' } },
       await bearer('writer', ['campaigns.write']),
     );
@@ -219,7 +219,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
       .body.data.createBrand.id;
     const made = await graphql<any>(
       gateway,
-      'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id name brandId } }',
+      'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id name brandId } }',
       { input: { brandId: brand, name: 'Spring sale' } },
       owner,
     );
@@ -228,7 +228,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     const create = (brandId: string, content: string) =>
       graphql<any>(
         gateway,
-        'mutation ($input: PostInput!) { createPost(input: $input) { id } }',
+        'mutation ($input: CreatePostInput!) { createPost(input: $input) { id } }',
         { input: { brandId, content } },
         owner,
       ).then((r) => r.body.data.createPost.id);
@@ -263,7 +263,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
       { id: first },
       owner,
     );
-    expect(events.body.data.contentItem.events[0]).toMatchObject({ type: 'updated', after: { campaignId: campaign } });
+    expect(events.body.data.contentItem.events[0]).toMatchObject({ type: 'UPDATED', after: { campaignId: campaign } });
     expect((await assign(first, null)).body.data.setPostCampaign.campaignId).toBeNull();
     const renamed = await graphql<any>(
       gateway,
@@ -280,13 +280,26 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     ).toBeNull();
     expect(
       codeOf(
-        (await graphql(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, stranger)).body,
+        (
+          await graphql(
+            gateway,
+            'mutation ($id: ID!) { deleteCampaign(id: $id) { deletedId } }',
+            { id: campaign },
+            stranger,
+          )
+        ).body,
       ),
     ).toBe('NOT_FOUND');
     expect(
-      (await graphql<any>(gateway, 'mutation ($id: ID!) { deleteCampaign(id: $id) }', { id: campaign }, owner)).body
-        .data.deleteCampaign,
-    ).toBe(campaign);
+      (
+        await graphql<any>(
+          gateway,
+          'mutation ($id: ID!) { deleteCampaign(id: $id) { deletedId campaign { id name } } }',
+          { id: campaign },
+          owner,
+        )
+      ).body.data.deleteCampaign,
+    ).toEqual({ deletedId: campaign, campaign: { id: campaign, name: expect.any(String) } });
     const after = await graphql<any>(
       gateway,
       'query ($id: ID!) { post(id: $id) { campaignId } }',
@@ -380,7 +393,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     const create = (brandId?: string) =>
       graphql<any>(
         gateway,
-        'mutation ($input: PostInput!) { createPost(input: $input) { brandId } }',
+        'mutation ($input: CreatePostInput!) { createPost(input: $input) { brandId } }',
         { input: { content: 'by key', brandId } },
         withKey,
       );
@@ -408,7 +421,7 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     for (const brandId of [mine, hidden]) {
       await graphql(
         gateway,
-        'mutation ($input: CampaignInput!) { createCampaign(input: $input) { id } }',
+        'mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { id } }',
         { input: { name: 'Launch', brandId } },
         owner,
       );

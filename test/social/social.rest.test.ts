@@ -253,6 +253,36 @@ describe('social publishing REST', () => {
       expect((await rest('GET', `${base}/api/posts?limit=101`, undefined, dave)).status).toBe(400);
       expect((await rest('GET', `${base}/api/posts?status=bogus`, undefined, dave)).status).toBe(400);
     });
+
+    it('carries enum values in lower case in REST and in UPPER_CASE in the graph, written from either side', async () => {
+      const carol = { authorization: `Bearer ${await platform.token('carol-enums')}` };
+      const fromRest = await post({ content: 'written over REST', status: 'suggested' }, carol);
+      expect(fromRest.body.status).toBe('suggested');
+      const ITEM = 'query ($id: ID!) { contentItem(id: $id) { status events { type actor { type } } } }';
+      expect((await graphql<any>(gateway, ITEM, { id: fromRest.body.id }, carol)).body.data.contentItem).toEqual({
+        status: 'SUGGESTED',
+        events: [{ type: 'CREATED', actor: { type: 'USER' } }],
+      });
+
+      const fromGraph = await graphql<any>(
+        gateway,
+        'mutation ($input: CreatePostInput!) { createPost(input: $input) { id status } }',
+        { input: { content: 'written over GraphQL', status: 'SUGGESTED' } },
+        carol,
+      );
+      const { id, status } = fromGraph.body.data.createPost;
+      expect(status).toBe('SUGGESTED');
+      expect((await rest('GET', `${base}/api/posts/${id}`, undefined, carol)).body.status).toBe('suggested');
+      const suggested = await rest('GET', `${base}/api/posts?status=suggested`, undefined, carol);
+      expect(suggested.body.data.map((p: { id: string }) => p.id).sort()).toEqual([fromRest.body.id, id].sort());
+      const events = await rest('GET', `${base}/api/content-ops/events?type=created&contentId=${id}`, undefined, carol);
+      expect(events.body.data.map((e: { type: string; actor: { type: string } }) => [e.type, e.actor.type])).toEqual([
+        ['created', 'user'],
+      ]);
+      // A value in the graph's case is no REST word: refused as before, naming the parameter.
+      const upper = await rest('GET', `${base}/api/posts?status=Suggested`, undefined, carol);
+      expect([upper.status, upper.body.errors?.[0]?.field]).toEqual([400, 'status']);
+    });
   });
 
   describe('content operations', () => {

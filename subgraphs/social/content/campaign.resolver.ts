@@ -1,8 +1,9 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType } from '../../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
 import { Brand } from '../access/brand.entity.js';
 import { Campaign } from './campaign.entity.js';
-import { CampaignInput } from './campaign.input.js';
+import { CreateCampaignInput, UpdateCampaignInput } from './campaign.input.js';
 import { Post } from './post.entity.js';
 import type { ContentContext } from './content.context.js';
 
@@ -12,6 +13,8 @@ export const CampaignConnection = ConnectionType(Campaign, 'Campaign');
 class CampaignConnectionArgs extends ConnectionArgs {
   @Field(() => ID, { nullable: true, description: 'Only campaigns of this brand' }) brandId?: string;
 }
+
+const DeleteCampaignPayload = DeletePayloadType(Campaign, 'Campaign');
 
 @Resolver(() => Campaign)
 export class CampaignResolver {
@@ -27,8 +30,8 @@ export class CampaignResolver {
 
   @Mutation(() => Campaign, { nullable: true, description: 'Creates a campaign for one of your brands' })
   createCampaign(
-    @Arg('input', () => CampaignInput, { description: 'Brand, name and description of the campaign' })
-    input: CampaignInput,
+    @Arg('input', () => CreateCampaignInput, { description: 'Brand, name and description of the campaign' })
+    input: CreateCampaignInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.campaigns.create(input);
@@ -37,19 +40,22 @@ export class CampaignResolver {
   @Mutation(() => Campaign, { nullable: true, description: 'Changes the name or description of a campaign' })
   updateCampaign(
     @Arg('id', () => ID, { description: 'The campaign to change' }) id: string,
-    @Arg('input', () => CampaignInput, { description: 'Fields to change; omitted ones stay' }) input: CampaignInput,
+    @Arg('input', () => UpdateCampaignInput, { description: 'Fields to change; omitted ones stay' })
+    input: UpdateCampaignInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.campaigns.update(id, input);
   }
 
-  @Mutation(() => ID, { nullable: true, description: 'Deletes a campaign; its posts stay, outside any campaign' })
+  @Mutation(() => DeleteCampaignPayload.type, {
+    nullable: true,
+    description: 'Deletes a campaign; its posts stay, outside any campaign',
+  })
   async deleteCampaign(
     @Arg('id', () => ID, { description: 'The campaign to delete' }) id: string,
     @Ctx() ctx: ContentContext,
   ) {
-    await ctx.campaigns.delete(id);
-    return id;
+    return DeleteCampaignPayload.of(await ctx.campaigns.delete(id));
   }
 
   @Mutation(() => Post, {

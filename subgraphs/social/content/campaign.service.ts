@@ -8,7 +8,7 @@ import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';
 import { ContentEventType } from './content-event.entity.js';
 import { actorOf, ContentEventService } from './content-event.service.js';
-import type { CampaignInput } from './campaign.input.js';
+import type { CreateCampaignInput, UpdateCampaignInput } from './campaign.input.js';
 import { Post, snapshotOf } from './post.entity.js';
 import { assertCanApply } from './post.state.js';
 
@@ -46,7 +46,7 @@ export class CampaignService {
     return campaign;
   }
 
-  async create(input: CampaignInput): Promise<Campaign> {
+  async create(input: CreateCampaignInput): Promise<Campaign> {
     const name = input.name?.trim();
     if (!name) throw AppError.badInput('name', 'is required');
     return this.em.transactional(async (tx) => {
@@ -61,7 +61,7 @@ export class CampaignService {
     });
   }
 
-  async update(id: string, input: CampaignInput): Promise<Campaign> {
+  async update(id: string, input: UpdateCampaignInput): Promise<Campaign> {
     const campaign = await this.get(id);
     if (input.brandId !== undefined && input.brandId !== campaign.brandId)
       throw AppError.badInput('brandId', 'a campaign stays with its brand');
@@ -108,7 +108,7 @@ export class CampaignService {
       post.updatedAt = new Date();
       ContentEventService.record(tx, {
         post,
-        type: ContentEventType.updated,
+        type: ContentEventType.UPDATED,
         actor: actorOf(this.reach.caller),
         before,
       });

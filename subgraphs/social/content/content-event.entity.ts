@@ -5,24 +5,24 @@ import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 /** Kinds of audit event; publish outcomes are written by the publisher through the same service. */
 export enum ContentEventType {
-  created = 'created',
-  updated = 'updated',
-  deleted = 'deleted',
-  edited = 'edited',
-  approved = 'approved',
-  rejected = 'rejected',
-  rescheduled = 'rescheduled',
-  retried = 'retried',
-  publishing = 'publishing',
-  published = 'published',
-  publish_failed = 'publish_failed',
+  CREATED = 'created',
+  UPDATED = 'updated',
+  DELETED = 'deleted',
+  EDITED = 'edited',
+  APPROVED = 'approved',
+  REJECTED = 'rejected',
+  RESCHEDULED = 'rescheduled',
+  RETRIED = 'retried',
+  PUBLISHING = 'publishing',
+  PUBLISHED = 'published',
+  PUBLISH_FAILED = 'publish_failed',
 }
 
 export enum ActorType {
-  user = 'user',
-  api_key = 'api_key',
-  system = 'system',
-  review_link = 'review_link',
+  USER = 'user',
+  API_KEY = 'api_key',
+  SYSTEM = 'system',
+  REVIEW_LINK = 'review_link',
 }
 
 registerEnumType(ContentEventType, {

@@ -85,6 +85,6 @@ export class ContentEventService {
 /** Who an event names as having made a change: the API key when one was used, else the user. */
 export function actorOf(principal: Principal): Actor {
   return principal.via === 'api-key' && principal.apiKeyId
-    ? { type: ActorType.api_key, id: principal.apiKeyId }
-    : { type: ActorType.user, id: principal.userId };
+    ? { type: ActorType.API_KEY, id: principal.apiKeyId }
+    : { type: ActorType.USER, id: principal.userId };
 }

@@ -32,7 +32,7 @@ export class ContentOpsResolver {
     description: 'Suggestion drafts waiting for approval, newest first',
   })
   suggestions(@Args(() => SuggestionArgs) args: SuggestionArgs, @Ctx() ctx: ContentContext) {
-    return ctx.posts.connection(args, { brandId: args.brandId, statuses: [PostStatus.suggested] });
+    return ctx.posts.connection(args, { brandId: args.brandId, statuses: [PostStatus.SUGGESTED] });
   }
 
   @Query(() => Post, { nullable: true, description: 'One content item with its events and publish attempts' })

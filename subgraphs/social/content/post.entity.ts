@@ -3,17 +3,18 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 /**
- * Where a post (a content item, to the operations surface) stands. Values are the lower-case
- * words of the REST contract, so the same text travels in both faces and in the database.
+ * Where a post (a content item, to the operations surface) stands. The graph names the values in
+ * UPPER_CASE; their values are the lower-case words of the REST contract and of the stored rows, so
+ * no migration was needed when the graph's names changed.
  */
 export enum PostStatus {
-  draft = 'draft',
-  suggested = 'suggested',
-  rejected = 'rejected',
-  queued = 'queued',
-  publishing = 'publishing',
-  published = 'published',
-  failed = 'failed',
+  DRAFT = 'draft',
+  SUGGESTED = 'suggested',
+  REJECTED = 'rejected',
+  QUEUED = 'queued',
+  PUBLISHING = 'publishing',
+  PUBLISHED = 'published',
+  FAILED = 'failed',
 }
 
 export const POST_STATUSES = Object.values(PostStatus);
@@ -61,7 +62,7 @@ export class Post {
 
   @Property({ type: 'text' })
   @Field(() => PostStatus, { description: 'Where the post stands in its publishing life' })
-  status: PostStatus = PostStatus.draft;
+  status: PostStatus = PostStatus.DRAFT;
 
   @Property({ type: 'timestamptz', nullable: true })
   @Field(() => Date, { nullable: true, description: 'When the post went out; null until published' })

@@ -5,13 +5,9 @@ import { PostStatus } from './post.entity.js';
 
 export const CONTENT_MAX = 10_000;
 
-/**
- * Fields of a post. On create `content` is required and `status` may be draft (default) or
- * suggested; a post created with `scheduledAt` and no status is queued. On update omitted fields
- * stay as they are.
- */
-@InputType({ description: 'Fields of a post; on update, omitted fields stay as they are' })
-export class PostInput {
+/** Fields of a post to change; omitted fields stay as they are. */
+@InputType({ description: 'Fields of a post to change; omitted fields stay as they are' })
+export class UpdatePostInput {
   @Field(() => ID, { nullable: true, description: 'Required when the caller has several brands' })
   @IsOptional()
   brandId?: string | null;
@@ -50,6 +46,18 @@ export class PostInput {
   @IsOptional()
   campaignId?: string | null;
 }
+
+/**
+ * Fields of a new post: those of an update with `content` required. `status` may be draft (the
+ * default) or suggested; a post created with `scheduledAt` and no status is queued.
+ */
+@InputType({ description: 'Fields of a new post' })
+export class CreatePostInput extends UpdatePostInput {
+  declare content: string;
+}
+// Non-null on create; its checks (text, length) are the update's. A decorator cannot sit on a
+// `declare`d field, and a redeclared one would replace the value GraphQL set.
+Field(() => String, { description: 'Text of the post' })(CreatePostInput.prototype, 'content');
 
 /** What PATCH of a content item may change: the words, targets, media and time of a draft. */
 @InputType({ description: 'Edit of a draft or suggestion draft; omitted fields stay as they are' })

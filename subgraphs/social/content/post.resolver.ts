@@ -1,11 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { toPage, windowOfPage } from '../../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';
 import { Post } from './post.entity.js';
-import { PostConnectionArgs, PostInput, PostPageArgs } from './post.input.js';
+import { CreatePostInput, PostConnectionArgs, PostPageArgs, UpdatePostInput } from './post.input.js';
 import { PostConnection, PostPage } from './post.types.js';
+
+const DeletePostPayload = DeletePayloadType(Post, 'Post');
 
 @Resolver(() => Post)
 export class PostResolver {
@@ -33,7 +36,7 @@ export class PostResolver {
     description: 'Creates a post: a draft, a suggestion, or queued when it has scheduledAt',
   })
   createPost(
-    @Arg('input', () => PostInput, { description: 'Fields of the new post' }) input: PostInput,
+    @Arg('input', () => CreatePostInput, { description: 'Fields of the new post' }) input: CreatePostInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.posts.create(input);
@@ -42,16 +45,15 @@ export class PostResolver {
   @Mutation(() => Post, { nullable: true, description: 'Changes a post that has not gone out yet' })
   updatePost(
     @Arg('id', () => ID, { description: 'The post to change' }) id: string,
-    @Arg('input', () => PostInput, { description: 'Fields to change; omitted ones stay' }) input: PostInput,
+    @Arg('input', () => UpdatePostInput, { description: 'Fields to change; omitted ones stay' }) input: UpdatePostInput,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.posts.update(id, input);
   }
 
-  @Mutation(() => ID, { nullable: true, description: 'Deletes the post and answers its id; its audit events stay' })
+  @Mutation(() => DeletePostPayload.type, { nullable: true, description: 'Deletes the post; its audit events stay' })
   async deletePost(@Arg('id', () => ID, { description: 'The post to delete' }) id: string, @Ctx() ctx: ContentContext) {
-    await ctx.posts.delete(id);
-    return id;
+    return DeletePostPayload.of(await ctx.posts.delete(id));
   }
 
   @FieldResolver(() => ID, { description: 'The id of the post as a content item (the same id)' })

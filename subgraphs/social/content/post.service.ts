@@ -18,12 +18,12 @@ import { Campaign } from './campaign.entity.js';
 import { ContentEventType, type Actor } from './content-event.entity.js';
 import { actorOf, ContentEventService } from './content-event.service.js';
 import { Post, PostStatus, snapshotOf } from './post.entity.js';
-import type { ContentEditInput, PostInput } from './post.input.js';
+import type { ContentEditInput, CreatePostInput, UpdatePostInput } from './post.input.js';
 import { approvedStatus, assertCanApply, type PostAction } from './post.state.js';
 import type { PublishSchedule } from './publish-schedule.js';
 
 const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-const QUEUE_STATUSES = [PostStatus.queued, PostStatus.publishing, PostStatus.failed];
+const QUEUE_STATUSES = [PostStatus.QUEUED, PostStatus.PUBLISHING, PostStatus.FAILED];
 
 const NEWEST_FIRST = byCreation<Post>('p', 'desc');
 
@@ -36,7 +36,7 @@ const DUE_FIRST: Keyset<Post> = {
     { column: 'p.id', kind: 'id', of: (post) => post.id },
   ],
 };
-const CREATE_STATUSES = [PostStatus.draft, PostStatus.suggested, PostStatus.queued];
+const CREATE_STATUSES = [PostStatus.DRAFT, PostStatus.SUGGESTED, PostStatus.QUEUED];
 
 /**
  * Which of `ids` are media files the caller reaches, asked in the transaction `tx`. Media are another
@@ -155,13 +155,13 @@ export class PostService {
     return post;
   }
 
-  async create(input: PostInput): Promise<Post> {
+  async create(input: CreatePostInput): Promise<Post> {
     const content = requireContent(input.content);
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
-    const status = input.status ?? (scheduledAt ? PostStatus.queued : PostStatus.draft);
+    const status = input.status ?? (scheduledAt ? PostStatus.QUEUED : PostStatus.DRAFT);
     if (!CREATE_STATUSES.includes(status))
       throw AppError.badInput('status', 'must be draft or suggested (or queued with scheduledAt)');
-    if (status === PostStatus.queued && !scheduledAt)
+    if (status === PostStatus.QUEUED && !scheduledAt)
       throw AppError.badInput('scheduledAt', 'is required for a queued post');
     return this.em.transactional(async (tx) => {
       const brand = await this.brands.brandForNewPost(tx, input.brandId);
@@ -178,7 +178,7 @@ export class PostService {
       tx.persist(post);
       ContentEventService.record(tx, {
         post,
-        type: ContentEventType.created,
+        type: ContentEventType.CREATED,
         actor: actorOf(this.reach.caller),
         before: null,
       });
@@ -188,9 +188,9 @@ export class PostService {
   }
 
   /** PUT of a post: any field, in any state but publishing and published. */
-  async update(id: string, input: PostInput): Promise<Post> {
+  async update(id: string, input: UpdatePostInput): Promise<Post> {
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
-    return this.change(id, 'update', ContentEventType.updated, async (post, tx) => {
+    return this.change(id, 'update', ContentEventType.UPDATED, async (post, tx) => {
       if (input.brandId !== undefined && input.brandId !== post.brandId) {
         if (input.brandId === null) throw AppError.badInput('brandId', 'cannot be null');
         post.brandId = (await this.brands.brandForNewPost(tx, input.brandId)).id;
@@ -204,7 +204,7 @@ export class PostService {
           throw AppError.badInput('status', 'can be set to draft, suggested or queued');
         post.status = input.status;
       }
-      if (post.status === PostStatus.queued && !post.scheduledAt) {
+      if (post.status === PostStatus.QUEUED && !post.scheduledAt) {
         throw AppError.badInput('scheduledAt', 'is required for a queued post (set status to draft to unschedule it)');
       }
     });
@@ -217,7 +217,7 @@ export class PostService {
       const before = snapshotOf(post);
       ContentEventService.record(tx, {
         post,
-        type: ContentEventType.deleted,
+        type: ContentEventType.DELETED,
         actor: actorOf(this.reach.caller),
         before,
         after: null,
@@ -231,7 +231,7 @@ export class PostService {
   /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
   async edit(id: string, input: ContentEditInput): Promise<Post> {
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
-    return this.change(id, 'edit', ContentEventType.edited, async (post, tx) => {
+    return this.change(id, 'edit', ContentEventType.EDITED, async (post, tx) => {
       applyEdit(post, input, scheduledAt);
       if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
     });
@@ -241,7 +241,7 @@ export class PostService {
     return this.change(
       id,
       'approve',
-      ContentEventType.approved,
+      ContentEventType.APPROVED,
       async (post) => {
         post.status = approvedStatus(post);
       },
@@ -253,9 +253,9 @@ export class PostService {
     return this.change(
       id,
       'reject',
-      ContentEventType.rejected,
+      ContentEventType.REJECTED,
       async (post) => {
-        post.status = PostStatus.rejected;
+        post.status = PostStatus.REJECTED;
       },
       decision,
     );
@@ -265,9 +265,9 @@ export class PostService {
     const scheduledAt = parseInstant(when, 'scheduledAt');
     if (!scheduledAt) throw AppError.badInput('scheduledAt', 'is required');
     if (scheduledAt.getTime() <= Date.now()) throw AppError.badInput('scheduledAt', 'must be in the future');
-    return this.change(id, 'reschedule', ContentEventType.rescheduled, async (post) => {
+    return this.change(id, 'reschedule', ContentEventType.RESCHEDULED, async (post) => {
       post.scheduledAt = scheduledAt;
-      post.status = PostStatus.queued;
+      post.status = PostStatus.QUEUED;
     });
   }
 
@@ -276,7 +276,7 @@ export class PostService {
    * may have gone out), only `force` queues it: the user accepts it may post twice.
    */
   async retry(id: string, force = false): Promise<Post> {
-    return this.change(id, 'retry', ContentEventType.retried, async (post, tx) => {
+    return this.change(id, 'retry', ContentEventType.RETRIED, async (post, tx) => {
       const unknown = force ? [] : await this.schedule.unknownOutcomes(tx, post.id);
       if (unknown.length) {
         throw new AppError(
@@ -289,7 +289,7 @@ export class PostService {
         );
       }
       post.scheduledAt = new Date();
-      post.status = PostStatus.queued;
+      post.status = PostStatus.QUEUED;
     });
   }
 

@@ -16,22 +16,22 @@ export type PostAction =
   'edit' | 'approve' | 'reject' | 'reschedule' | 'retry' | 'update' | 'delete' | 'startPublishing' | 'finishPublishing';
 
 export const ALLOWED_FROM: Record<PostAction, readonly PostStatus[]> = {
-  edit: [PostStatus.draft, PostStatus.suggested],
-  approve: [PostStatus.suggested],
-  reject: [PostStatus.suggested],
-  reschedule: [PostStatus.queued, PostStatus.failed],
-  retry: [PostStatus.failed],
-  update: [PostStatus.draft, PostStatus.suggested, PostStatus.rejected, PostStatus.queued, PostStatus.failed],
+  edit: [PostStatus.DRAFT, PostStatus.SUGGESTED],
+  approve: [PostStatus.SUGGESTED],
+  reject: [PostStatus.SUGGESTED],
+  reschedule: [PostStatus.QUEUED, PostStatus.FAILED],
+  retry: [PostStatus.FAILED],
+  update: [PostStatus.DRAFT, PostStatus.SUGGESTED, PostStatus.REJECTED, PostStatus.QUEUED, PostStatus.FAILED],
   delete: [
-    PostStatus.draft,
-    PostStatus.suggested,
-    PostStatus.rejected,
-    PostStatus.queued,
-    PostStatus.published,
-    PostStatus.failed,
+    PostStatus.DRAFT,
+    PostStatus.SUGGESTED,
+    PostStatus.REJECTED,
+    PostStatus.QUEUED,
+    PostStatus.PUBLISHED,
+    PostStatus.FAILED,
   ],
-  startPublishing: [PostStatus.queued],
-  finishPublishing: [PostStatus.publishing],
+  startPublishing: [PostStatus.QUEUED],
+  finishPublishing: [PostStatus.PUBLISHING],
 };
 
 const DESCRIPTION: Record<PostAction, string> = {
@@ -60,5 +60,5 @@ export function assertCanApply(action: PostAction, post: Pick<Post, 'status'>): 
 
 /** The state approval leads to: scheduled suggestions join the queue, the others become drafts. */
 export function approvedStatus(post: Pick<Post, 'scheduledAt'>): PostStatus {
-  return post.scheduledAt ? PostStatus.queued : PostStatus.draft;
+  return post.scheduledAt ? PostStatus.QUEUED : PostStatus.DRAFT;
 }

@@ -1,12 +1,13 @@
+import { GraphQLLocalDate } from 'graphql-scalars';
 import { Args, ArgsType, Ctx, Field, ID, Query, Resolver } from 'type-graphql';
 import type { ContentContext } from './content.context.js';
 import { DailyRollups } from './rollup.types.js';
 
 @ArgsType()
 class DailyArgs {
-  @Field(() => String, { nullable: true, description: 'First day, YYYY-MM-DD (default: six days before `to`)' })
+  @Field(() => GraphQLLocalDate, { nullable: true, description: 'First day (default: six days before `to`)' })
   from?: string;
-  @Field(() => String, { nullable: true, description: 'Last day, YYYY-MM-DD, included (default: today)' }) to?: string;
+  @Field(() => GraphQLLocalDate, { nullable: true, description: 'Last day, included (default: today)' }) to?: string;
   @Field(() => String, { nullable: true, description: 'IANA time zone of the days (default UTC)' }) timezone?: string;
   @Field(() => ID, { nullable: true, description: 'Only posts of this brand (default: every brand in reach)' })
   brandId?: string;

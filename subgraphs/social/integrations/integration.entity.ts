@@ -3,16 +3,16 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum IntegrationStatus {
-  connected = 'connected',
+  CONNECTED = 'connected',
   /** The platform definitely refused the stored credentials; only a new connect helps. */
-  needs_reconnect = 'needs_reconnect',
+  NEEDS_RECONNECT = 'needs_reconnect',
 }
 
 registerEnumType(IntegrationStatus, {
   name: 'IntegrationStatus',
   description: 'Whether a connected platform account still works',
   valuesConfig: {
-    needs_reconnect: { description: 'The platform refused the stored credentials: the user must connect again' },
+    NEEDS_RECONNECT: { description: 'The platform refused the stored credentials: the user must connect again' },
   },
 });
 
@@ -36,7 +36,7 @@ export class Integration {
 
   @Property({ type: 'text' })
   @Field(() => IntegrationStatus, { description: 'Whether the connection works or needs the user to connect again' })
-  status: IntegrationStatus = IntegrationStatus.connected;
+  status: IntegrationStatus = IntegrationStatus.CONNECTED;
 
   @Property({ type: 'text' })
   @Field(() => String, { description: "The account's id on the platform" })

@@ -165,7 +165,7 @@ export class IntegrationService {
     integration.accountId = account.id;
     integration.accountName = account.username;
     integration.accountUrl = account.url ?? null;
-    integration.status = IntegrationStatus.connected;
+    integration.status = IntegrationStatus.CONNECTED;
     integration.connectedAt = new Date();
     integration.lastError = null;
     new PlatformTokenService(this.em, this.settings).store(integration, tokens, null);

@@ -68,7 +68,7 @@ export class PlatformTokenService {
    * good enough, and PlatformError `rejected` when the account must be reconnected.
    */
   async accessToken(integration: Integration): Promise<string> {
-    if (integration.status !== IntegrationStatus.connected) {
+    if (integration.status !== IntegrationStatus.CONNECTED) {
       throw new PlatformError('rejected', `the ${integration.platform} account needs to be reconnected`);
     }
     if (this.isDue(integration)) {
@@ -139,7 +139,7 @@ export class PlatformTokenService {
   }
 
   private async markNeedsReconnect(integration: Integration, reason: string): Promise<void> {
-    integration.status = IntegrationStatus.needs_reconnect;
+    integration.status = IntegrationStatus.NEEDS_RECONNECT;
     integration.lastError = reason;
     integration.updatedAt = new Date();
     await this.em.flush();
@@ -148,7 +148,7 @@ export class PlatformTokenService {
   /** Renews every connected token that expires within the margin (the worker runs this each minute). */
   async refreshDue(): Promise<{ refreshed: number; deferred: number; rejected: number }> {
     const due = await this.em.find(Integration, {
-      status: IntegrationStatus.connected,
+      status: IntegrationStatus.CONNECTED,
       refreshTokenSealed: { $ne: null },
       tokenExpiresAt: { $lte: new Date(Date.now() + REFRESH_MARGIN_SECONDS * 1000) },
     });

@@ -93,7 +93,7 @@ export class MediaService {
     file.contentType = contentType;
     file.size = request.size;
     file.storageKey = `media/${file.id}`;
-    file.source = MediaSource.upload;
+    file.source = MediaSource.UPLOAD;
     const upload = await presignUpload(
       this.settings.storage,
       { key: file.storageKey, contentType, size: request.size },
@@ -114,7 +114,7 @@ export class MediaService {
   async connection(args: KeysetArgs): Promise<Connection<MediaFile>> {
     const window = keysetWindow(NEWEST_FIRST, args);
     await this.settleUploads();
-    const where = { ...this.reach.filter(), status: MediaStatus.ready };
+    const where = { ...this.reach.filter(), status: MediaStatus.READY };
     const query = this.em.createQueryBuilder(MediaFile, 'm').where(where);
     return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(MediaFile, where));
   }
@@ -124,7 +124,7 @@ export class MediaService {
     await this.settleUploads();
     const [items, total] = await this.em.findAndCount(
       MediaFile,
-      { ...this.reach.filter(), status: MediaStatus.ready },
+      { ...this.reach.filter(), status: MediaStatus.READY },
       { orderBy: { createdAt: 'desc', id: 'desc' }, limit: window.limit, offset: window.offset },
     );
     return { items, total };
@@ -138,7 +138,7 @@ export class MediaService {
   private async settleUploads(): Promise<void> {
     const pending = await this.em.find(
       MediaFile,
-      { ...this.reach.filter(), status: MediaStatus.pending, uploadExpiresAt: { $gte: sweepBefore(new Date()) } },
+      { ...this.reach.filter(), status: MediaStatus.PENDING, uploadExpiresAt: { $gte: sweepBefore(new Date()) } },
       { orderBy: { createdAt: 'desc' }, limit: 100 },
     );
     if (!pending.length) return;
@@ -150,7 +150,7 @@ export class MediaService {
   async find(id: string): Promise<MediaFile | null> {
     if (!isUuid(id)) return null;
     await this.settleUploads();
-    return this.em.findOne(MediaFile, { id, ...this.reach.filter(), status: MediaStatus.ready });
+    return this.em.findOne(MediaFile, { id, ...this.reach.filter(), status: MediaStatus.READY });
   }
 
   /** Stores bytes made by the platform itself (a generated image) as a ready media file. */
@@ -168,9 +168,9 @@ export class MediaService {
     file.contentType = image.contentType;
     file.size = image.bytes.length;
     file.storageKey = `media/${file.id}`;
-    file.source = MediaSource.ai;
+    file.source = MediaSource.AI;
     file.prompt = image.prompt;
-    file.status = MediaStatus.ready;
+    file.status = MediaStatus.READY;
     file.readyAt = new Date();
     await this.settings.storage.put(file.storageKey, Readable.from([image.bytes]), {
       contentType: image.contentType,
@@ -253,8 +253,8 @@ async function commitMediaUploads(
   if (ready.length)
     await em.nativeUpdate(
       MediaFile,
-      { id: { $in: ready }, status: MediaStatus.pending },
-      { status: MediaStatus.ready, readyAt: new Date() },
+      { id: { $in: ready }, status: MediaStatus.PENDING },
+      { status: MediaStatus.READY, readyAt: new Date() },
     );
   return { ready, dropped };
 }
@@ -267,7 +267,7 @@ async function commitMediaUploads(
 export async function sweepMediaUploads(em: EntityManager, settings: MediaSettings, now = new Date()): Promise<number> {
   const expired = await em.find(
     MediaFile,
-    { status: MediaStatus.pending, uploadExpiresAt: { $lt: sweepBefore(now) } },
+    { status: MediaStatus.PENDING, uploadExpiresAt: { $lt: sweepBefore(now) } },
     { orderBy: { uploadExpiresAt: 'asc' }, limit: SWEEP_BATCH },
   );
   if (!expired.length) return 0;
@@ -278,7 +278,7 @@ export async function sweepMediaUploads(em: EntityManager, settings: MediaSettin
     if (
       await em.nativeUpdate(
         MediaFile,
-        { id: file.id, status: MediaStatus.pending, uploadExpiresAt: file.uploadExpiresAt },
+        { id: file.id, status: MediaStatus.PENDING, uploadExpiresAt: file.uploadExpiresAt },
         { uploadExpiresAt: new Date(0) },
       )
     )
@@ -290,7 +290,7 @@ export async function sweepMediaUploads(em: EntityManager, settings: MediaSettin
     settings.storage,
     dropped.map((file) => file.storageKey),
   );
-  return em.nativeDelete(MediaFile, { id: { $in: dropped.map((file) => file.id) }, status: MediaStatus.pending });
+  return em.nativeDelete(MediaFile, { id: { $in: dropped.map((file) => file.id) }, status: MediaStatus.PENDING });
 }
 
 /** Which of `ids` are media files inside `reach`, read in `em` (the caller's transaction): what a post may carry. */

@@ -3,9 +3,9 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum PublishAttemptStatus {
-  pending = 'pending',
-  succeeded = 'succeeded',
-  failed = 'failed',
+  PENDING = 'pending',
+  SUCCEEDED = 'succeeded',
+  FAILED = 'failed',
 }
 
 registerEnumType(PublishAttemptStatus, {
@@ -31,7 +31,7 @@ export class PublishAttempt {
 
   @Property({ type: 'text' })
   @Field(() => PublishAttemptStatus, { description: 'How the attempt went' })
-  status: PublishAttemptStatus = PublishAttemptStatus.pending;
+  status: PublishAttemptStatus = PublishAttemptStatus.PENDING;
 
   @Property({ type: 'boolean' })
   @Field(() => Boolean, {

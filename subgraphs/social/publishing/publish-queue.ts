@@ -72,13 +72,13 @@ export class PublishQueue implements PublishSchedule {
 
   async follow(tx: EntityManager, post: Post, change: { removed: boolean } = { removed: false }): Promise<void> {
     const db = jobsDbOf(tx);
-    const wanted = !change.removed && post.status === PostStatus.queued && post.scheduledAt ? post.scheduledAt : null;
+    const wanted = !change.removed && post.status === PostStatus.QUEUED && post.scheduledAt ? post.scheduledAt : null;
     const { rows } = await db.executeSql('select job_id, run_at from social.publish_job where post_id = $1', [post.id]);
     const existing = rows[0] as { job_id: string; run_at: Date | string } | undefined;
     if (existing && wanted && new Date(existing.run_at).getTime() === wanted.getTime()) return;
     if (existing) {
       // Once the post is publishing, its job is the one running now; it must not be cancelled.
-      if (post.status !== PostStatus.publishing && post.status !== PostStatus.published) {
+      if (post.status !== PostStatus.PUBLISHING && post.status !== PostStatus.PUBLISHED) {
         await this.boss.cancel(PUBLISH_QUEUE, existing.job_id, { db });
       }
       await db.executeSql('delete from social.publish_job where post_id = $1', [post.id]);

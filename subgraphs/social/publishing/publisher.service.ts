@@ -20,7 +20,7 @@ import type { PublishSchedule } from '../content/publish-schedule.js';
 import { PublishAttempt, PublishAttemptStatus } from './publish-attempt.entity.js';
 import type { PublishJob } from './publish-queue.js';
 
-const PUBLISHER = { type: ActorType.system, id: 'publisher' };
+const PUBLISHER = { type: ActorType.SYSTEM, id: 'publisher' };
 
 /** What publishing a post takes besides its database: the platforms, their tokens' cipher, the media bytes. */
 export interface PublisherTools extends PlatformClients {
@@ -84,7 +84,7 @@ export class PublisherService {
     const tokens = new PlatformTokenService(this.em, this.tools);
     const post = await this.em.findOne(Post, { id: job.postId });
     if (!post) return 'skipped';
-    if (post.status === PostStatus.publishing) return this.recoverInterrupted(post, tokens);
+    if (post.status === PostStatus.PUBLISHING) return this.recoverInterrupted(post, tokens);
     if (!this.isDue(post, job)) return 'skipped';
 
     // 1. Usable tokens before anything is recorded.
@@ -134,9 +134,9 @@ export class PublisherService {
         if (!locked || !this.isDue(locked, job)) return null;
         const before = snapshotOf(locked);
         assertCanApply('startPublishing', locked);
-        locked.status = PostStatus.publishing;
+        locked.status = PostStatus.PUBLISHING;
         locked.updatedAt = new Date();
-        const earlier = await tx.find(PublishAttempt, { postId: locked.id, status: PublishAttemptStatus.succeeded });
+        const earlier = await tx.find(PublishAttempt, { postId: locked.id, status: PublishAttemptStatus.SUCCEEDED });
         const done = new Set(earlier.map((attempt) => attempt.platform));
         const calls: PlannedCall[] = [];
         for (const platform of locked.platforms) {
@@ -152,7 +152,7 @@ export class PublisherService {
           };
           calls.push({ attempt, ...planned });
         }
-        ContentEventService.record(tx, { post: locked, type: ContentEventType.publishing, actor: PUBLISHER, before });
+        ContentEventService.record(tx, { post: locked, type: ContentEventType.PUBLISHING, actor: PUBLISHER, before });
         await this.schedule.follow(tx, locked);
         return { post: locked, calls };
       })
@@ -184,7 +184,7 @@ export class PublisherService {
 
   private isDue(post: Post, job: PublishJob): boolean {
     return (
-      post.status === PostStatus.queued &&
+      post.status === PostStatus.QUEUED &&
       post.scheduledAt !== null &&
       post.scheduledAt.toISOString() === job.scheduledAt
     );
@@ -219,7 +219,7 @@ export class PublisherService {
     await this.em.nativeUpdate(
       Integration,
       { id: integration.id },
-      { status: IntegrationStatus.needs_reconnect, lastError: reason, updatedAt: new Date() },
+      { status: IntegrationStatus.NEEDS_RECONNECT, lastError: reason, updatedAt: new Date() },
     );
   }
 
@@ -242,7 +242,7 @@ export class PublisherService {
       if (outcome) {
         const attempt = await tx.findOneOrFail(PublishAttempt, { id: outcome.attempt.id });
         attempt.finishedAt = new Date();
-        attempt.status = outcome.error ? PublishAttemptStatus.failed : PublishAttemptStatus.succeeded;
+        attempt.status = outcome.error ? PublishAttemptStatus.FAILED : PublishAttemptStatus.SUCCEEDED;
         attempt.platformPostId = outcome.platformPostId ?? null;
         attempt.url = outcome.url ?? null;
         attempt.error = outcome.error ?? null;
@@ -257,20 +257,20 @@ export class PublisherService {
           { orderBy: { attemptedAt: 'asc', id: 'asc' } },
         );
         const succeeded = new Set(
-          attempts.filter((a) => a.status === PublishAttemptStatus.succeeded).map((a) => a.platform),
+          attempts.filter((a) => a.status === PublishAttemptStatus.SUCCEEDED).map((a) => a.platform),
         );
         const allDone = locked.platforms.length > 0 && locked.platforms.every((platform) => succeeded.has(platform));
         status = allDone ? 'published' : 'failed';
         assertCanApply('finishPublishing', locked);
-        locked.status = allDone ? PostStatus.published : PostStatus.failed;
+        locked.status = allDone ? PostStatus.PUBLISHED : PostStatus.FAILED;
         if (allDone) locked.publishedAt = new Date();
         locked.updatedAt = new Date();
       }
       ContentEventService.record(tx, {
         post: locked,
         type: (outcome ? outcome.error : status === 'failed')
-          ? ContentEventType.publish_failed
-          : ContentEventType.published,
+          ? ContentEventType.PUBLISH_FAILED
+          : ContentEventType.PUBLISHED,
         actor: PUBLISHER,
         before,
         after: {
@@ -300,7 +300,7 @@ export class PublisherService {
   private async recoverInterrupted(post: Post, tokens: PlatformTokenService): Promise<'published' | 'failed'> {
     const pending = await this.em.find(
       PublishAttempt,
-      { postId: post.id, status: PublishAttemptStatus.pending },
+      { postId: post.id, status: PublishAttemptStatus.PENDING },
       { orderBy: { attemptedAt: 'asc' } },
     );
     let result: 'published' | 'failed' = 'failed';
@@ -333,7 +333,7 @@ export class PublisherService {
   private async mediaOf(post: Post): Promise<MediaToAttach[]> {
     const ids = post.mediaIds.filter(isUuid);
     if (!ids.length) return [];
-    const files = await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.ready });
+    const files = await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.READY });
     const attached: MediaToAttach[] = [];
     for (const file of files) {
       const { stream } = await this.tools.storage.open(file.storageKey);

@@ -41,7 +41,7 @@ export class ReviewLinkService {
       throw AppError.badInput('expiresInHours', `must be a whole number of hours from 1 to ${MAX_HOURS}`);
     // Inside the caller's reach: a key limited to one brand finds no post of another.
     const post = await this.tools.postsIn(this.reach).get(postId);
-    if (post.status !== PostStatus.suggested) {
+    if (post.status !== PostStatus.SUGGESTED) {
       throw new AppError(ErrorCode.CONFLICT, `Only a suggestion draft can be reviewed; this one is ${post.status}`, {
         details: { currentState: post.status },
       });
@@ -85,7 +85,7 @@ export class ReviewLinkService {
       brandIds: new Set([link.brandId]),
     });
     const posts = this.tools.postsIn(ownerReach);
-    const decision = { actor: { type: ActorType.review_link, id: link.id }, comment: note };
+    const decision = { actor: { type: ActorType.REVIEW_LINK, id: link.id }, comment: note };
     const post =
       action === 'approve' ? await posts.approve(link.postId, decision) : await posts.reject(link.postId, decision);
     return this.viewOf(link, post);
@@ -105,7 +105,7 @@ export class ReviewLinkService {
     const brand = await this.em.findOneOrFail(Brand, { id: post.brandId });
     const ids = post.mediaIds.filter(isUuid);
     const files = ids.length
-      ? await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.ready })
+      ? await this.em.find(MediaFile, { id: { $in: ids }, ownerId: post.ownerId, status: MediaStatus.READY })
       : [];
     const media = new MediaService(this.em, this.reach, this.tools.media);
     const byId = new Map(files.map((file) => [file.id, file]));

@@ -156,15 +156,15 @@ export async function deliverMessage(
   job: DeliveryJob,
 ): Promise<'succeeded' | 'retrying' | 'failed' | 'skipped'> {
   const message = await em.findOne(WebhookMessage, { id: job.messageId });
-  if (!message || (message.status !== WebhookMessageStatus.pending && !job.manual)) return 'skipped';
+  if (!message || (message.status !== WebhookMessageStatus.PENDING && !job.manual)) return 'skipped';
   const webhook = await em.findOne(Webhook, { id: message.webhookId });
   if (!webhook) return 'skipped';
   if (!webhook.enabled) {
-    if (message.status === WebhookMessageStatus.pending) {
+    if (message.status === WebhookMessageStatus.PENDING) {
       await em.nativeUpdate(
         WebhookMessage,
         { id: message.id },
-        { status: WebhookMessageStatus.failed, nextAttemptAt: null },
+        { status: WebhookMessageStatus.FAILED, nextAttemptAt: null },
       );
     }
     return 'failed';
@@ -207,7 +207,7 @@ export async function deliverMessage(
     tx.persist(attempt);
     const now = new Date();
     if (outcome.succeeded) {
-      current.status = WebhookMessageStatus.succeeded;
+      current.status = WebhookMessageStatus.SUCCEEDED;
       current.nextAttemptAt = null;
       hook.failingSince = null;
       return 'succeeded';
@@ -217,15 +217,15 @@ export async function deliverMessage(
       hook.enabled = false;
       hook.disabledReason = `every delivery failed from ${hook.failingSince.toISOString()} to ${now.toISOString()}; the last: ${outcome.error}`;
       hook.updatedAt = now;
-      current.status = WebhookMessageStatus.failed;
+      current.status = WebhookMessageStatus.FAILED;
       current.nextAttemptAt = null;
       return 'failed';
     }
     // A redelivery is one attempt: an automatic retry already planned goes on as planned.
-    if (job.manual) return current.status === WebhookMessageStatus.pending ? 'retrying' : 'failed';
+    if (job.manual) return current.status === WebhookMessageStatus.PENDING ? 'retrying' : 'failed';
     const delay = settings.retryDelaysMs[current.attempts - 1];
     if (delay === undefined) {
-      current.status = WebhookMessageStatus.failed;
+      current.status = WebhookMessageStatus.FAILED;
       current.nextAttemptAt = null;
       return 'failed';
     }

@@ -62,18 +62,18 @@ export class Webhook {
 }
 
 export enum WebhookMessageStatus {
-  pending = 'pending',
-  succeeded = 'succeeded',
-  failed = 'failed',
+  PENDING = 'pending',
+  SUCCEEDED = 'succeeded',
+  FAILED = 'failed',
 }
 
 registerEnumType(WebhookMessageStatus, {
   name: 'WebhookEventStatus',
   description: 'Where the delivery of one event to one webhook stands',
   valuesConfig: {
-    pending: { description: 'Not delivered yet; an attempt is due' },
-    succeeded: { description: 'The endpoint answered 2xx' },
-    failed: { description: 'Every attempt failed (or the webhook was disabled)' },
+    PENDING: { description: 'Not delivered yet; an attempt is due' },
+    SUCCEEDED: { description: 'The endpoint answered 2xx' },
+    FAILED: { description: 'Every attempt failed (or the webhook was disabled)' },
   },
 });
 
@@ -108,7 +108,7 @@ export class WebhookMessage {
 
   @Property({ type: 'text' })
   @Field(() => WebhookMessageStatus, { description: 'Where its delivery stands' })
-  status: WebhookMessageStatus = WebhookMessageStatus.pending;
+  status: WebhookMessageStatus = WebhookMessageStatus.PENDING;
 
   @Property({ type: 'integer' })
   @Field(() => Int, { description: 'Attempts made so far' })

@@ -61,28 +61,28 @@ const statusOf = (snapshot: Record<string, unknown> | null) => (snapshot?.status
  */
 export function webhookTypesOf(event: Pick<ContentEvent, 'type' | 'before' | 'after'>): WebhookEventType[] {
   const becameSuggested =
-    statusOf(event.after) === PostStatus.suggested && statusOf(event.before) !== PostStatus.suggested;
+    statusOf(event.after) === PostStatus.SUGGESTED && statusOf(event.before) !== PostStatus.SUGGESTED;
   switch (event.type) {
-    case ContentEventType.created:
+    case ContentEventType.CREATED:
       return becameSuggested ? ['post.created', 'post.suggested'] : ['post.created'];
-    case ContentEventType.updated:
-    case ContentEventType.edited:
+    case ContentEventType.UPDATED:
+    case ContentEventType.EDITED:
       return becameSuggested ? ['post.updated', 'post.suggested'] : ['post.updated'];
-    case ContentEventType.deleted:
+    case ContentEventType.DELETED:
       return ['post.deleted'];
-    case ContentEventType.approved:
+    case ContentEventType.APPROVED:
       return ['post.approved'];
-    case ContentEventType.rejected:
+    case ContentEventType.REJECTED:
       return ['post.rejected'];
-    case ContentEventType.rescheduled:
-    case ContentEventType.retried:
+    case ContentEventType.RESCHEDULED:
+    case ContentEventType.RETRIED:
       return ['post.rescheduled'];
-    case ContentEventType.published:
+    case ContentEventType.PUBLISHED:
       // One platform done; the post as a whole is published only when its status says so.
-      return statusOf(event.after) === PostStatus.published ? ['post.published'] : [];
-    case ContentEventType.publish_failed:
+      return statusOf(event.after) === PostStatus.PUBLISHED ? ['post.published'] : [];
+    case ContentEventType.PUBLISH_FAILED:
       return ['post.failed'];
-    case ContentEventType.publishing:
+    case ContentEventType.PUBLISHING:
       return [];
   }
 }
@@ -102,7 +102,7 @@ function postData(event: ContentEvent): Record<string, unknown> {
     campaignId: post.campaignId ?? null,
     actor: { type: event.actorType, id: event.actorId },
   };
-  if (event.type === ContentEventType.published || event.type === ContentEventType.publish_failed) {
+  if (event.type === ContentEventType.PUBLISHED || event.type === ContentEventType.PUBLISH_FAILED) {
     Object.assign(data, {
       platform: platform ?? null,
       platformPostId: platformPostId ?? null,

@@ -1,8 +1,11 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
 import { Webhook, WebhookMessage } from './webhook.entity.js';
 import { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesArgs } from './webhook.input.js';
 import { CreatedWebhook, WebhookDeliveryConnection } from './webhook.types.js';
 import type { WebhooksContext } from './webhooks.context.js';
+
+const DeleteWebhookPayload = DeletePayloadType(Webhook, 'Webhook');
 
 @Resolver(() => Webhook)
 export class WebhookResolver {
@@ -40,12 +43,15 @@ export class WebhookResolver {
     return ctx.webhooks.update(id, input);
   }
 
-  @Mutation(() => Webhook, { nullable: true, description: 'Deletes a webhook with its pending events and attempts' })
-  deleteWebhook(
+  @Mutation(() => DeleteWebhookPayload.type, {
+    nullable: true,
+    description: 'Deletes a webhook with its pending events and attempts',
+  })
+  async deleteWebhook(
     @Arg('id', () => ID, { description: 'The webhook to delete' }) id: string,
     @Ctx() ctx: WebhooksContext,
   ) {
-    return ctx.webhooks.delete(id);
+    return DeleteWebhookPayload.of(await ctx.webhooks.delete(id));
   }
 
   @Mutation(() => WebhookMessage, {

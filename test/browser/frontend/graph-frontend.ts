@@ -46,7 +46,7 @@ const SIGN_OUT = gql`
 `;
 
 const CREATE_SURVEY = gql`
-  mutation CreateSurvey($input: SurveyInput!) {
+  mutation CreateSurvey($input: CreateSurveyInput!) {
     createSurvey(input: $input) {
       id
     }
