@@ -105,8 +105,8 @@ export default tseslint.config(
       // Connections also offer `nodes` (GitHub's shortcut), and REST's pages list their items: a list
       // need not wrap edges. No `Node` interface: ids are per type, not Relay global ids.
       '@graphql-eslint/relay-edge-types': ['error', { listTypeCanWrapOnlyEdgeType: false, shouldImplementNode: false }],
-      // Forward paging (`first`/`after`) at least; `includeBoth` once `last`/`before` are everywhere.
-      '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
+      // Every connection pages both ways: `first`/`after` and `last`/`before`.
+      '@graphql-eslint/relay-arguments': ['error', { includeBoth: true }],
       // Mutations take ids and a few scalars beside one `input`; a single `input` argument per mutation
       // would break every client. Input names are held by naming-convention (`...Input`) instead.
       '@graphql-eslint/input-name': 'off',
