@@ -11,6 +11,8 @@ export enum ErrorCode {
   NOT_FOUND = 'NOT_FOUND',
   BAD_USER_INPUT = 'BAD_USER_INPUT',
   CONFLICT = 'CONFLICT',
+  /** A conditional write (REST `If-Match`, GraphQL `ifVersion`) whose resource changed since the caller read it. */
+  PRECONDITION_FAILED = 'PRECONDITION_FAILED',
   /** Existed once and is over for good (an expired or revoked link). */
   GONE = 'GONE',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
@@ -34,6 +36,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.NOT_FOUND]: 404,
   [ErrorCode.BAD_USER_INPUT]: 400,
   [ErrorCode.CONFLICT]: 409,
+  [ErrorCode.PRECONDITION_FAILED]: 412,
   [ErrorCode.GONE]: 410,
   [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
   [ErrorCode.RATE_LIMITED]: 429,
@@ -54,6 +57,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.NOT_FOUND]: 'Not Found',
   [ErrorCode.BAD_USER_INPUT]: 'Bad Request',
   [ErrorCode.CONFLICT]: 'Conflict',
+  [ErrorCode.PRECONDITION_FAILED]: 'Precondition Failed',
   [ErrorCode.GONE]: 'Gone',
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'Payload Too Large',
   [ErrorCode.RATE_LIMITED]: 'Too Many Requests',

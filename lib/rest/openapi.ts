@@ -79,6 +79,13 @@ export interface DocumentedRoute {
   list?: 'pages' | { cursorParameter: string };
   /** The route is rate limited, here or in the subgraph: its answers carry `RateLimit-Policy` and `RateLimit`. */
   rateLimit?: RouteRateLimit;
+  /**
+   * The route reads or writes one resource that has a version (lib/data/versions.ts): the `version`
+   * its operation answers leaves the body and becomes a strong `ETag`; a GET honours `If-None-Match`
+   * (304), a PUT, PATCH or DELETE `If-Match` (412, nothing changed). The handler of a write passes
+   * `ifMatchVersion(req)` to its mutation as `ifVersion` (lib/rest/conditional-requests.ts).
+   */
+  versioned?: true;
 }
 
 /** One service's document: its name, what it is, and how callers prove who they are. */
@@ -166,6 +173,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found (or not visible to the caller)',
   409: 'The item is in a state that does not allow this (the problem says which)',
   410: 'Gone: expired or revoked',
+  412: 'If-Match names a version the resource no longer has (or it does not exist): nothing was changed',
   413: 'The body or file is larger than the limit',
   415: 'The body is not JSON (Content-Type: application/json)',
   429: 'Too many requests: wait as long as Retry-After says',
@@ -212,10 +220,37 @@ const linkHeader = (list: NonNullable<DocumentedRoute['list']>) =>
     }),
   });
 
+const entityTag = (sent: 'always' | 'when the answer is the resource') =>
+  z.object({
+    ETag: (sent === 'always' ? z.string() : z.string().optional()).meta({
+      description:
+        'Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds)',
+      example: '"3"',
+    }),
+  });
+
+const ifNoneMatch = z.object({
+  'If-None-Match': z.string().optional().meta({
+    description: 'The ETag of the copy the client holds: while it is still current, the answer is 304 without a body',
+    example: '"3"',
+  }),
+});
+
+const ifMatch = z.object({
+  'If-Match': z.string().optional().meta({
+    description:
+      'Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins',
+    example: '"3"',
+  }),
+});
+
 /** Response headers of a route's answers with `status`, from what its table declares. */
 function headersOf(route: DocumentedRoute, status: number, own?: z.ZodObject): z.ZodObject | undefined {
   const parts = [
     own,
+    route.versioned && (status === 200 || status === 304)
+      ? entityTag(route.method === 'get' ? 'always' : 'when the answer is the resource')
+      : undefined,
     status === 201 && route.created ? locationHeader : undefined,
     status === 200 && route.list ? linkHeader(route.list) : undefined,
     route.rateLimit ? rateLimitHeaders : undefined,
@@ -229,6 +264,7 @@ function headersOf(route: DocumentedRoute, status: number, own?: z.ZodObject): z
 export function problemStatuses(route: DocumentedRoute, secured: boolean): number[] {
   const doc = route.doc;
   const statuses = new Set<number>([500, ...(doc?.problems ?? []), ...(route.rateLimit ? [429] : [])]);
+  if (route.versioned && route.method !== 'get') statuses.add(412);
   if (doc?.body || doc?.multipart) for (const status of [400, 413]) statuses.add(status);
   if (doc?.body) statuses.add(415);
   // Every route of a table passes the paging and text checks (lib/input.ts) and the JSON body parser
@@ -272,14 +308,22 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
       ...(headers ? { headers } : {}),
     };
   }
+  if (route.versioned && route.method === 'get') {
+    responses['304'] = {
+      description: 'Not modified: If-None-Match names the current ETag; no body',
+      headers: headersOf(route, 304),
+    };
+  }
+  const conditionHeader = route.versioned ? (route.method === 'get' ? ifNoneMatch : ifMatch) : undefined;
 
   return {
     summary: route.summary,
     operationId: doc.operationId,
     tags: [doc.tag],
-    ...(params.length || doc?.query
+    ...(params.length || doc?.query || conditionHeader
       ? {
           requestParams: {
+            ...(conditionHeader ? { header: conditionHeader } : {}),
             ...(params.length
               ? {
                   path: z.object(

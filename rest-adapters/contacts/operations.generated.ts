@@ -127,7 +127,7 @@ export type ContactQueryVariables = Exact<{
 }>;
 
 
-export type ContactQuery = { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type ContactQuery = { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type CreateContactMutationVariables = Exact<{
   input: ContactInput;
@@ -139,17 +139,19 @@ export type CreateContactMutation = { createContact: { id: string, firstName: st
 export type UpdateContactMutationVariables = Exact<{
   id: string;
   input: ContactInput;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type UpdateContactMutation = { updateContact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type DeleteContactMutationVariables = Exact<{
   id: string;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type DeleteContactMutation = { deleteContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type DeleteContactMutation = { deleteContact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type ContactsHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -178,7 +180,7 @@ export type NoteQueryVariables = Exact<{
 }>;
 
 
-export type NoteQuery = { note: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
+export type NoteQuery = { note: { version: number, id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type CreateNoteMutationVariables = Exact<{
   contactId: string;
@@ -192,18 +194,20 @@ export type UpdateNoteMutationVariables = Exact<{
   contactId: string;
   id: string;
   input: NoteInput;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type UpdateNoteMutation = { updateNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
+export type UpdateNoteMutation = { updateNote: { version: number, id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type DeleteNoteMutationVariables = Exact<{
   contactId: string;
   id: string;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type DeleteNoteMutation = { deleteNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
+export type DeleteNoteMutation = { deleteNote: { version: number, id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type StageFieldsFragment = { id: string, name: string, position: number };
 
@@ -504,6 +508,7 @@ export const ContactDocument = new TypedDocumentString(`
     query Contact($id: ID!) {
   contact(id: $id) {
     ...ContactFields
+    version
   }
 }
     fragment ContactFields on Contact {
@@ -537,9 +542,10 @@ export const CreateContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateContactMutation, CreateContactMutationVariables>;
 export const UpdateContactDocument = new TypedDocumentString(`
-    mutation UpdateContact($id: ID!, $input: ContactInput!) {
-  updateContact(id: $id, input: $input) {
+    mutation UpdateContact($id: ID!, $input: ContactInput!, $ifVersion: Int) {
+  updateContact(id: $id, input: $input, ifVersion: $ifVersion) {
     ...ContactFields
+    version
   }
 }
     fragment ContactFields on Contact {
@@ -555,9 +561,10 @@ export const UpdateContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<UpdateContactMutation, UpdateContactMutationVariables>;
 export const DeleteContactDocument = new TypedDocumentString(`
-    mutation DeleteContact($id: ID!) {
-  deleteContact(id: $id) {
+    mutation DeleteContact($id: ID!, $ifVersion: Int) {
+  deleteContact(id: $id, ifVersion: $ifVersion) {
     ...ContactFields
+    version
   }
 }
     fragment ContactFields on Contact {
@@ -616,6 +623,7 @@ export const NoteDocument = new TypedDocumentString(`
     query Note($contactId: ID!, $id: ID!) {
   note(contactId: $contactId, id: $id) {
     ...NoteFields
+    version
   }
 }
     fragment NoteFields on Note {
@@ -639,9 +647,10 @@ export const CreateNoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateNoteMutation, CreateNoteMutationVariables>;
 export const UpdateNoteDocument = new TypedDocumentString(`
-    mutation UpdateNote($contactId: ID!, $id: ID!, $input: NoteInput!) {
-  updateNote(contactId: $contactId, id: $id, input: $input) {
+    mutation UpdateNote($contactId: ID!, $id: ID!, $input: NoteInput!, $ifVersion: Int) {
+  updateNote(contactId: $contactId, id: $id, input: $input, ifVersion: $ifVersion) {
     ...NoteFields
+    version
   }
 }
     fragment NoteFields on Note {
@@ -652,9 +661,10 @@ export const UpdateNoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<UpdateNoteMutation, UpdateNoteMutationVariables>;
 export const DeleteNoteDocument = new TypedDocumentString(`
-    mutation DeleteNote($contactId: ID!, $id: ID!) {
-  deleteNote(contactId: $contactId, id: $id) {
+    mutation DeleteNote($contactId: ID!, $id: ID!, $ifVersion: Int) {
+  deleteNote(contactId: $contactId, id: $id, ifVersion: $ifVersion) {
     ...NoteFields
+    version
   }
 }
     fragment NoteFields on Note {

@@ -9,6 +9,7 @@ import {
   type RunOperation,
   type OperationDocument,
 } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { listParam } from './rest.helpers.js';
 import {
@@ -152,6 +153,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/items/:contentId',
       summary: 'One content item with its events and publish attempts',
+      versioned: true,
       doc: {
         operationId: 'getContentItem',
         tag: 'content-ops',
@@ -169,6 +171,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'patch',
       path: '/api/content-ops/items/:contentId',
       summary: 'Edit a draft or suggestion draft (content, platforms, mediaIds, scheduledAt)',
+      versioned: true,
       doc: {
         operationId: 'updateContentItem',
         tag: 'content-ops',
@@ -180,7 +183,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { editContentItem } = await run(
           EditContentItemDocument,
-          { id: req.params.contentId, input: jsonBody(req) },
+          { id: req.params.contentId, input: jsonBody(req), ifVersion: ifMatchVersion(req) },
           req,
         );
         res.json(editContentItem);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
 import {
@@ -65,6 +66,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/posts/:postId',
       summary: 'Get a post',
+      versioned: true,
       doc: {
         operationId: 'getPost',
         tag: 'posts',
@@ -80,6 +82,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/posts/:postId',
       summary: 'Update a post',
+      versioned: true,
       doc: {
         operationId: 'updatePost',
         tag: 'posts',
@@ -89,7 +92,11 @@ export function postRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        const { updatePost } = await run(UpdatePostDocument, { id: req.params.postId, input: jsonBody(req) }, req);
+        const { updatePost } = await run(
+          UpdatePostDocument,
+          { id: req.params.postId, input: jsonBody(req), ifVersion: ifMatchVersion(req) },
+          req,
+        );
         res.json(updatePost);
       },
     },
@@ -97,6 +104,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/posts/:postId',
       summary: 'Delete a post',
+      versioned: true,
       doc: {
         operationId: 'deletePost',
         tag: 'posts',
@@ -105,7 +113,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        await run(DeletePostDocument, { id: req.params.postId }, req);
+        await run(DeletePostDocument, { id: req.params.postId, ifVersion: ifMatchVersion(req) }, req);
         res.status(204).end();
       },
     },

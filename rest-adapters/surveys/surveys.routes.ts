@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { contentDisposition } from '../../lib/storage/storage.js';
 import {
@@ -82,6 +83,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys/:id',
       summary: 'Get a survey',
+      versioned: true,
       doc: {
         operationId: 'getSurvey',
         tag: 'surveys',
@@ -97,6 +99,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/surveys/:id',
       summary: 'Update a draft survey',
+      versioned: true,
       doc: {
         operationId: 'updateSurvey',
         tag: 'surveys',
@@ -106,7 +109,11 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        const { updateSurvey } = await run(UpdateSurveyDocument, { id: req.params.id, input: jsonBody(req) }, req);
+        const { updateSurvey } = await run(
+          UpdateSurveyDocument,
+          { id: req.params.id, input: jsonBody(req), ifVersion: ifMatchVersion(req) },
+          req,
+        );
         res.json(updateSurvey);
       },
     },

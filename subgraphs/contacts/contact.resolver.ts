@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { IF_VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 import {
   ConnectionType,
   PageInfo,
@@ -107,9 +108,10 @@ export class ContactResolver {
     @Arg('id', () => ID, { description: 'The contact to change' }) id: string,
     @Arg('input', () => ContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
     input: ContactInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.contacts.update(id, input);
+    return ctx.contacts.update(id, input, ifVersion);
   }
 
   @Mutation(() => Contact, {
@@ -118,8 +120,9 @@ export class ContactResolver {
   })
   deleteContact(
     @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.contacts.softDelete(id);
+    return ctx.contacts.softDelete(id, ifVersion);
   }
 }

@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { IF_VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 import {
   ConnectionArgs,
   ConnectionType,
@@ -61,17 +62,19 @@ export class NoteResolver {
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to change' }) id: string,
     @Arg('input', () => NoteInput, { description: 'New text of the note' }) input: NoteInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.notes.update(contactId, id, input);
+    return ctx.notes.update(contactId, id, input, ifVersion);
   }
 
   @Mutation(() => Note, { nullable: true, description: 'Removes the note permanently; answers it as it was' })
   deleteNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to remove' }) id: string,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.notes.delete(contactId, id);
+    return ctx.notes.delete(contactId, id, ifVersion);
   }
 }

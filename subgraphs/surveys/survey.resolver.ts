@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { IF_VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 import {
   ConnectionType,
   PageType,
@@ -57,9 +58,10 @@ export class SurveyResolver {
     @Arg('id', () => ID, { description: 'The draft to change' }) id: string,
     @Arg('input', () => SurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' })
     input: SurveyInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: SurveysContext,
   ) {
-    return ctx.surveys.update(id, input);
+    return ctx.surveys.update(id, input, ifVersion);
   }
 
   @Mutation(() => Survey, {

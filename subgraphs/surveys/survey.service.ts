@@ -2,6 +2,7 @@ import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
+import { checkVersion } from '../../lib/data/versions.js';
 import type { Slice, Window } from '../../lib/data/pagination.js';
 import type { SurveyUser } from './auth.types.js';
 import { Survey, SurveyStatus } from './survey.entity.js';
@@ -82,9 +83,10 @@ export class SurveyService {
     return survey;
   }
 
-  async update(id: string, input: SurveyInput): Promise<Survey> {
+  /** Changes a draft; with `ifVersion`, only while it is still at that version (lib/data/versions.ts). */
+  async update(id: string, input: SurveyInput, ifVersion?: number | null): Promise<Survey> {
     return this.em.transactional(async (tx) => {
-      const survey = await this.lockChangeable(tx, id);
+      const survey = await this.lockChangeable(tx, id, ifVersion);
       const changed = this.apply(survey, input);
       this.requireVenueName(survey);
       if (changed.length) this.audit(tx, survey, 'updated', { fields: changed });
@@ -121,11 +123,12 @@ export class SurveyService {
   }
 
   /** `changeable`, locked for this transaction, so a concurrent submit cannot slip between check and change. */
-  private async lockChangeable(tx: EntityManager, id: string): Promise<Survey> {
+  private async lockChangeable(tx: EntityManager, id: string, ifVersion?: number | null): Promise<Survey> {
     const survey = isUuid(id)
       ? await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE })
       : null;
     if (!survey) throw AppError.notFound('Survey');
+    checkVersion(survey.version, ifVersion);
     return this.requireChangeable(survey);
   }
 

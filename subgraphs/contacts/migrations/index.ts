@@ -4,6 +4,7 @@ import { Migration20261123000001ContactCount } from './Migration20261123000001Co
 import { Migration20261123000002ContactSearchTotal } from './Migration20261123000002ContactSearchTotal.js';
 import { Migration20261123200001UploadReservations } from './Migration20261123200001UploadReservations.js';
 import { Migration20261123210001ContactSearchEstimate } from './Migration20261123210001ContactSearchEstimate.js';
+import { Migration20261126000001RowVersions } from './Migration20261126000001RowVersions.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -13,4 +14,5 @@ export const contactsMigrations = [
   Migration20261123000002ContactSearchTotal,
   Migration20261123200001UploadReservations,
   Migration20261123210001ContactSearchEstimate,
+  Migration20261126000001RowVersions,
 ];

@@ -1,4 +1,5 @@
-import { Arg, Args, ArgsType, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
 import {
   ConnectionArgs,
   toConnection,
@@ -56,9 +57,10 @@ export class ContentOpsResolver {
     @Arg('id', () => ID, { description: 'The draft or suggestion draft to edit' }) id: string,
     @Arg('input', () => ContentEditInput, { description: 'Fields to change; omitted ones stay' })
     input: ContentEditInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContentContext,
   ) {
-    return ctx.posts.edit(id, input);
+    return ctx.posts.edit(id, input, ifVersion);
   }
 
   @Mutation(() => Post, {

@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
 import { toConnection, toPage, windowOfConnection, windowOfPage } from '../../../lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
@@ -47,14 +48,19 @@ export class PostResolver {
   updatePost(
     @Arg('id', () => ID, { description: 'The post to change' }) id: string,
     @Arg('input', () => PostInput, { description: 'Fields to change; omitted ones stay' }) input: PostInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContentContext,
   ) {
-    return ctx.posts.update(id, input);
+    return ctx.posts.update(id, input, ifVersion);
   }
 
   @Mutation(() => ID, { nullable: true, description: 'Deletes the post and answers its id; its audit events stay' })
-  async deletePost(@Arg('id', () => ID, { description: 'The post to delete' }) id: string, @Ctx() ctx: ContentContext) {
-    await ctx.posts.delete(id);
+  async deletePost(
+    @Arg('id', () => ID, { description: 'The post to delete' }) id: string,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
+    @Ctx() ctx: ContentContext,
+  ) {
+    await ctx.posts.delete(id, ifVersion);
     return id;
   }
 

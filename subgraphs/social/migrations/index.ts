@@ -4,6 +4,7 @@ import { Migration20261122100001SocialCore } from './Migration20261122100001Soci
 import { Migration20261122200001SocialReach } from './Migration20261122200001SocialReach.js';
 import { Migration20261123100001PublishOutcome } from './Migration20261123100001PublishOutcome.js';
 import { Migration20261123100001SocialWebhooks } from './Migration20261123100001SocialWebhooks.js';
+import { Migration20261126000001PostVersion } from './Migration20261126000001PostVersion.js';
 
 /**
  * Every migration of the social schema, oldest first. Append new ones at the end (timestamped
@@ -14,4 +15,5 @@ export const socialMigrations: Constructor<Migration>[] = [
   Migration20261122200001SocialReach,
   Migration20261123100001PublishOutcome,
   Migration20261123100001SocialWebhooks,
+  Migration20261126000001PostVersion,
 ];
