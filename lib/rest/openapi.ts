@@ -88,6 +88,15 @@ export interface DocumentedRoute {
   versioned?: true;
 }
 
+/**
+ * Whether the route takes an `Idempotency-Key` (lib/data/idempotency.ts): every POST but a
+ * multipart upload, whose body is a stream stored as it arrives rather than something to hash and
+ * answer again (and whose handler runs more than one operation).
+ */
+export function takesIdempotencyKey(route: Pick<DocumentedRoute, 'method' | 'doc'>): boolean {
+  return route.method === 'post' && !route.doc.multipart;
+}
+
 /** One service's document: its name, what it is, and how callers prove who they are. */
 export interface ApiDescription {
   title: string;
@@ -171,8 +180,9 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   401: 'No credentials, or credentials that are not valid',
   403: 'Valid credentials without the scope (or reach) this needs',
   404: 'Not found (or not visible to the caller)',
-  409: 'The item is in a state that does not allow this (the problem says which)',
+  409: 'The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running',
   410: 'Gone: expired or revoked',
+  422: 'The Idempotency-Key was already used with another request (within 24 hours): nothing was done',
   412: 'If-Match names a version the resource no longer has (or it does not exist): nothing was changed',
   413: 'The body or file is larger than the limit',
   415: 'The body is not JSON (Content-Type: application/json)',
@@ -236,6 +246,21 @@ const ifNoneMatch = z.object({
   }),
 });
 
+const idempotencyKey = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).optional().meta({
+    description:
+      'Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again',
+    example: '6f1c3e0b-5a7d-4f0e-9c1a-2d3e4f5a6b7c',
+  }),
+});
+
+const idempotentReplayed = z.object({
+  'Idempotent-Replayed': z
+    .literal('true')
+    .optional()
+    .meta({ description: 'Present when this is the answer to an earlier request with the same Idempotency-Key' }),
+});
+
 const ifMatch = z.object({
   'If-Match': z.string().optional().meta({
     description:
@@ -248,6 +273,7 @@ const ifMatch = z.object({
 function headersOf(route: DocumentedRoute, status: number, own?: z.ZodObject): z.ZodObject | undefined {
   const parts = [
     own,
+    takesIdempotencyKey(route) && status >= 200 && status < 300 ? idempotentReplayed : undefined,
     route.versioned && (status === 200 || status === 304)
       ? entityTag(route.method === 'get' ? 'always' : 'when the answer is the resource')
       : undefined,
@@ -265,6 +291,7 @@ export function problemStatuses(route: DocumentedRoute, secured: boolean): numbe
   const doc = route.doc;
   const statuses = new Set<number>([500, ...(doc?.problems ?? []), ...(route.rateLimit ? [429] : [])]);
   if (route.versioned && route.method !== 'get') statuses.add(412);
+  if (takesIdempotencyKey(route)) for (const status of [409, 422]) statuses.add(status);
   if (doc?.body || doc?.multipart) for (const status of [400, 413]) statuses.add(status);
   if (doc?.body) statuses.add(415);
   // Every route of a table passes the paging and text checks (lib/input.ts) and the JSON body parser
@@ -314,16 +341,28 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
       headers: headersOf(route, 304),
     };
   }
-  const conditionHeader = route.versioned ? (route.method === 'get' ? ifNoneMatch : ifMatch) : undefined;
+  const requestHeaders = [
+    route.versioned ? (route.method === 'get' ? ifNoneMatch : ifMatch) : undefined,
+    takesIdempotencyKey(route) ? idempotencyKey : undefined,
+  ].filter((part) => part !== undefined);
+  const header = requestHeaders.length
+    ? z.object(Object.assign({}, ...requestHeaders.map((part) => part.shape)))
+    : undefined;
 
   return {
     summary: route.summary,
     operationId: doc.operationId,
     tags: [doc.tag],
-    ...(params.length || doc?.query || conditionHeader
+    ...(route.method === 'post' && !takesIdempotencyKey(route)
+      ? {
+          description:
+            'Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.',
+        }
+      : {}),
+    ...(params.length || doc?.query || header
       ? {
           requestParams: {
-            ...(conditionHeader ? { header: conditionHeader } : {}),
+            ...(header ? { header } : {}),
             ...(params.length
               ? {
                   path: z.object(

@@ -27,7 +27,15 @@ import { addProbes } from '../http/http.js';
 import { checkPagingParameters, checkJsonBody, refuseUnstorableText } from '../http/input.js';
 import { CACHE_CONTROL, compressAnswers } from '../http/http-answers.js';
 import { BEARER_ERROR_EXTENSION } from '../identity.js';
-import { API_VERSION, parseBody, serviceInfoSchema, type DocumentedRoute, type RouteDoc } from './openapi.js';
+import {
+  API_VERSION,
+  parseBody,
+  serviceInfoSchema,
+  takesIdempotencyKey,
+  type DocumentedRoute,
+  type RouteDoc,
+} from './openapi.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAY_EXTENSION } from '../data/idempotency.js';
 import { RATE_LIMIT_EXTENSION, rateLimitHeaders, rateLimitStatesSchema } from '../http/rate-limit.js';
 import { answerHeaders, bearerChallenge } from './rest-headers.js';
 import {
@@ -108,6 +116,7 @@ export async function runOperation<Data>(
   // The limits the operation counted, on the answer whether it worked or not.
   const rateLimits = rateLimitStatesSchema.safeParse(result.extensions?.[RATE_LIMIT_EXTENSION]);
   if (rateLimits.success) req.res?.set(rateLimitHeaders(rateLimits.data));
+  if (result.extensions?.[IDEMPOTENT_REPLAY_EXTENSION] === true) req.res?.set('idempotent-replayed', 'true');
   const error = result.errors?.[0];
   if (error) {
     const code = error.extensions?.code;
@@ -272,8 +281,12 @@ export function createRestApp(options: RestAppOptions): Express {
 
   for (const route of routes) {
     const bodyCheck = route.doc?.body ? [checkBody(route.doc.body)] : [];
+    // The subgraph keeps the Idempotency-Key of whatever mutation it comes with: it goes along only
+    // where the route table says the route takes one.
+    const keyCheck = takesIdempotencyKey(route) ? [] : [ignoreIdempotencyKey];
     app[route.method](
       route.path,
+      ...keyCheck,
       ...(route.before ?? []),
       ...bodyCheck,
       async (req: Request, res: Response, next: NextFunction) => {
@@ -347,6 +360,11 @@ function setAnswerHeaders(route: RestRoute, req: Request, res: Response): void {
     return json(body);
   };
 }
+
+const ignoreIdempotencyKey: RequestHandler = (req, _res, next) => {
+  delete req.headers[IDEMPOTENCY_KEY_HEADER];
+  next();
+};
 
 /** Before the handler: the JSON body in its documented shape (`parseBody`), or a 400 naming each field that is not. */
 function checkBody(schema: NonNullable<RouteDoc['body']>): RequestHandler {

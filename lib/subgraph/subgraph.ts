@@ -340,7 +340,8 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
     const serviceRuntime = await options.runtime(database);
     runtime = serviceRuntime;
     const { guarded } = await buildFederatedSchema(options.definition);
-    const contextOf = (req: SubgraphRequest) => options.context(serviceRuntime, database.em.fork(), req);
+    const fork = (): EntityManager => database.em.fork();
+    const contextOf = (req: SubgraphRequest, em: EntityManager = fork()) => options.context(serviceRuntime, em, req);
     await port.serve({
       schema: guarded,
       context: contextOf,
@@ -350,6 +351,7 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
       faults: port.faults,
       log: logger.child({ component: `${options.service}-subgraph` }),
       part: `${options.service}-subgraph`,
+      fork,
     });
     return {
       name: `${options.service}-subgraph`,

@@ -5,6 +5,7 @@ import { Migration20261123000002ContactSearchTotal } from './Migration2026112300
 import { Migration20261123200001UploadReservations } from './Migration20261123200001UploadReservations.js';
 import { Migration20261123210001ContactSearchEstimate } from './Migration20261123210001ContactSearchEstimate.js';
 import { Migration20261126000001RowVersions } from './Migration20261126000001RowVersions.js';
+import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -15,4 +16,5 @@ export const contactsMigrations = [
   Migration20261123200001UploadReservations,
   Migration20261123210001ContactSearchEstimate,
   Migration20261126000001RowVersions,
+  Migration20261126000002IdempotencyKeys,
 ];

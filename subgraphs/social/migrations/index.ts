@@ -5,6 +5,7 @@ import { Migration20261122200001SocialReach } from './Migration20261122200001Soc
 import { Migration20261123100001PublishOutcome } from './Migration20261123100001PublishOutcome.js';
 import { Migration20261123100001SocialWebhooks } from './Migration20261123100001SocialWebhooks.js';
 import { Migration20261126000001PostVersion } from './Migration20261126000001PostVersion.js';
+import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
 
 /**
  * Every migration of the social schema, oldest first. Append new ones at the end (timestamped
@@ -16,4 +17,5 @@ export const socialMigrations: Constructor<Migration>[] = [
   Migration20261123100001PublishOutcome,
   Migration20261123100001SocialWebhooks,
   Migration20261126000001PostVersion,
+  Migration20261126000002IdempotencyKeys,
 ];
