@@ -30,6 +30,7 @@ import { refuseCrossSiteRequests } from '../http/csrf.js';
 import { checkJsonBody, refuseUnstorableGraphQLText } from '../http/input.js';
 import { operationTelemetry } from '../observability/graphql-telemetry.js';
 import { answerExtensionsOf, localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
+import { idempotencyPlugin, markMadeOn, type IdempotentContexts } from './idempotent-operations.js';
 import { assignRequestId, httpLogger, type Logger } from '../observability/logger.js';
 import { httpMetrics } from '../observability/metrics.js';
 import { queryLimits } from './query-limits.js';
@@ -112,6 +113,8 @@ export interface SubgraphServerOptions<Context extends BaseContext> {
   port: number;
   context: (req: SubgraphRequest) => Promise<Context>;
   isReady: () => Promise<boolean>;
+  /** What a mutation with an Idempotency-Key runs on (lib/subgraph/idempotent-operations.ts); none: keys are not kept. */
+  idempotency?: IdempotentContexts;
 }
 
 /** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
@@ -137,7 +140,7 @@ export interface SubgraphPort extends RunningServer {
   /** How this subgraph answers faults (an outage is a 503, a bug is masked): the same in process. */
   faults: SubgraphFaults;
   serve<Context extends BaseContext>(
-    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'idempotency'>,
   ): Promise<void>;
 }
 
@@ -189,7 +192,7 @@ export async function openSubgraphPort(
     ...running,
     faults,
     async serve<Context extends BaseContext>(
-      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady'>,
+      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'idempotency'>,
     ) {
       const server = new ApolloServer<Context>({
         schema: served.schema,
@@ -213,6 +216,9 @@ export async function openSubgraphPort(
           outageAwarePlugin<Context>(faults),
           operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
           answerExtensionsPlugin<Context>(),
+          ...(served.idempotency
+            ? [idempotencyPlugin<Context>(served.idempotency, (error) => faults.formatError(error.toJSON(), error))]
+            : []),
         ],
       });
       await server.start();
@@ -341,10 +347,13 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
     runtime = serviceRuntime;
     const { guarded } = await buildFederatedSchema(options.definition);
     const fork = (): EntityManager => database.em.fork();
-    const contextOf = (req: SubgraphRequest, em: EntityManager = fork()) => options.context(serviceRuntime, em, req);
+    // What each context was made on, for a mutation with an Idempotency-Key over HTTP (in process, `localSubgraph` holds it).
+    const contextOf = async (request: SubgraphRequest, em: EntityManager = fork()) =>
+      markMadeOn(await options.context(serviceRuntime, em, request), { em, request });
     await port.serve({
       schema: guarded,
       context: contextOf,
+      idempotency: { fork },
       isReady: () => answersWithin(() => databaseAnswers(database)),
     });
     const local = localSubgraph(guarded, contextOf, {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import pg from 'pg';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { freePort } from '../support/ports.js';
 
 /** The contacts whose first name is `name` (a name of the test's own). */
 async function contactsNamed(base: string, name: string): Promise<{ id: string }[]> {
@@ -15,14 +16,21 @@ const create = (base: string, body: Record<string, unknown>, key?: string) =>
   rest('POST', `${base}/api/contacts`, body, key === undefined ? {} : { 'idempotency-key': key });
 
 describe.each([
-  { label: 'PostgreSQL (or PGlite when TEST_DATABASE_URL is unset)', embedded: false },
-  { label: 'embedded PGlite', embedded: true },
-])('Idempotency-Key on $label', ({ embedded }) => {
+  { label: 'PostgreSQL (or PGlite when TEST_DATABASE_URL is unset)', embedded: false, overHttp: false },
+  { label: 'embedded PGlite', embedded: true, overHttp: false },
+  // The gateway calls the subgraph over HTTP (a subgraph deployed apart): Apollo Server runs the mutation there.
+  { label: 'a subgraph called over HTTP', embedded: false, overHttp: true },
+])('Idempotency-Key on $label', ({ embedded, overHttp }) => {
   let platform: TestPlatform;
   let base: string;
 
   beforeAll(async () => {
-    platform = await startTestPlatform({}, { embedded });
+    const port = await freePort();
+    const overHttpEnv = {
+      CONTACTS_SUBGRAPH_PORT: String(port),
+      CONTACTS_SUBGRAPH_URL: `http://127.0.0.1:${port}/graphql`,
+    };
+    platform = await startTestPlatform(overHttp ? overHttpEnv : {}, { embedded });
     base = platform.urls.contactsRest;
   });
   afterAll(async () => {
