@@ -262,9 +262,20 @@ describe('README', () => {
     });
 
     it('shows the REST headers as the README says', () => {
-      const [created, listed, signIn, refused, newContact, tagged, notModified, matched, stale, ...rest] = commandsOf(
-        headersBlock!,
-      );
+      const [
+        created,
+        listed,
+        signIn,
+        refused,
+        newContact,
+        tagged,
+        notModified,
+        matched,
+        stale,
+        keyed,
+        replayed,
+        ...rest
+      ] = commandsOf(headersBlock!);
       expect(rest).toEqual([]);
       expect(shell([created])).toMatch(/^HTTP\/1\.1 201 .*^location: \/api\/contacts\/[0-9a-f-]{36}\r?$/ims);
       expect(shell([listed])).toMatch(/^link: <\/api\/contacts\?limit=1&page=1>; rel="first", .*rel="last"\r?$/im);
@@ -286,6 +297,14 @@ describe('README', () => {
       expect(refusedChange).toMatch(/^HTTP\/1\.1 412 .*^content-type: application\/problem\+json/ims);
       expect(refusedChange).toContain('"field":"If-Match"');
       expect(shell([tagged])).toContain('"company":"Acme"');
+
+      const first = shell([keyed]);
+      expect(first).toMatch(/^HTTP\/1\.1 201 /);
+      expect(first).not.toMatch(/^idempotent-replayed:/im);
+      const again = shell([replayed]);
+      expect(again).toMatch(/^HTTP\/1\.1 201 .*^idempotent-replayed: true\r?$/ims);
+      const bodyOf = (answer: string) => answer.split(/\r?\n\r?\n/)[1];
+      expect(bodyOf(again)).toBe(bodyOf(first));
     });
 
     it('runs the token and API key commands', () => {
