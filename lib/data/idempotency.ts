@@ -133,8 +133,12 @@ export async function claimKey(em: EntityManager, scope: IdempotencyScope): Prom
   );
 }
 
-/** Records the answer, in the transaction of the work that made it (`tx`): they commit together. */
+/**
+ * Records the answer, in the transaction of the work that made it (`tx`): they commit together. The
+ * caller's expired records go meanwhile, so the table holds about a day of each caller's keys.
+ */
 export async function completeKey(tx: EntityManager, scope: IdempotencyScope, answer: unknown): Promise<void> {
+  await tx.execute(`delete from ${table(tx)} where caller = ? and expires_at < now()`, [scope.caller]);
   await tx.execute(
     `update ${table(tx)} set state = 'done', answer = ? where caller = ? and key = ? and state = 'running'`,
     [JSON.stringify(answer), scope.caller, scope.key],

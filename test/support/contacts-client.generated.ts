@@ -77,7 +77,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field) */
+        /**
+         * Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field)
+         * @description Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.
+         */
         post: operations["importContacts"];
         delete?: never;
         options?: never;
@@ -186,7 +189,10 @@ export interface paths {
         /** All attachments of a contact, newest first (page, limit) */
         get: operations["listAttachments"];
         put?: never;
-        /** Upload a file attachment (multipart/form-data, field file) */
+        /**
+         * Upload a file attachment (multipart/form-data, field file)
+         * @description Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.
+         */
         post: operations["uploadAttachment"];
         delete?: never;
         options?: never;
@@ -1063,7 +1069,10 @@ export interface operations {
     createContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1076,6 +1085,8 @@ export interface operations {
             /** @description The new contact */
             201: {
                 headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     /** @description Path of the created resource */
                     Location: string;
                     [name: string]: unknown;
@@ -1093,7 +1104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The item is in a state that does not allow this (the problem says which) */
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1120,6 +1131,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Server error (logged with the request id, which the problem carries) */
             500: {
                 headers: {
@@ -1134,7 +1154,10 @@ export interface operations {
     getContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the copy the client holds: while it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1146,11 +1169,22 @@ export interface operations {
             /** @description The contact */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Contact"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
             400: {
@@ -1184,7 +1218,10 @@ export interface operations {
     updateContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1200,6 +1237,8 @@ export interface operations {
             /** @description The contact as changed */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1224,8 +1263,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The item is in a state that does not allow this (the problem says which) */
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1265,7 +1313,10 @@ export interface operations {
     deleteContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1277,6 +1328,8 @@ export interface operations {
             /** @description The contact, now with deleted: true */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1294,6 +1347,15 @@ export interface operations {
             };
             /** @description Not found (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1372,7 +1434,10 @@ export interface operations {
     createNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1388,6 +1453,8 @@ export interface operations {
             /** @description The new note */
             201: {
                 headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     /** @description Path of the created resource */
                     Location: string;
                     [name: string]: unknown;
@@ -1414,6 +1481,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or file is larger than the limit */
             413: {
                 headers: {
@@ -1425,6 +1501,15 @@ export interface operations {
             };
             /** @description The body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1446,7 +1531,10 @@ export interface operations {
     getNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the copy the client holds: while it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 contactId: string;
@@ -1460,11 +1548,22 @@ export interface operations {
             /** @description The note */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Note"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
             400: {
@@ -1498,7 +1597,10 @@ export interface operations {
     updateNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 contactId: string;
@@ -1516,6 +1618,8 @@ export interface operations {
             /** @description The note as changed */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1533,6 +1637,15 @@ export interface operations {
             };
             /** @description Not found (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1572,7 +1685,10 @@ export interface operations {
     deleteNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 contactId: string;
@@ -1586,6 +1702,8 @@ export interface operations {
             /** @description The note that was deleted */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1633,6 +1751,15 @@ export interface operations {
             };
             /** @description Not found (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

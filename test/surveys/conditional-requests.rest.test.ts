@@ -46,6 +46,24 @@ describe('surveys conditional requests', () => {
     await expectOneOfTwoWriters(await newSurvey());
   });
 
+  it('gives a survey a new ETag when an asset of it is added, since its answer lists them', async () => {
+    const survey = await newSurvey();
+    const before = await rest('GET', survey.url, undefined, surveyor);
+    const presigned = await rest(
+      'POST',
+      `${survey.url}/assets/presign`,
+      { filename: 'a.png', contentType: 'image/png', size: 10 },
+      surveyor,
+    );
+    expect(presigned.status).toBe(200);
+    const after = await rest('GET', survey.url, undefined, {
+      ...surveyor,
+      'if-none-match': before.headers.get('etag')!,
+    });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
   it('answers a 412 rather than a 404 when If-Match names a survey that does not exist', async () => {
     const missing = await rest(
       'PUT',
