@@ -228,7 +228,7 @@ export type PipelineQueryVariables = Exact<{
 }>;
 
 
-export type PipelineQuery = { pipeline: { id: string, name: string, isDefault: boolean, createdAt: string, stages: Array<{ id: string, name: string, position: number }> } | null };
+export type PipelineQuery = { pipeline: { version: number, id: string, name: string, isDefault: boolean, createdAt: string, stages: Array<{ id: string, name: string, position: number }> } | null };
 
 export type PipelineBoardQueryVariables = Exact<{
   id: string;
@@ -703,6 +703,7 @@ export const PipelineDocument = new TypedDocumentString(`
     query Pipeline($id: ID!) {
   pipeline(id: $id) {
     ...PipelineFields
+    version
   }
 }
     fragment StageFields on Stage {

@@ -150,7 +150,7 @@ export type BrandQueryVariables = Exact<{
 }>;
 
 
-export type BrandQuery = { brand: { id: string, name: string, createdAt: string, updatedAt: string } | null };
+export type BrandQuery = { brand: { version: number, id: string, name: string, createdAt: string, updatedAt: string } | null };
 
 export type ContentItemFieldsFragment = { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
 
@@ -519,6 +519,7 @@ export const BrandDocument = new TypedDocumentString(`
     query Brand($id: ID!) {
   brand(id: $id) {
     ...BrandFields
+    version
   }
 }
     fragment BrandFields on Brand {

@@ -50,6 +50,17 @@ describe.each([
     await expectEntityTags(await newNote());
   });
 
+  it('tags a pipeline with a strong ETag, its stages included, that answers 304 while it holds', async () => {
+    const pipelines = await rest('GET', `${base}/api/pipeline`);
+    const url = `${base}/api/pipeline/${pipelines.body.data[0].id}`;
+    const first = await rest('GET', url);
+    expect(first.headers.get('etag')).toMatch(/^"\d+"$/);
+    expect(first.body).not.toHaveProperty('version');
+    expect(first.body.stages.length).toBeGreaterThan(0);
+    const same = await rest('GET', url, undefined, { 'if-none-match': first.headers.get('etag')! });
+    expect({ status: same.status, body: same.body }).toEqual({ status: 304, body: undefined });
+  });
+
   it('changes a contact or a note only while If-Match holds; otherwise 412 and nothing changes', async () => {
     await expectConditionalChanges(await newContact());
     await expectConditionalChanges(await newNote());

@@ -59,6 +59,18 @@ describe('social conditional requests', () => {
     await expectConditionalDelete(await newPost(), 204);
   });
 
+  it('tags a brand with a strong ETag that answers 304 while it holds', async () => {
+    // Another user: a second brand of alice's would make her posts name their brand.
+    const carol = { authorization: `Bearer ${await platform.token('carol-conditional')}` };
+    const brand = await rest('POST', `${base}/api/brands`, { name: 'Versioned brand' }, carol);
+    const url = `${base}${brand.headers.get('location')}`;
+    const first = await rest('GET', url, undefined, carol);
+    expect(first.headers.get('etag')).toMatch(/^"\d+"$/);
+    expect(first.body).toEqual(brand.body);
+    const same = await rest('GET', url, undefined, { ...carol, 'if-none-match': first.headers.get('etag')! });
+    expect({ status: same.status, body: same.body }).toEqual({ status: 304, body: undefined });
+  });
+
   it('keeps the version of a post that an edit did not change', async () => {
     const post = await newPost();
     const before = await rest('GET', post.url, undefined, alice);

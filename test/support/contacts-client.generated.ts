@@ -2081,7 +2081,10 @@ export interface operations {
     getPipeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the copy the client holds: while it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Pipeline id */
                 pipelineId: string;
@@ -2093,11 +2096,22 @@ export interface operations {
             /** @description The pipeline */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Pipeline"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
             400: {

@@ -6,6 +6,7 @@ import { Migration20261123200001UploadReservations } from './Migration2026112320
 import { Migration20261123210001ContactSearchEstimate } from './Migration20261123210001ContactSearchEstimate.js';
 import { Migration20261126000001RowVersions } from './Migration20261126000001RowVersions.js';
 import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
+import { Migration20261126000003PipelineVersion } from './Migration20261126000003PipelineVersion.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -17,4 +18,5 @@ export const contactsMigrations = [
   Migration20261123210001ContactSearchEstimate,
   Migration20261126000001RowVersions,
   Migration20261126000002IdempotencyKeys,
+  Migration20261126000003PipelineVersion,
 ];

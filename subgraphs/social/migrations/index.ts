@@ -6,6 +6,7 @@ import { Migration20261123100001PublishOutcome } from './Migration20261123100001
 import { Migration20261123100001SocialWebhooks } from './Migration20261123100001SocialWebhooks.js';
 import { Migration20261126000001PostVersion } from './Migration20261126000001PostVersion.js';
 import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
+import { Migration20261126000003BrandVersion } from './Migration20261126000003BrandVersion.js';
 
 /**
  * Every migration of the social schema, oldest first. Append new ones at the end (timestamped
@@ -18,4 +19,5 @@ export const socialMigrations: Constructor<Migration>[] = [
   Migration20261123100001SocialWebhooks,
   Migration20261126000001PostVersion,
   Migration20261126000002IdempotencyKeys,
+  Migration20261126000003BrandVersion,
 ];
