@@ -180,7 +180,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   401: 'No credentials, or credentials that are not valid',
   403: 'Valid credentials without the scope (or reach) this needs',
   404: 'Not found (or not visible to the caller)',
-  409: 'The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running',
+  409: 'The item is in a state that does not allow this (the problem says which)',
   410: 'Gone: expired or revoked',
   422: 'The Idempotency-Key was already used with another request (within 24 hours): nothing was done',
   412: 'If-Match names a version the resource no longer has (or it does not exist): nothing was changed',
@@ -318,8 +318,11 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
   const responses: ZodOpenApiResponsesObject = {};
   for (const status of problemStatuses(route, security.length > 0)) {
     const headers = headersOf(route, status);
+    const keyStillRunning = status === 409 && takesIdempotencyKey(route);
     responses[`${status}` as `4${string}`] = {
-      description: PROBLEM_DESCRIPTIONS[status] ?? 'Failure',
+      description: keyStillRunning
+        ? `${PROBLEM_DESCRIPTIONS[409]}, or a request with the same Idempotency-Key is still running`
+        : (PROBLEM_DESCRIPTIONS[status] ?? 'Failure'),
       content: { 'application/problem+json': { schema: problemSchema } },
       ...(headers ? { headers } : {}),
     };

@@ -1263,7 +1263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
+            /** @description The item is in a state that does not allow this (the problem says which) */
             409: {
                 headers: {
                     [name: string]: unknown;
