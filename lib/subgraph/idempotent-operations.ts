@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { HeaderMap, type ApolloServerPlugin, type BaseContext, type GraphQLResponse } from '@apollo/server';
 import { GraphQLError, OperationTypeNode, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { EntityManager } from '../data/database.js';
@@ -10,7 +11,6 @@ import {
   releaseKey,
   type IdempotencyScope,
 } from '../data/idempotency.js';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthContext } from './shield.js';
 
 /**
