@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -50,6 +50,7 @@ import { queryLimits } from '../lib/subgraph/query-limits.js';
 import { refuseUntrustedDocuments } from '../lib/http/document-safelist.js';
 import { REST_OPERATION_TEXTS } from '../rest-adapters/operation-texts.js';
 import { RATE_LIMIT_EXTENSION, rateLimitStatesSchema } from '../lib/http/rate-limit.js';
+import { IDEMPOTENT_REPLAY_EXTENSION } from '../lib/data/idempotency.js';
 import {
   applySessionCookie,
   SESSION_COOKIE_EXTENSION,
@@ -92,7 +93,8 @@ function takeExtension<Value>(
 /**
  * What a subgraph's answer states for the gateway rather than the client: the session cookie to set
  * on the caller's HTTP answer (only from the surveys subgraph: no other may set a cookie through the
- * gateway), and the limits it counted, which `answerRateLimits` states in the gateway's answer.
+ * gateway), the limits it counted, and whether it answered a mutation again for its Idempotency-Key,
+ * which `answerSubgraphFacts` states in the gateway's answer.
  * Health checks and schema loading run without a caller, and use neither.
  */
 function takeAnswerExtensions(
@@ -104,23 +106,31 @@ function takeAnswerExtensions(
   const withoutCookie = takeExtension(response, SESSION_COOKIE_EXTENSION, sessionCookieChangeSchema, (change) => {
     if (mayAskForSessionCookie) caller?.setSessionCookie?.(change);
   });
-  return takeExtension(withoutCookie, RATE_LIMIT_EXTENSION, rateLimitStatesSchema, (states) => {
+  const withoutLimits = takeExtension(withoutCookie, RATE_LIMIT_EXTENSION, rateLimitStatesSchema, (states) => {
     if (caller) caller.rateLimits = [...(caller.rateLimits ?? []), ...states];
+  });
+  return takeExtension(withoutLimits, IDEMPOTENT_REPLAY_EXTENSION, z.literal(true), () => {
+    if (caller) caller.idempotentReplay = true;
   });
 }
 
 /**
- * States in the gateway's answer the limits its subgraphs counted for the operation: a REST
- * adapter sends them as `RateLimit` headers, and a GraphQL client may read them too.
+ * States in the gateway's answer the limits its subgraphs counted for the operation (a REST adapter
+ * sends them as `RateLimit` headers) and whether the answer is a replay (`Idempotent-Replayed`);
+ * a GraphQL client may read them too.
  */
-function answerRateLimits(): ApolloServerPlugin<GatewayContext> {
+function answerSubgraphFacts(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ contextValue, response }) {
-          if (!contextValue.rateLimits?.length || response.body.kind !== 'single') return;
+          if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
-          result.extensions = { ...result.extensions, [RATE_LIMIT_EXTENSION]: contextValue.rateLimits };
+          if (contextValue.rateLimits?.length)
+            result.extensions = { ...result.extensions, [RATE_LIMIT_EXTENSION]: contextValue.rateLimits };
+          // A mutation answered again for its Idempotency-Key (lib/data/idempotency.ts), not run again.
+          if (contextValue.idempotentReplay)
+            result.extensions = { ...result.extensions, [IDEMPOTENT_REPLAY_EXTENSION]: true };
         },
       };
     },
@@ -374,7 +384,7 @@ export async function startGateway(
       config.isProduction ? ApolloServerPluginLandingPageDisabled() : sandboxLandingPage<GatewayContext>(),
       // In process (under npm start) the gateway has no HTTP log line: this one names each operation.
       operationTelemetry<GatewayContext>({ part: 'gateway', log, requestIdOf: (context) => context.requestId }),
-      answerRateLimits(),
+      answerSubgraphFacts(),
     ],
   });
   await apollo.start();

@@ -11,6 +11,10 @@ export enum ErrorCode {
   NOT_FOUND = 'NOT_FOUND',
   BAD_USER_INPUT = 'BAD_USER_INPUT',
   CONFLICT = 'CONFLICT',
+  /** A conditional write (REST `If-Match`, GraphQL `ifVersion`) whose resource changed since the caller read it. */
+  PRECONDITION_FAILED = 'PRECONDITION_FAILED',
+  /** Well-formed input that cannot be used (an Idempotency-Key sent again with another request). */
+  UNPROCESSABLE_CONTENT = 'UNPROCESSABLE_CONTENT',
   /** Existed once and is over for good (an expired or revoked link). */
   GONE = 'GONE',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
@@ -34,6 +38,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.NOT_FOUND]: 404,
   [ErrorCode.BAD_USER_INPUT]: 400,
   [ErrorCode.CONFLICT]: 409,
+  [ErrorCode.PRECONDITION_FAILED]: 412,
+  [ErrorCode.UNPROCESSABLE_CONTENT]: 422,
   [ErrorCode.GONE]: 410,
   [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
   [ErrorCode.RATE_LIMITED]: 429,
@@ -54,6 +60,8 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.NOT_FOUND]: 'Not Found',
   [ErrorCode.BAD_USER_INPUT]: 'Bad Request',
   [ErrorCode.CONFLICT]: 'Conflict',
+  [ErrorCode.PRECONDITION_FAILED]: 'Precondition Failed',
+  [ErrorCode.UNPROCESSABLE_CONTENT]: 'Unprocessable Content',
   [ErrorCode.GONE]: 'Gone',
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'Payload Too Large',
   [ErrorCode.RATE_LIMITED]: 'Too Many Requests',

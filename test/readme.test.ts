@@ -263,7 +263,20 @@ describe('README', () => {
     });
 
     it('shows the REST headers as the README says', () => {
-      const [created, listed, signIn, refused, ...rest] = commandsOf(headersBlock!);
+      const [
+        created,
+        listed,
+        signIn,
+        refused,
+        newContact,
+        tagged,
+        notModified,
+        matched,
+        stale,
+        keyed,
+        replayed,
+        ...rest
+      ] = commandsOf(headersBlock!);
       expect(rest).toEqual([]);
       expect(shell([created])).toMatch(/^HTTP\/1\.1 201 .*^location: \/api\/contacts\/[0-9a-f-]{36}\r?$/ims);
       expect(shell([listed])).toMatch(/^link: <\/api\/contacts\?limit=1&page=1>; rel="first", .*rel="last"\r?$/im);
@@ -272,6 +285,27 @@ describe('README', () => {
       expect(limited).toMatch(/^ratelimit-policy: "surveys-sign-in-client";q=30;w=900, /im);
       expect(limited).toMatch(/^ratelimit: "surveys-sign-in-client";r=\d+;t=\d+, /im);
       expect(shell([refused])).toMatch(/^HTTP\/1\.1 401 .*^www-authenticate: Bearer error="invalid_token"\r?$/ims);
+
+      shell([newContact]);
+      expect(shell([tagged])).toMatch(/^HTTP\/1\.1 200 .*^etag: "1"\r?$/ims);
+      const unchanged = shell([notModified]);
+      expect(unchanged).toMatch(/^HTTP\/1\.1 304 /);
+      expect(unchanged.split(/\r?\n\r?\n/)[1]).toBe('');
+      const changed = shell([matched]);
+      expect(changed).toMatch(/^HTTP\/1\.1 200 .*^etag: "2"\r?$/ims);
+      expect(changed).toContain('"company":"Acme"');
+      const refusedChange = shell([stale]);
+      expect(refusedChange).toMatch(/^HTTP\/1\.1 412 .*^content-type: application\/problem\+json/ims);
+      expect(refusedChange).toContain('"field":"If-Match"');
+      expect(shell([tagged])).toContain('"company":"Acme"');
+
+      const first = shell([keyed]);
+      expect(first).toMatch(/^HTTP\/1\.1 201 /);
+      expect(first).not.toMatch(/^idempotent-replayed:/im);
+      const again = shell([replayed]);
+      expect(again).toMatch(/^HTTP\/1\.1 201 .*^idempotent-replayed: true\r?$/ims);
+      const bodyOf = (answer: string) => answer.split(/\r?\n\r?\n/)[1];
+      expect(bodyOf(again)).toBe(bodyOf(first));
     });
 
     it('runs the background import commands', async () => {

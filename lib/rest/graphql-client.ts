@@ -7,8 +7,11 @@ import type { SessionCookieChange } from '../http/session-cookie.js';
 import { SUBGRAPH_TOKEN_HEADER } from '../http/subgraph-token.js';
 import { traceHeaders } from '../observability/tracing.js';
 
-/** Credentials a caller sent, passed on untouched to every subgraph: each reads the one it uses. */
-export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
+/**
+ * Credentials a caller sent, passed on untouched to every subgraph: each reads the one it uses; and
+ * the `Idempotency-Key` of a mutation, which the subgraph that runs it keeps (lib/data/idempotency.ts).
+ */
+export const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie', 'idempotency-key'] as const;
 
 /** What the gateway knows of the caller of one operation. */
 export interface GatewayContext {
@@ -23,6 +26,8 @@ export interface GatewayContext {
   setSessionCookie?: (change: SessionCookieChange) => void;
   /** The limits the operation's subgraphs counted (`RATE_LIMIT_EXTENSION`), gathered while it runs. */
   rateLimits?: RateLimitState[];
+  /** Set when a subgraph answered a mutation again for its Idempotency-Key (`IDEMPOTENT_REPLAY_EXTENSION`). */
+  idempotentReplay?: boolean;
 }
 
 export function forwardHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {

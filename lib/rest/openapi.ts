@@ -79,6 +79,22 @@ export interface DocumentedRoute {
   list?: 'pages' | { cursorParameter: string };
   /** The route is rate limited, here or in the subgraph: its answers carry `RateLimit-Policy` and `RateLimit`. */
   rateLimit?: RouteRateLimit;
+  /**
+   * The route reads or writes one resource that has a version (lib/data/versions.ts): the `version`
+   * its operation answers leaves the body and becomes a strong `ETag`; a GET honours `If-None-Match`
+   * (304), a PUT, PATCH or DELETE `If-Match` (412, nothing changed). The handler of a write passes
+   * `ifMatchVersion(req)` to its mutation as `ifVersion` (lib/rest/conditional-requests.ts).
+   */
+  versioned?: true;
+}
+
+/**
+ * Whether the route takes an `Idempotency-Key` (lib/data/idempotency.ts): every POST but a
+ * multipart upload, whose body is a stream stored as it arrives rather than something to hash and
+ * answer again (and whose handler runs more than one operation).
+ */
+export function takesIdempotencyKey(route: Pick<DocumentedRoute, 'method' | 'doc'>): boolean {
+  return route.method === 'post' && !route.doc.multipart;
 }
 
 /** One service's document: its name, what it is, and how callers prove who they are. */
@@ -166,6 +182,8 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found (or not visible to the caller)',
   409: 'The item is in a state that does not allow this (the problem says which)',
   410: 'Gone: expired or revoked',
+  422: 'The Idempotency-Key was already used with another request (within 24 hours): nothing was done',
+  412: 'If-Match names a version the resource no longer has (or it does not exist): nothing was changed',
   413: 'The body or file is larger than the limit',
   415: 'The body is not JSON (Content-Type: application/json)',
   429: 'Too many requests: wait as long as Retry-After says',
@@ -212,10 +230,53 @@ const linkHeader = (list: NonNullable<DocumentedRoute['list']>) =>
     }),
   });
 
+const entityTag = (sent: 'always' | 'when the answer is the resource') =>
+  z.object({
+    ETag: (sent === 'always' ? z.string() : z.string().optional()).meta({
+      description:
+        'Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds)',
+      example: '"3"',
+    }),
+  });
+
+const ifNoneMatch = z.object({
+  'If-None-Match': z.string().optional().meta({
+    description: 'The ETag of the copy the client holds: while it is still current, the answer is 304 without a body',
+    example: '"3"',
+  }),
+});
+
+const idempotencyKey = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).optional().meta({
+    description:
+      'Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again',
+    example: '6f1c3e0b-5a7d-4f0e-9c1a-2d3e4f5a6b7c',
+  }),
+});
+
+const idempotentReplayed = z.object({
+  'Idempotent-Replayed': z
+    .literal('true')
+    .optional()
+    .meta({ description: 'Present when this is the answer to an earlier request with the same Idempotency-Key' }),
+});
+
+const ifMatch = z.object({
+  'If-Match': z.string().optional().meta({
+    description:
+      'Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins',
+    example: '"3"',
+  }),
+});
+
 /** Response headers of a route's answers with `status`, from what its table declares. */
 function headersOf(route: DocumentedRoute, status: number, own?: z.ZodObject): z.ZodObject | undefined {
   const parts = [
     own,
+    takesIdempotencyKey(route) && status >= 200 && status < 300 ? idempotentReplayed : undefined,
+    route.versioned && (status === 200 || status === 304)
+      ? entityTag(route.method === 'get' ? 'always' : 'when the answer is the resource')
+      : undefined,
     status === 201 && route.created ? locationHeader : undefined,
     status === 200 && route.list ? linkHeader(route.list) : undefined,
     route.rateLimit ? rateLimitHeaders : undefined,
@@ -229,6 +290,8 @@ function headersOf(route: DocumentedRoute, status: number, own?: z.ZodObject): z
 export function problemStatuses(route: DocumentedRoute, secured: boolean): number[] {
   const doc = route.doc;
   const statuses = new Set<number>([500, ...(doc?.problems ?? []), ...(route.rateLimit ? [429] : [])]);
+  if (route.versioned && route.method !== 'get') statuses.add(412);
+  if (takesIdempotencyKey(route)) for (const status of [409, 422]) statuses.add(status);
   if (doc?.body || doc?.multipart) for (const status of [400, 413]) statuses.add(status);
   if (doc?.body) statuses.add(415);
   // Every route of a table passes the paging and text checks (lib/input.ts) and the JSON body parser
@@ -255,8 +318,11 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
   const responses: ZodOpenApiResponsesObject = {};
   for (const status of problemStatuses(route, security.length > 0)) {
     const headers = headersOf(route, status);
+    const keyStillRunning = status === 409 && takesIdempotencyKey(route);
     responses[`${status}` as `4${string}`] = {
-      description: PROBLEM_DESCRIPTIONS[status] ?? 'Failure',
+      description: keyStillRunning
+        ? `${PROBLEM_DESCRIPTIONS[409]}, or a request with the same Idempotency-Key is still running`
+        : (PROBLEM_DESCRIPTIONS[status] ?? 'Failure'),
       content: { 'application/problem+json': { schema: problemSchema } },
       ...(headers ? { headers } : {}),
     };
@@ -272,14 +338,34 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
       ...(headers ? { headers } : {}),
     };
   }
+  if (route.versioned && route.method === 'get') {
+    responses['304'] = {
+      description: 'Not modified: If-None-Match names the current ETag; no body',
+      headers: headersOf(route, 304),
+    };
+  }
+  const requestHeaders = [
+    route.versioned ? (route.method === 'get' ? ifNoneMatch : ifMatch) : undefined,
+    takesIdempotencyKey(route) ? idempotencyKey : undefined,
+  ].filter((part) => part !== undefined);
+  const header = requestHeaders.length
+    ? z.object(Object.assign({}, ...requestHeaders.map((part) => part.shape)))
+    : undefined;
 
   return {
     summary: route.summary,
     operationId: doc.operationId,
     tags: [doc.tag],
-    ...(params.length || doc?.query
+    ...(route.method === 'post' && !takesIdempotencyKey(route)
+      ? {
+          description:
+            'Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.',
+        }
+      : {}),
+    ...(params.length || doc?.query || header
       ? {
           requestParams: {
+            ...(header ? { header } : {}),
             ...(params.length
               ? {
                   path: z.object(

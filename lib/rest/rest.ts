@@ -27,9 +27,26 @@ import { addProbes } from '../http/http.js';
 import { checkPagingParameters, checkJsonBody, refuseUnstorableText } from '../http/input.js';
 import { CACHE_CONTROL, compressAnswers } from '../http/http-answers.js';
 import { BEARER_ERROR_EXTENSION } from '../identity.js';
-import { API_VERSION, parseBody, serviceInfoSchema, type DocumentedRoute, type RouteDoc } from './openapi.js';
+import {
+  API_VERSION,
+  parseBody,
+  serviceInfoSchema,
+  takesIdempotencyKey,
+  type DocumentedRoute,
+  type RouteDoc,
+} from './openapi.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAY_EXTENSION } from '../data/idempotency.js';
 import { RATE_LIMIT_EXTENSION, rateLimitHeaders, rateLimitStatesSchema } from '../http/rate-limit.js';
 import { answerHeaders, bearerChallenge } from './rest-headers.js';
+import {
+  entityTagOf,
+  ifMatchOf,
+  ifNoneMatchHolds,
+  parseIfMatch,
+  preconditionFailed,
+  rememberIfMatch,
+  splitVersion,
+} from './conditional-requests.js';
 import { assignRequestId, httpLogger, requestIdOf, type Logger } from '../observability/logger.js';
 import { httpMetrics } from '../observability/metrics.js';
 import { inRequestTrace, traceRequests } from '../observability/tracing.js';
@@ -99,6 +116,7 @@ export async function runOperation<Data>(
   // The limits the operation counted, on the answer whether it worked or not.
   const rateLimits = rateLimitStatesSchema.safeParse(result.extensions?.[RATE_LIMIT_EXTENSION]);
   if (rateLimits.success) req.res?.set(rateLimitHeaders(rateLimits.data));
+  if (result.extensions?.[IDEMPOTENT_REPLAY_EXTENSION] === true) req.res?.set('idempotent-replayed', 'true');
   const error = result.errors?.[0];
   if (error) {
     const code = error.extensions?.code;
@@ -271,14 +289,19 @@ export function createRestApp(options: RestAppOptions): Express {
 
   for (const route of routes) {
     const bodyCheck = route.doc?.body ? [checkBody(route.doc.body)] : [];
+    // The subgraph keeps the Idempotency-Key of whatever mutation it comes with: it goes along only
+    // where the route table says the route takes one.
+    const keyCheck = takesIdempotencyKey(route) ? [] : [ignoreIdempotencyKey];
     app[route.method](
       route.path,
+      ...keyCheck,
       ...(route.before ?? []),
       ...bodyCheck,
       async (req: Request, res: Response, next: NextFunction) => {
         try {
           res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
-          if (route.created || route.list) setAnswerHeaders(route, req, res);
+          if (route.created || route.list || route.versioned) setAnswerHeaders(route, req, res);
+          if (route.versioned && route.method !== 'get') rememberIfMatch(req, parseIfMatch(req.get('if-match')));
           if (route.rateLimit && route.rateLimit !== 'subgraph') {
             const { limiter, keyOf, message } = route.rateLimit;
             await limiter.consume(keyOf(req), message, (state) => res.set(rateLimitHeaders([state])));
@@ -286,7 +309,7 @@ export function createRestApp(options: RestAppOptions): Express {
           // Back in the request's span: reading a body (JSON, multipart) left it.
           await inRequestTrace(req, () => route.handler(req, res));
         } catch (error) {
-          next(route.parameterNames ? inRestTerms(error, route.parameterNames) : error);
+          next(inRestTermsOf(route, req, error));
         }
       },
     );
@@ -323,14 +346,33 @@ export function createRestApp(options: RestAppOptions): Express {
   return app;
 }
 
-/** Adds `Location` and `Link` (lib/rest-headers.ts) to the JSON answer the handler sends, from its status and body. */
+/**
+ * Adds `Location` and `Link` (lib/rest-headers.ts) to the JSON answer the handler sends, from its
+ * status and body; on a versioned route, the answer's `version` leaves the body and becomes its
+ * strong `ETag` (lib/rest/conditional-requests.ts), and a GET whose `If-None-Match` names it is
+ * answered 304 without a body.
+ */
 function setAnswerHeaders(route: RestRoute, req: Request, res: Response): void {
   const json = res.json.bind(res);
-  res.json = (body: unknown) => {
+  res.json = (answer: unknown) => {
+    const { body, version } = route.versioned ? splitVersion(answer) : { body: answer };
     res.set(answerHeaders(route, req, res.statusCode, body));
+    if (version === undefined) return json(body);
+    const etag = entityTagOf(version);
+    res.set('etag', etag);
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    if (read && res.statusCode === 200 && ifNoneMatchHolds(req.get('if-none-match'), etag)) {
+      res.status(304).end();
+      return res;
+    }
     return json(body);
   };
 }
+
+const ignoreIdempotencyKey: RequestHandler = (req, _res, next) => {
+  delete req.headers[IDEMPOTENCY_KEY_HEADER];
+  next();
+};
 
 /** Before the handler: the JSON body in its documented shape (`parseBody`), or a 400 naming each field that is not. */
 function checkBody(schema: NonNullable<RouteDoc['body']>): RequestHandler {
@@ -349,6 +391,19 @@ function allowedMethodsByPath(routes: RestRoute[]): Map<string, string[]> {
     methodsByPath.set(route.path, [...new Set([...methods, ...added])]);
   }
   return methodsByPath;
+}
+
+/**
+ * A failure of a route in the terms of its request: operation variables renamed to the REST
+ * parameters they came from (a version the service refused to the `If-Match` it came from), and a
+ * conditional write whose resource does not exist a 412 rather than a 404 (RFC 9110 §13.1.1: no
+ * current representation matches `If-Match`, not even `*`).
+ */
+function inRestTermsOf(route: RestRoute, req: Request, error: unknown): unknown {
+  if (!route.versioned) return route.parameterNames ? inRestTerms(error, route.parameterNames) : error;
+  const missing = error instanceof ProblemError && error.problem.status === 404;
+  if (missing && ifMatchOf(req).kind !== 'absent') return preconditionFailed('names a resource that does not exist');
+  return inRestTerms(error, { ifVersion: 'If-Match', ...route.parameterNames });
 }
 
 /** A problem about operation variables, renamed to the REST parameters they came from. */

@@ -18,6 +18,8 @@ import { ErrorCode } from '../errors.js';
 import { operationObserver } from '../observability/graphql-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { GRAPHQL_MAX_TOKENS } from './query-limits.js';
+import type { EntityManager } from '../data/database.js';
+import { idempotencyScopeOf, runIdempotently } from './idempotent-operations.js';
 
 /** What a subgraph's context is made from: the caller's headers (credentials, request id) and the request's id. */
 export interface SubgraphRequest {
@@ -78,8 +80,19 @@ interface PreparedOperation {
  */
 export function localSubgraph<Context extends object>(
   schema: GraphQLSchema,
-  contextOf: (request: SubgraphRequest) => Promise<Context>,
-  { faults, log, part }: { faults: SubgraphFaults; log: Logger; part: string },
+  contextOf: (request: SubgraphRequest, em?: EntityManager) => Promise<Context>,
+  {
+    faults,
+    log,
+    part,
+    fork,
+  }: {
+    faults: SubgraphFaults;
+    log: Logger;
+    part: string;
+    /** A new entity manager on the subgraph's database: a mutation's context is made on one of its own (`runIdempotently`). */
+    fork?: () => EntityManager;
+  },
 ): LocalSubgraph {
   // Counted, timed and traced as its HTTP server's Apollo plugin would (`operationTelemetry`).
   const observe = operationObserver<object>({ part, span: true });
@@ -118,9 +131,10 @@ export function localSubgraph<Context extends object>(
   async function run(operation: SubgraphOperation, request: SubgraphRequest): Promise<FormattedExecutionResult> {
     const prepared = operationOf(operation.query ?? '');
     if (Array.isArray(prepared)) return observed({}, operation, { errors: prepared });
+    const em = prepared.type === 'mutation' ? fork?.() : undefined;
     let contextValue: Context;
     try {
-      contextValue = await contextOf(request);
+      contextValue = await contextOf(request, em);
     } catch (error) {
       // A caller the context refuses (a bad token): its error, formatted as every other.
       const graphQLError =
@@ -133,7 +147,16 @@ export function localSubgraph<Context extends object>(
     }
     const observation = observe(contextValue);
     observation.resolved(prepared.type, prepared.name);
-    const answer = await executed(prepared, operation, contextValue, request);
+    let answer: FormattedExecutionResult;
+    try {
+      const scope = em && fork ? idempotencyScopeOf(request, operation, contextValue) : undefined;
+      const execute = () => executed(prepared, operation, contextValue, request);
+      answer = scope && em && fork ? await runIdempotently(em, fork(), scope, execute) : await execute();
+    } catch (error) {
+      // An Idempotency-Key refused (malformed, reused, still running): its error, formatted as every other.
+      if (!(error instanceof GraphQLError)) throw error;
+      answer = { errors: [faults.formatError(error.toJSON(), error, request.id)] };
+    }
     observation.finish(answer.errors, prepared.name);
     return answer;
   }

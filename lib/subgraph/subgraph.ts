@@ -30,6 +30,7 @@ import { refuseCrossSiteRequests } from '../http/csrf.js';
 import { checkJsonBody, refuseUnstorableGraphQLText } from '../http/input.js';
 import { operationTelemetry } from '../observability/graphql-telemetry.js';
 import { answerExtensionsOf, localSubgraph, type LocalSubgraph, type SubgraphRequest } from './local-subgraph.js';
+import { idempotencyPlugin, markMadeOn, type IdempotentContexts } from './idempotent-operations.js';
 import { assignRequestId, httpLogger, type Logger } from '../observability/logger.js';
 import { httpMetrics } from '../observability/metrics.js';
 import { queryLimits } from './query-limits.js';
@@ -117,6 +118,8 @@ export interface SubgraphServerOptions<Context extends BaseContext> {
    * bytes): each request is authorized by a grant a GraphQL operation handed out.
    */
   routes?: express.Router;
+  /** What a mutation with an Idempotency-Key runs on (lib/subgraph/idempotent-operations.ts); none: keys are not kept. */
+  idempotency?: IdempotentContexts;
 }
 
 /** Serves a subgraph schema over HTTP at `/graphql`, with probes and a drain on close. */
@@ -142,7 +145,7 @@ export interface SubgraphPort extends RunningServer {
   /** How this subgraph answers faults (an outage is a 503, a bug is masked): the same in process. */
   faults: SubgraphFaults;
   serve<Context extends BaseContext>(
-    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'routes'>,
+    options: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'routes' | 'idempotency'>,
   ): Promise<void>;
 }
 
@@ -196,7 +199,7 @@ export async function openSubgraphPort(
     ...running,
     faults,
     async serve<Context extends BaseContext>(
-      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'routes'>,
+      served: Pick<SubgraphServerOptions<Context>, 'schema' | 'context' | 'isReady' | 'routes' | 'idempotency'>,
     ) {
       const server = new ApolloServer<Context>({
         schema: served.schema,
@@ -220,6 +223,9 @@ export async function openSubgraphPort(
           outageAwarePlugin<Context>(faults),
           operationTelemetry<Context>({ part: `${name}-subgraph`, span: true }),
           answerExtensionsPlugin<Context>(),
+          ...(served.idempotency
+            ? [idempotencyPlugin<Context>(served.idempotency, (error) => faults.formatError(error.toJSON(), error))]
+            : []),
         ],
       });
       await server.start();
@@ -355,10 +361,14 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
     const serviceRuntime = await options.runtime(database);
     runtime = serviceRuntime;
     const { guarded } = await buildFederatedSchema(options.definition);
-    const contextOf = (req: SubgraphRequest) => options.context(serviceRuntime, database.em.fork(), req);
+    const fork = (): EntityManager => database.em.fork();
+    // What each context was made on, for a mutation with an Idempotency-Key over HTTP (in process, `localSubgraph` holds it).
+    const contextOf = async (request: SubgraphRequest, em: EntityManager = fork()) =>
+      markMadeOn(await options.context(serviceRuntime, em, request), { em, request });
     await port.serve({
       schema: guarded,
       context: contextOf,
+      idempotency: { fork },
       isReady: () => answersWithin(() => databaseAnswers(database)),
       routes: options.routes?.(serviceRuntime, database),
     });
@@ -366,6 +376,7 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
       faults: port.faults,
       log: logger.child({ component: `${options.service}-subgraph` }),
       part: `${options.service}-subgraph`,
+      fork,
     });
     return {
       name: `${options.service}-subgraph`,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageQuery } from '../../lib/rest/openapi.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { contactInputSchema, contactPage, contactSchema } from './contacts.bodies.js';
 import {
   ContactDocument,
@@ -67,6 +68,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:id',
       summary: 'Get a contact',
+      versioned: true,
       doc: {
         operationId: 'getContact',
         tag: 'contacts',
@@ -82,6 +84,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/contacts/:id',
       summary: 'Update a contact',
+      versioned: true,
       doc: {
         operationId: 'updateContact',
         tag: 'contacts',
@@ -91,7 +94,11 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        const { updateContact } = await run(UpdateContactDocument, { id: req.params.id, input: jsonBody(req) }, req);
+        const { updateContact } = await run(
+          UpdateContactDocument,
+          { id: req.params.id, input: jsonBody(req), ifVersion: ifMatchVersion(req) },
+          req,
+        );
         res.json(updateContact);
       },
     },
@@ -99,6 +106,7 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:id',
       summary: 'Soft delete a contact',
+      versioned: true,
       doc: {
         operationId: 'deleteContact',
         tag: 'contacts',
@@ -106,7 +114,11 @@ export function contactRoutes(run: RunOperation): RestRoute[] {
         answer: { status: 200, description: 'The contact, now with deleted: true', json: contactSchema },
       },
       handler: async (req, res) => {
-        const { deleteContact } = await run(DeleteContactDocument, { id: req.params.id }, req);
+        const { deleteContact } = await run(
+          DeleteContactDocument,
+          { id: req.params.id, ifVersion: ifMatchVersion(req) },
+          req,
+        );
         res.json(deleteContact.contact);
       },
     },

@@ -1,6 +1,7 @@
 import { pageQuery } from '../../lib/rest/openapi.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
 import {
   CreateNoteDocument,
@@ -57,6 +58,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Get a note',
+      versioned: true,
       doc: {
         operationId: 'getNote',
         tag: 'notes',
@@ -72,6 +74,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Update a note ({ body })',
+      versioned: true,
       doc: {
         operationId: 'updateNote',
         tag: 'notes',
@@ -82,7 +85,12 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { updateNote } = await run(
           UpdateNoteDocument,
-          { contactId: req.params.contactId, id: req.params.noteId, input: jsonBody(req) },
+          {
+            contactId: req.params.contactId,
+            id: req.params.noteId,
+            input: jsonBody(req),
+            ifVersion: ifMatchVersion(req),
+          },
           req,
         );
         res.json(updateNote);
@@ -92,6 +100,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/contacts/:contactId/notes/:noteId',
       summary: 'Delete a note permanently',
+      versioned: true,
       doc: {
         operationId: 'deleteNote',
         tag: 'notes',
@@ -101,7 +110,7 @@ export function noteRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { deleteNote } = await run(
           DeleteNoteDocument,
-          { contactId: req.params.contactId, id: req.params.noteId },
+          { contactId: req.params.contactId, id: req.params.noteId, ifVersion: ifMatchVersion(req) },
           req,
         );
         res.json({ ...deleteNote.note, deleted: true });

@@ -195,7 +195,7 @@ export type ContactQueryVariables = Exact<{
 }>;
 
 
-export type ContactQuery = { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type ContactQuery = { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type CreateContactMutationVariables = Exact<{
   input: CreateContactInput;
@@ -207,17 +207,19 @@ export type CreateContactMutation = { createContact: { id: string, firstName: st
 export type UpdateContactMutationVariables = Exact<{
   id: string;
   input: UpdateContactInput;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type UpdateContactMutation = { updateContact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
 
 export type DeleteContactMutationVariables = Exact<{
   id: string;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type DeleteContactMutation = { deleteContact: { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } } | null };
+export type DeleteContactMutation = { deleteContact: { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } } | null };
 
 export type ContactsHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -246,7 +248,7 @@ export type NoteQueryVariables = Exact<{
 }>;
 
 
-export type NoteQuery = { note: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
+export type NoteQuery = { note: { version: number, id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type CreateNoteMutationVariables = Exact<{
   contactId: string;
@@ -260,18 +262,20 @@ export type UpdateNoteMutationVariables = Exact<{
   contactId: string;
   id: string;
   input: UpdateNoteInput;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type UpdateNoteMutation = { updateNote: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
+export type UpdateNoteMutation = { updateNote: { version: number, id: string, contactId: string, body: string, createdAt: string, updatedAt: string } | null };
 
 export type DeleteNoteMutationVariables = Exact<{
   contactId: string;
   id: string;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type DeleteNoteMutation = { deleteNote: { note: { id: string, contactId: string, body: string, createdAt: string, updatedAt: string } } | null };
+export type DeleteNoteMutation = { deleteNote: { note: { version: number, id: string, contactId: string, body: string, createdAt: string, updatedAt: string } } | null };
 
 export type StageFieldsFragment = { id: string, name: string, position: number };
 
@@ -292,7 +296,7 @@ export type PipelineQueryVariables = Exact<{
 }>;
 
 
-export type PipelineQuery = { pipeline: { id: string, name: string, isDefault: boolean, createdAt: string, stages: Array<{ id: string, name: string, position: number }> } | null };
+export type PipelineQuery = { pipeline: { version: number, id: string, name: string, isDefault: boolean, createdAt: string, stages: Array<{ id: string, name: string, position: number }> } | null };
 
 export type PipelineBoardQueryVariables = Exact<{
   id: string;
@@ -656,6 +660,7 @@ export const ContactDocument = new TypedDocumentString(`
     query Contact($id: ID!) {
   contact(id: $id) {
     ...ContactFields
+    version
   }
 }
     fragment ContactFields on Contact {
@@ -689,9 +694,10 @@ export const CreateContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateContactMutation, CreateContactMutationVariables>;
 export const UpdateContactDocument = new TypedDocumentString(`
-    mutation UpdateContact($id: ID!, $input: UpdateContactInput!) {
-  updateContact(id: $id, input: $input) {
+    mutation UpdateContact($id: ID!, $input: UpdateContactInput!, $ifVersion: Int) {
+  updateContact(id: $id, input: $input, ifVersion: $ifVersion) {
     ...ContactFields
+    version
   }
 }
     fragment ContactFields on Contact {
@@ -707,10 +713,11 @@ export const UpdateContactDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<UpdateContactMutation, UpdateContactMutationVariables>;
 export const DeleteContactDocument = new TypedDocumentString(`
-    mutation DeleteContact($id: ID!) {
-  deleteContact(id: $id) {
+    mutation DeleteContact($id: ID!, $ifVersion: Int) {
+  deleteContact(id: $id, ifVersion: $ifVersion) {
     contact {
       ...ContactFields
+      version
     }
   }
 }
@@ -770,6 +777,7 @@ export const NoteDocument = new TypedDocumentString(`
     query Note($contactId: ID!, $id: ID!) {
   note(contactId: $contactId, id: $id) {
     ...NoteFields
+    version
   }
 }
     fragment NoteFields on Note {
@@ -793,9 +801,10 @@ export const CreateNoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreateNoteMutation, CreateNoteMutationVariables>;
 export const UpdateNoteDocument = new TypedDocumentString(`
-    mutation UpdateNote($contactId: ID!, $id: ID!, $input: UpdateNoteInput!) {
-  updateNote(contactId: $contactId, id: $id, input: $input) {
+    mutation UpdateNote($contactId: ID!, $id: ID!, $input: UpdateNoteInput!, $ifVersion: Int) {
+  updateNote(contactId: $contactId, id: $id, input: $input, ifVersion: $ifVersion) {
     ...NoteFields
+    version
   }
 }
     fragment NoteFields on Note {
@@ -806,10 +815,11 @@ export const UpdateNoteDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<UpdateNoteMutation, UpdateNoteMutationVariables>;
 export const DeleteNoteDocument = new TypedDocumentString(`
-    mutation DeleteNote($contactId: ID!, $id: ID!) {
-  deleteNote(contactId: $contactId, id: $id) {
+    mutation DeleteNote($contactId: ID!, $id: ID!, $ifVersion: Int) {
+  deleteNote(contactId: $contactId, id: $id, ifVersion: $ifVersion) {
     note {
       ...NoteFields
+      version
     }
   }
 }
@@ -849,6 +859,7 @@ export const PipelineDocument = new TypedDocumentString(`
     query Pipeline($id: ID!) {
   pipeline(id: $id) {
     ...PipelineFields
+    version
   }
 }
     fragment StageFields on Stage {

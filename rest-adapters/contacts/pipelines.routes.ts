@@ -47,6 +47,7 @@ export function pipelineRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/pipeline/:pipelineId',
       summary: 'Pipeline details including its ordered stages',
+      versioned: true,
       doc: {
         operationId: 'getPipeline',
         tag: 'pipelines',

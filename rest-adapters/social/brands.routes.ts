@@ -48,6 +48,7 @@ export function brandRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/brands/:brandId',
       summary: "One of the user's brands (where a new brand's Location points)",
+      versioned: true,
       doc: {
         operationId: 'getBrand',
         tag: 'brands',

@@ -10,6 +10,7 @@ import {
   type RunOperation,
   type OperationDocument,
 } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { graphqlEnum } from '../../lib/rest/rest-enums.js';
 import { listParam, restEvent, restStatus } from './rest.helpers.js';
@@ -154,6 +155,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/content-ops/items/:contentId',
       summary: 'One content item with its events and publish attempts',
+      versioned: true,
       doc: {
         operationId: 'getContentItem',
         tag: 'content-ops',
@@ -177,6 +179,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       method: 'patch',
       path: '/api/content-ops/items/:contentId',
       summary: 'Edit a draft or suggestion draft (content, platforms, mediaIds, scheduledAt)',
+      versioned: true,
       doc: {
         operationId: 'updateContentItem',
         tag: 'content-ops',
@@ -188,7 +191,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { editContentItem } = await run(
           EditContentItemDocument,
-          { id: req.params.contentId, input: jsonBody(req) },
+          { id: req.params.contentId, input: jsonBody(req), ifVersion: ifMatchVersion(req) },
           req,
         );
         res.json(restStatus(editContentItem));

@@ -168,7 +168,7 @@ export type BrandQueryVariables = Exact<{
 }>;
 
 
-export type BrandQuery = { brand: { id: string, name: string, createdAt: string, updatedAt: string } | null };
+export type BrandQuery = { brand: { version: number, id: string, name: string, createdAt: string, updatedAt: string } | null };
 
 export type ContentItemFieldsFragment = { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
 
@@ -209,15 +209,16 @@ export type ContentItemQueryVariables = Exact<{
 }>;
 
 
-export type ContentItemQuery = { contentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string, events: Array<{ id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } }>, publishAttempts: Array<{ id: string, platform: string, status: PublishAttemptStatus, platformPostId: string | null, url: string | null, error: string | null, outcomeUnknown: boolean, attemptedAt: string, finishedAt: string | null }> } | null };
+export type ContentItemQuery = { contentItem: { version: number, id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string, events: Array<{ id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } }>, publishAttempts: Array<{ id: string, platform: string, status: PublishAttemptStatus, platformPostId: string | null, url: string | null, error: string | null, outcomeUnknown: boolean, attemptedAt: string, finishedAt: string | null }> } | null };
 
 export type EditContentItemMutationVariables = Exact<{
   id: string;
   input: ContentEditInput;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type EditContentItemMutation = { editContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type EditContentItemMutation = { editContentItem: { version: number, id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type ApproveContentItemMutationVariables = Exact<{
   id: string;
@@ -319,7 +320,7 @@ export type PostQueryVariables = Exact<{
 }>;
 
 
-export type PostQuery = { post: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type PostQuery = { post: { version: number, id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type CreatePostMutationVariables = Exact<{
   input: CreatePostInput;
@@ -331,13 +332,15 @@ export type CreatePostMutation = { createPost: { id: string, brandId: string, ca
 export type UpdatePostMutationVariables = Exact<{
   id: string;
   input: UpdatePostInput;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type UpdatePostMutation = { updatePost: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type UpdatePostMutation = { updatePost: { version: number, id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type DeletePostMutationVariables = Exact<{
   id: string;
+  ifVersion?: number | null | undefined;
 }>;
 
 
@@ -534,6 +537,7 @@ export const BrandDocument = new TypedDocumentString(`
     query Brand($id: ID!) {
   brand(id: $id) {
     ...BrandFields
+    version
   }
 }
     fragment BrandFields on Brand {
@@ -617,6 +621,7 @@ export const ContentItemDocument = new TypedDocumentString(`
     query ContentItem($id: ID!) {
   contentItem(id: $id) {
     ...ContentItemFields
+    version
     events {
       ...ContentEventFields
     }
@@ -661,9 +666,10 @@ fragment ContentEventFields on ContentEvent {
   after
 }`) as unknown as TypedDocumentString<ContentItemQuery, ContentItemQueryVariables>;
 export const EditContentItemDocument = new TypedDocumentString(`
-    mutation EditContentItem($id: ID!, $input: ContentEditInput!) {
-  editContentItem(id: $id, input: $input) {
+    mutation EditContentItem($id: ID!, $input: ContentEditInput!, $ifVersion: Int) {
+  editContentItem(id: $id, input: $input, ifVersion: $ifVersion) {
     ...ContentItemFields
+    version
   }
 }
     fragment ContentItemFields on Post {
@@ -903,6 +909,7 @@ export const PostDocument = new TypedDocumentString(`
     query Post($id: ID!) {
   post(id: $id) {
     ...PostFields
+    version
   }
 }
     fragment PostFields on Post {
@@ -938,9 +945,10 @@ export const CreatePostDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<CreatePostMutation, CreatePostMutationVariables>;
 export const UpdatePostDocument = new TypedDocumentString(`
-    mutation UpdatePost($id: ID!, $input: UpdatePostInput!) {
-  updatePost(id: $id, input: $input) {
+    mutation UpdatePost($id: ID!, $input: UpdatePostInput!, $ifVersion: Int) {
+  updatePost(id: $id, input: $input, ifVersion: $ifVersion) {
     ...PostFields
+    version
   }
 }
     fragment PostFields on Post {
@@ -957,8 +965,8 @@ export const UpdatePostDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<UpdatePostMutation, UpdatePostMutationVariables>;
 export const DeletePostDocument = new TypedDocumentString(`
-    mutation DeletePost($id: ID!) {
-  deletePost(id: $id) {
+    mutation DeletePost($id: ID!, $ifVersion: Int) {
+  deletePost(id: $id, ifVersion: $ifVersion) {
     deletedId
   }
 }

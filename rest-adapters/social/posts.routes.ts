@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { graphqlEnum, withGraphQLEnums } from '../../lib/rest/rest-enums.js';
 import { restStatus } from './rest.helpers.js';
@@ -67,6 +68,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/posts/:postId',
       summary: 'Get a post',
+      versioned: true,
       doc: {
         operationId: 'getPost',
         tag: 'posts',
@@ -82,6 +84,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/posts/:postId',
       summary: 'Update a post',
+      versioned: true,
       doc: {
         operationId: 'updatePost',
         tag: 'posts',
@@ -93,7 +96,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { updatePost } = await run(
           UpdatePostDocument,
-          { id: req.params.postId, input: withGraphQLEnums(jsonBody(req), 'status') },
+          { id: req.params.postId, input: withGraphQLEnums(jsonBody(req), 'status'), ifVersion: ifMatchVersion(req) },
           req,
         );
         res.json(restStatus(updatePost));
@@ -103,6 +106,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       method: 'delete',
       path: '/api/posts/:postId',
       summary: 'Delete a post',
+      versioned: true,
       doc: {
         operationId: 'deletePost',
         tag: 'posts',
@@ -111,7 +115,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        await run(DeletePostDocument, { id: req.params.postId }, req);
+        await run(DeletePostDocument, { id: req.params.postId, ifVersion: ifMatchVersion(req) }, req);
         res.status(204).end();
       },
     },

@@ -147,7 +147,7 @@ export type SurveyQueryVariables = Exact<{
 }>;
 
 
-export type SurveyQuery = { survey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
+export type SurveyQuery = { survey: { version: number, id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
 
 export type CreateSurveyMutationVariables = Exact<{
   input: CreateSurveyInput;
@@ -159,10 +159,11 @@ export type CreateSurveyMutation = { createSurvey: { id: string, venueName: stri
 export type UpdateSurveyMutationVariables = Exact<{
   id: string;
   input: UpdateSurveyInput;
+  ifVersion?: number | null | undefined;
 }>;
 
 
-export type UpdateSurveyMutation = { updateSurvey: { id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
+export type UpdateSurveyMutation = { updateSurvey: { version: number, id: string, venueName: string, address: string | null, contactName: string | null, contactPhone: string | null, capacity: number | null, amenities: Array<string>, notes: string | null, contactId: string | null, status: SurveyStatus, submittedAt: string | null, ownerEmail: string, createdAt: string, updatedAt: string, assets: Array<{ id: string, surveyId: string, filename: string, contentType: string, size: number, sha256: string | null, status: SurveyAssetStatus, createdAt: string, committedAt: string | null, downloadUrl: string | null, downloadUrlExpiresAt: string | null, assetId: string }> } | null };
 
 export type SubmitSurveyMutationVariables = Exact<{
   id: string;
@@ -376,6 +377,7 @@ export const SurveyDocument = new TypedDocumentString(`
     query Survey($id: ID!) {
   survey(id: $id) {
     ...SurveyFields
+    version
   }
 }
     fragment SurveyAssetFields on SurveyAsset {
@@ -451,9 +453,10 @@ fragment SurveyFields on Survey {
   }
 }`) as unknown as TypedDocumentString<CreateSurveyMutation, CreateSurveyMutationVariables>;
 export const UpdateSurveyDocument = new TypedDocumentString(`
-    mutation UpdateSurvey($id: ID!, $input: UpdateSurveyInput!) {
-  updateSurvey(id: $id, input: $input) {
+    mutation UpdateSurvey($id: ID!, $input: UpdateSurveyInput!, $ifVersion: Int) {
+  updateSurvey(id: $id, input: $input, ifVersion: $ifVersion) {
     ...SurveyFields
+    version
   }
 }
     fragment SurveyAssetFields on SurveyAsset {

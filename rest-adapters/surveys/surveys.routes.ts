@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { graphqlEnum, withRestEnums } from '../../lib/rest/rest-enums.js';
 import { contentDisposition } from '../../lib/storage/storage.js';
@@ -92,6 +93,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'get',
       path: '/api/surveys/:id',
       summary: 'Get a survey',
+      versioned: true,
       doc: {
         operationId: 'getSurvey',
         tag: 'surveys',
@@ -107,6 +109,7 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
       method: 'put',
       path: '/api/surveys/:id',
       summary: 'Update a draft survey',
+      versioned: true,
       doc: {
         operationId: 'updateSurvey',
         tag: 'surveys',
@@ -116,7 +119,11 @@ export function surveyRoutes(run: RunOperation): RestRoute[] {
         problems: [409],
       },
       handler: async (req, res) => {
-        const { updateSurvey } = await run(UpdateSurveyDocument, { id: req.params.id, input: jsonBody(req) }, req);
+        const { updateSurvey } = await run(
+          UpdateSurveyDocument,
+          { id: req.params.id, input: jsonBody(req), ifVersion: ifMatchVersion(req) },
+          req,
+        );
         res.json(restSurvey(updateSurvey));
       },
     },

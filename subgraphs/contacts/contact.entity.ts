@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { nextVersion, VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 
 /** The fields a client sets on a contact (by API or by CSV import). */
 export const EDITABLE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
@@ -59,6 +61,11 @@ export class Contact {
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
   @Field(() => Date, { description: 'When the contact last changed' })
   updatedAt: Date = new Date();
+
+  @Property({ type: 'integer', onUpdate: nextVersion })
+  @Field(() => Int, { description: VERSION_DESCRIPTION })
+  // Opt: a row written past the unit of work (a bulk insert) takes the column's default, 1.
+  version: Opt<number> = 1;
 
   /**
    * Mapped only to keep it out of reads: lazy properties are left out of the select list, and an

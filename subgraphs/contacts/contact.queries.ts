@@ -2,7 +2,15 @@ import type { EntityManager } from '../../lib/data/database.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 
 /** Every column a contact is read with, by property name (never the search vector, the widest column). */
-export const READ_FIELDS = ['id', ...EDITABLE_FIELDS, 'deleted', 'deletedAt', 'createdAt', 'updatedAt'] as const;
+export const READ_FIELDS = [
+  'id',
+  ...EDITABLE_FIELDS,
+  'deleted',
+  'deletedAt',
+  'createdAt',
+  'updatedAt',
+  'version',
+] as const;
 
 /**
  * The SQL of the hot reads (a contact by id, a page of the list or of a search, their totals),

@@ -1,7 +1,8 @@
-import { Arg, Args, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { KeysetConnection } from '../../lib/data/keyset.js';
 import { ConnectionType, PageInfo, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
+import { IF_VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 import { Contact } from './contact.entity.js';
 import {
   ContactConnectionArgs,
@@ -88,9 +89,10 @@ export class ContactResolver {
     @Arg('id', () => ID, { description: 'The contact to change' }) id: string,
     @Arg('input', () => UpdateContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
     input: UpdateContactInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.contacts.update(id, input);
+    return ctx.contacts.update(id, input, ifVersion);
   }
 
   @Mutation(() => DeleteContactPayload.type, {
@@ -99,8 +101,9 @@ export class ContactResolver {
   })
   async deleteContact(
     @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return DeleteContactPayload.of(await ctx.contacts.softDelete(id));
+    return DeleteContactPayload.of(await ctx.contacts.softDelete(id, ifVersion));
   }
 }

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { LRUCache } from 'lru-cache';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
@@ -15,6 +15,7 @@ import {
   type KeysetWindow,
 } from '../../lib/data/keyset.js';
 import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
+import { checkVersion } from '../../lib/data/versions.js';
 import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
 import { contactQueries } from './contact.queries.js';
 import { SCROLL_MAX, type CreateContactInput, type UpdateContactInput } from './contact.input.js';
@@ -181,19 +182,38 @@ export class ContactService {
     return contact;
   }
 
-  async update(id: string, input: UpdateContactInput): Promise<Contact> {
-    const contact = await this.get(id);
-    this.apply(contact, input);
-    this.requireIdentity(contact);
-    await this.flushUnique(() => this.em.flush());
-    return contact;
+  /** Changes a live contact; with `ifVersion`, only while it is still at that version (lib/data/versions.ts). */
+  async update(id: string, input: UpdateContactInput, ifVersion?: number | null): Promise<Contact> {
+    return this.flushUnique(() =>
+      this.em.transactional(async (tx) => {
+        const contact = await this.locked(tx, id, ifVersion);
+        this.apply(contact, input);
+        this.requireIdentity(contact);
+        return contact;
+      }),
+    );
   }
 
-  async softDelete(id: string): Promise<Contact> {
-    const contact = await this.get(id);
-    contact.deleted = true;
-    contact.deletedAt = new Date();
-    await this.em.flush();
+  async softDelete(id: string, ifVersion?: number | null): Promise<Contact> {
+    return this.em.transactional(async (tx) => {
+      const contact = await this.locked(tx, id, ifVersion);
+      contact.deleted = true;
+      contact.deletedAt = new Date();
+      return contact;
+    });
+  }
+
+  /**
+   * A live contact, row-locked for the rest of the transaction, so that the version check and the
+   * write cannot be split by another writer: two holding the same version take turns, and the
+   * second finds it moved on.
+   */
+  private async locked(tx: EntityManager, id: string, ifVersion: number | null | undefined): Promise<Contact> {
+    const contact = isUuid(id)
+      ? await tx.findOne(Contact, { id, deleted: false }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : null;
+    if (!contact) throw AppError.notFound('Contact');
+    checkVersion(contact.version, ifVersion);
     return contact;
   }
 
@@ -218,9 +238,9 @@ export class ContactService {
     }
   }
 
-  private async flushUnique(flush: () => Promise<void>): Promise<void> {
+  private async flushUnique<T>(flush: () => Promise<T>): Promise<T> {
     try {
-      await flush();
+      return await flush();
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) {
         throw new AppError(ErrorCode.CONFLICT, 'Another contact already has this e-mail address', {

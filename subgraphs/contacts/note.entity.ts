@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { nextVersion, VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 
 /** A free-text note on a contact. Deleting one removes it for good. */
 @Entity({ tableName: 'note' })
@@ -25,4 +27,9 @@ export class Note {
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
   @Field(() => Date, { description: 'When the note last changed' })
   updatedAt: Date = new Date();
+
+  @Property({ type: 'integer', onUpdate: nextVersion })
+  @Field(() => Int, { description: VERSION_DESCRIPTION })
+  // Opt: a row written past the unit of work (a bulk insert) takes the column's default, 1.
+  version: Opt<number> = 1;
 }

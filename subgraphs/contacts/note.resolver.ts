@@ -1,6 +1,7 @@
-import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
 import { DeletePayloadType } from '../../lib/subgraph/delete-payload.js';
+import { IF_VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 import type { ContactsContext } from './contacts.context.js';
 import { Note } from './note.entity.js';
 import { CreateNoteInput, UpdateNoteInput } from './note.input.js';
@@ -57,17 +58,19 @@ export class NoteResolver {
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to change' }) id: string,
     @Arg('input', () => UpdateNoteInput, { description: 'New text of the note' }) input: UpdateNoteInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.notes.update(contactId, id, input);
+    return ctx.notes.update(contactId, id, input, ifVersion);
   }
 
   @Mutation(() => DeleteNotePayload.type, { nullable: true, description: 'Removes the note permanently' })
   async deleteNote(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to remove' }) id: string,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return DeleteNotePayload.of(await ctx.notes.delete(contactId, id));
+    return DeleteNotePayload.of(await ctx.notes.delete(contactId, id, ifVersion));
   }
 }

@@ -1,4 +1,6 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../lib/data/database.js';
+import { checkVersion } from '../../lib/data/versions.js';
 import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../lib/data/keyset.js';
@@ -52,17 +54,42 @@ export class NoteService {
     return note;
   }
 
-  async update(contactId: string, noteId: string, input: UpdateNoteInput): Promise<Note> {
-    const note = await this.get(contactId, noteId);
-    note.body = requireBody(input.body);
-    await this.em.flush();
-    return note;
+  /** Changes the text; with `ifVersion`, only while the note is still at that version (lib/data/versions.ts). */
+  async update(contactId: string, noteId: string, input: UpdateNoteInput, ifVersion?: number | null): Promise<Note> {
+    await this.contacts.get(contactId);
+    return this.em.transactional(async (tx) => {
+      const note = await this.locked(tx, contactId, noteId, ifVersion);
+      note.body = requireBody(input.body);
+      return note;
+    });
   }
 
   /** Removes the note permanently and answers it as it was. */
-  async delete(contactId: string, noteId: string): Promise<Note> {
-    const note = await this.get(contactId, noteId);
-    await this.em.remove(note).flush();
+  async delete(contactId: string, noteId: string, ifVersion?: number | null): Promise<Note> {
+    await this.contacts.get(contactId);
+    return this.em.transactional(async (tx) => {
+      const note = await this.locked(tx, contactId, noteId, ifVersion);
+      tx.remove(note);
+      return note;
+    });
+  }
+
+  /**
+   * The note of a contact already found live, row-locked for the rest of the transaction so that its
+   * version check and the write are one step (the contact is looked up before: PGlite's one
+   * connection is the transaction's until it ends).
+   */
+  private async locked(
+    tx: EntityManager,
+    contactId: string,
+    noteId: string,
+    ifVersion: number | null | undefined,
+  ): Promise<Note> {
+    const note = isUuid(noteId)
+      ? await tx.findOne(Note, { id: noteId, contactId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : null;
+    if (!note) throw AppError.notFound('Note');
+    checkVersion(note.version, ifVersion);
     return note;
   }
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { nextVersion, VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 
 /** A sales pipeline: ordered stages a contact moves through. The seeded "Sales" one is the default. */
 @Entity({ tableName: 'pipeline' })
@@ -21,6 +23,11 @@ export class Pipeline {
   @Property({ type: 'timestamptz' })
   @Field(() => Date, { description: 'When the pipeline was created' })
   createdAt: Date = new Date();
+
+  @Property({ type: 'integer', onUpdate: nextVersion })
+  @Field(() => Int, { description: VERSION_DESCRIPTION })
+  // Opt: a row written past the unit of work (a bulk insert) takes the column's default, 1.
+  version: Opt<number> = 1;
 }
 
 @Entity({ tableName: 'stage' })

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { nextVersion, VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 
 export enum SurveyStatus {
   DRAFT = 'draft',
@@ -76,4 +78,9 @@ export class Survey {
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
   @Field(() => Date, { description: 'When the survey last changed' })
   updatedAt: Date = new Date();
+
+  @Property({ type: 'integer', onUpdate: nextVersion })
+  @Field(() => Int, { description: VERSION_DESCRIPTION })
+  // Opt: a row written past the unit of work (a bulk insert) takes the column's default, 1.
+  version: Opt<number> = 1;
 }

@@ -1,5 +1,6 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionType, PageType, toPage, windowOfPage } from '../../lib/data/pagination.js';
+import { IF_VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 import { SurveyAsset } from './survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
@@ -52,9 +53,10 @@ export class SurveyResolver {
     @Arg('id', () => ID, { description: 'The draft to change' }) id: string,
     @Arg('input', () => UpdateSurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' })
     input: UpdateSurveyInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: SurveysContext,
   ) {
-    return ctx.surveys.update(id, input);
+    return ctx.surveys.update(id, input, ifVersion);
   }
 
   @Mutation(() => Survey, {

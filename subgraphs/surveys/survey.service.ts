@@ -4,6 +4,7 @@ import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../lib/data/keyset.js';
 import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
+import { checkVersion } from '../../lib/data/versions.js';
 import type { SurveyUser } from './auth.types.js';
 import { Survey, SurveyStatus } from './survey.entity.js';
 import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';
@@ -95,9 +96,10 @@ export class SurveyService {
     return survey;
   }
 
-  async update(id: string, input: UpdateSurveyInput): Promise<Survey> {
+  /** Changes a draft; with `ifVersion`, only while it is still at that version (lib/data/versions.ts). */
+  async update(id: string, input: UpdateSurveyInput, ifVersion?: number | null): Promise<Survey> {
     return this.em.transactional(async (tx) => {
-      const survey = await this.lockChangeable(tx, id);
+      const survey = await this.lockChangeable(tx, id, ifVersion);
       const changed = this.apply(survey, input);
       this.requireVenueName(survey);
       if (changed.length) this.audit(tx, survey, 'updated', { fields: changed });
@@ -134,11 +136,12 @@ export class SurveyService {
   }
 
   /** `changeable`, locked for this transaction, so a concurrent submit cannot slip between check and change. */
-  private async lockChangeable(tx: EntityManager, id: string): Promise<Survey> {
+  private async lockChangeable(tx: EntityManager, id: string, ifVersion?: number | null): Promise<Survey> {
     const survey = isUuid(id)
       ? await tx.findOne(Survey, this.visible({ id }), { lockMode: LockMode.PESSIMISTIC_WRITE })
       : null;
     if (!survey) throw AppError.notFound('Survey');
+    checkVersion(survey.version, ifVersion);
     return this.requireChangeable(survey);
   }
 

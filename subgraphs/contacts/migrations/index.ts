@@ -4,7 +4,10 @@ import { Migration20261123000001ContactCount } from './Migration20261123000001Co
 import { Migration20261123000002ContactSearchTotal } from './Migration20261123000002ContactSearchTotal.js';
 import { Migration20261123200001UploadReservations } from './Migration20261123200001UploadReservations.js';
 import { Migration20261123210001ContactSearchEstimate } from './Migration20261123210001ContactSearchEstimate.js';
-import { Migration20261126000001ContactImportJobs } from './Migration20261126000001ContactImportJobs.js';
+import { Migration20261126000001RowVersions } from './Migration20261126000001RowVersions.js';
+import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
+import { Migration20261126000003PipelineVersion } from './Migration20261126000003PipelineVersion.js';
+import { Migration20261126000004ContactImportJobs } from './Migration20261126000004ContactImportJobs.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -14,5 +17,8 @@ export const contactsMigrations = [
   Migration20261123000002ContactSearchTotal,
   Migration20261123200001UploadReservations,
   Migration20261123210001ContactSearchEstimate,
-  Migration20261126000001ContactImportJobs,
+  Migration20261126000001RowVersions,
+  Migration20261126000002IdempotencyKeys,
+  Migration20261126000003PipelineVersion,
+  Migration20261126000004ContactImportJobs,
 ];

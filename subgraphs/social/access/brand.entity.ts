@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { nextVersion, VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
 
 /** A brand (account identity) of one user; posts, campaigns and API key reach are per brand. */
 @Entity({ tableName: 'brand' })
@@ -33,4 +35,9 @@ export class Brand {
   @Property({ type: 'timestamptz' })
   @Field(() => Date, { description: 'When the brand last changed' })
   updatedAt: Date = new Date();
+
+  @Property({ type: 'integer', onUpdate: nextVersion })
+  @Field(() => Int, { description: VERSION_DESCRIPTION })
+  // Opt: a row written past the unit of work (a bulk insert) takes the column's default, 1.
+  version: Opt<number> = 1;
 }

@@ -1,5 +1,6 @@
-import { Arg, Args, ArgsType, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ConnectionArgs, toPage, windowOfPage } from '../../../lib/data/pagination.js';
+import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
 import type { ContentContext } from './content.context.js';
 import { Post, PostStatus } from './post.entity.js';
 import { ContentEditInput, QueueConnectionArgs, QueuePageArgs } from './post.input.js';
@@ -45,9 +46,10 @@ export class ContentOpsResolver {
     @Arg('id', () => ID, { description: 'The draft or suggestion draft to edit' }) id: string,
     @Arg('input', () => ContentEditInput, { description: 'Fields to change; omitted ones stay' })
     input: ContentEditInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContentContext,
   ) {
-    return ctx.posts.edit(id, input);
+    return ctx.posts.edit(id, input, ifVersion);
   }
 
   @Mutation(() => Post, {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
-import { Directive, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { nextVersion, VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
 
 /**
  * Where a post (a content item, to the operations surface) stands. The graph names the values in
@@ -75,6 +77,11 @@ export class Post {
   @Property({ type: 'timestamptz' })
   @Field(() => Date, { description: 'When the post last changed' })
   updatedAt: Date = new Date();
+
+  @Property({ type: 'integer', onUpdate: nextVersion })
+  @Field(() => Int, { description: VERSION_DESCRIPTION })
+  // Opt: a row written past the unit of work (a bulk insert) takes the column's default, 1.
+  version: Opt<number> = 1;
 }
 
 /** What an audit event keeps of a post before and after a change. */

@@ -1,6 +1,7 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { toPage, windowOfPage } from '../../../lib/data/pagination.js';
 import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
+import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';
@@ -46,14 +47,19 @@ export class PostResolver {
   updatePost(
     @Arg('id', () => ID, { description: 'The post to change' }) id: string,
     @Arg('input', () => UpdatePostInput, { description: 'Fields to change; omitted ones stay' }) input: UpdatePostInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
     @Ctx() ctx: ContentContext,
   ) {
-    return ctx.posts.update(id, input);
+    return ctx.posts.update(id, input, ifVersion);
   }
 
   @Mutation(() => DeletePostPayload.type, { nullable: true, description: 'Deletes the post; its audit events stay' })
-  async deletePost(@Arg('id', () => ID, { description: 'The post to delete' }) id: string, @Ctx() ctx: ContentContext) {
-    return DeletePostPayload.of(await ctx.posts.delete(id));
+  async deletePost(
+    @Arg('id', () => ID, { description: 'The post to delete' }) id: string,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
+    @Ctx() ctx: ContentContext,
+  ) {
+    return DeletePostPayload.of(await ctx.posts.delete(id, ifVersion));
   }
 
   @FieldResolver(() => ID, { description: 'The id of the post as a content item (the same id)' })

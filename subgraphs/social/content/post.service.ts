@@ -11,6 +11,7 @@ import {
   type KeysetArgs,
 } from '../../../lib/data/keyset.js';
 import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
+import { checkVersion } from '../../../lib/data/versions.js';
 import { parseInstant } from '../../../lib/time.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
@@ -53,6 +54,8 @@ export interface PostFilter {
 export interface Decision {
   actor?: Actor;
   comment?: string | null;
+  /** Change only while the post is at this version (REST If-Match; lib/data/versions.ts). */
+  ifVersion?: number | null;
 }
 
 /** The posts of `filter` inside the reach, as a query; null when the filter names a brand out of reach (nothing matches). */
@@ -188,31 +191,41 @@ export class PostService {
   }
 
   /** PUT of a post: any field, in any state but publishing and published. */
-  async update(id: string, input: UpdatePostInput): Promise<Post> {
+  async update(id: string, input: UpdatePostInput, ifVersion?: number | null): Promise<Post> {
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
-    return this.change(id, 'update', ContentEventType.UPDATED, async (post, tx) => {
-      if (input.brandId !== undefined && input.brandId !== post.brandId) {
-        if (input.brandId === null) throw AppError.badInput('brandId', 'cannot be null');
-        post.brandId = (await this.brands.brandForNewPost(tx, input.brandId)).id;
-        if (input.campaignId === undefined) post.campaignId = null;
-      }
-      applyEdit(post, input, scheduledAt);
-      if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
-      if (input.campaignId !== undefined) post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
-      if (input.status !== undefined && input.status !== null && input.status !== post.status) {
-        if (!CREATE_STATUSES.includes(input.status))
-          throw AppError.badInput('status', 'can be set to draft, suggested or queued');
-        post.status = input.status;
-      }
-      if (post.status === PostStatus.QUEUED && !post.scheduledAt) {
-        throw AppError.badInput('scheduledAt', 'is required for a queued post (set status to draft to unschedule it)');
-      }
-    });
+    return this.change(
+      id,
+      'update',
+      ContentEventType.UPDATED,
+      async (post, tx) => {
+        if (input.brandId !== undefined && input.brandId !== post.brandId) {
+          if (input.brandId === null) throw AppError.badInput('brandId', 'cannot be null');
+          post.brandId = (await this.brands.brandForNewPost(tx, input.brandId)).id;
+          if (input.campaignId === undefined) post.campaignId = null;
+        }
+        applyEdit(post, input, scheduledAt);
+        if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
+        if (input.campaignId !== undefined)
+          post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
+        if (input.status !== undefined && input.status !== null && input.status !== post.status) {
+          if (!CREATE_STATUSES.includes(input.status))
+            throw AppError.badInput('status', 'can be set to draft, suggested or queued');
+          post.status = input.status;
+        }
+        if (post.status === PostStatus.QUEUED && !post.scheduledAt) {
+          throw AppError.badInput(
+            'scheduledAt',
+            'is required for a queued post (set status to draft to unschedule it)',
+          );
+        }
+      },
+      { ifVersion },
+    );
   }
 
-  async delete(id: string): Promise<Post> {
+  async delete(id: string, ifVersion?: number | null): Promise<Post> {
     return this.em.transactional(async (tx) => {
-      const post = await this.lockedPost(tx, id);
+      const post = await this.lockedPost(tx, id, ifVersion);
       assertCanApply('delete', post);
       const before = snapshotOf(post);
       ContentEventService.record(tx, {
@@ -229,12 +242,18 @@ export class PostService {
   }
 
   /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
-  async edit(id: string, input: ContentEditInput): Promise<Post> {
+  async edit(id: string, input: ContentEditInput, ifVersion?: number | null): Promise<Post> {
     const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
-    return this.change(id, 'edit', ContentEventType.EDITED, async (post, tx) => {
-      applyEdit(post, input, scheduledAt);
-      if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
-    });
+    return this.change(
+      id,
+      'edit',
+      ContentEventType.EDITED,
+      async (post, tx) => {
+        applyEdit(post, input, scheduledAt);
+        if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
+      },
+      { ifVersion },
+    );
   }
 
   async approve(id: string, decision: Decision = {}): Promise<Post> {
@@ -302,7 +321,7 @@ export class PostService {
     decision: Decision = {},
   ): Promise<Post> {
     return this.em.transactional(async (tx) => {
-      const post = await this.lockedPost(tx, id);
+      const post = await this.lockedPost(tx, id, decision.ifVersion);
       assertCanApply(action, post);
       const before = snapshotOf(post);
       await apply(post, tx);
@@ -322,12 +341,16 @@ export class PostService {
     });
   }
 
-  /** The post, row-locked for the rest of the transaction so two actions cannot both pass the state check. */
-  private async lockedPost(tx: EntityManager, id: string): Promise<Post> {
+  /**
+   * The post, row-locked for the rest of the transaction so two actions cannot both pass the state
+   * check, nor two writers holding the same version both pass `ifVersion`.
+   */
+  private async lockedPost(tx: EntityManager, id: string, ifVersion?: number | null): Promise<Post> {
     const post = isUuid(id)
       ? await tx.findOne(Post, { id, ...this.reach.filter() }, { lockMode: LockMode.PESSIMISTIC_WRITE })
       : null;
     if (!post) throw AppError.notFound('Content item');
+    checkVersion(post.version, ifVersion);
     return post;
   }
 

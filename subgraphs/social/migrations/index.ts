@@ -4,6 +4,9 @@ import { Migration20261122100001SocialCore } from './Migration20261122100001Soci
 import { Migration20261122200001SocialReach } from './Migration20261122200001SocialReach.js';
 import { Migration20261123100001PublishOutcome } from './Migration20261123100001PublishOutcome.js';
 import { Migration20261123100001SocialWebhooks } from './Migration20261123100001SocialWebhooks.js';
+import { Migration20261126000001PostVersion } from './Migration20261126000001PostVersion.js';
+import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
+import { Migration20261126000003BrandVersion } from './Migration20261126000003BrandVersion.js';
 import { Migration20261126100001KeysetTimes } from './Migration20261126100001KeysetTimes.js';
 
 /**
@@ -15,5 +18,8 @@ export const socialMigrations: Constructor<Migration>[] = [
   Migration20261122200001SocialReach,
   Migration20261123100001PublishOutcome,
   Migration20261123100001SocialWebhooks,
+  Migration20261126000001PostVersion,
+  Migration20261126000002IdempotencyKeys,
+  Migration20261126000003BrandVersion,
   Migration20261126100001KeysetTimes,
 ];

@@ -5,8 +5,8 @@ import { Migration } from '../../../lib/data/database.js';
  * its row in `contact_import_batch`, the errors of its rows and the progress commit in one transaction,
  * so a restarted job goes on from `next_row` and every row is written exactly once.
  */
-export class Migration20261126000001ContactImportJobs extends Migration {
-  override name = 'Migration20261126000001ContactImportJobs';
+export class Migration20261126000004ContactImportJobs extends Migration {
+  override name = 'Migration20261126000004ContactImportJobs';
 
   override up(): void {
     this.addSql(`create table contact_import (

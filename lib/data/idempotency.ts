@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { AppError, ErrorCode } from '../errors.js';
+import type { EntityManager } from './database.js';
+
+/**
+ * Idempotency keys (the `Idempotency-Key` header, Stripe's semantics): a mutation sent again with
+ * the same key by the same caller within 24 hours answers the first answer again and does nothing;
+ * with the same key but another operation or other variables it is refused (422); while the first
+ * is still running, a 409.
+ *
+ * The records live in the service's own database, beside the rows the mutation writes, and the
+ * record of an answer is written in the mutation's own transaction (lib/subgraph runs the whole
+ * operation in one, `runIdempotently`): the write and its record commit together or not at all, so
+ * no crash can leave a write without its record (which a retry would repeat) or a record without
+ * its write (which a retry would replay though nothing happened). Only the claim, which tells a
+ * concurrent retry "still running", is committed before the work starts; a claim whose work never
+ * committed (its process died) is taken over once its lease ends.
+ */
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+/** The extension of an answer that is the replay of an earlier one (a REST adapter sends `Idempotent-Replayed: true`). */
+export const IDEMPOTENT_REPLAY_EXTENSION = 'idempotentReplay';
+
+/** How long a key answers the same: Stripe's 24 hours, long enough for any client's retries. */
+export const IDEMPOTENCY_WINDOW = '24 hours';
+
+/**
+ * How long a claim holds before another request may take it over: far longer than any mutation
+ * runs, so a claim is taken over only when its process died (its transaction then rolled back).
+ */
+const CLAIM_LEASE = '10 minutes';
+
+const MAX_KEY_LENGTH = 255;
+
+/** Who sent a key, which key, and what for (the operation and its variables, hashed). */
+export interface IdempotencyScope {
+  caller: string;
+  key: string;
+  fingerprint: string;
+}
+
+/** The `Idempotency-Key` a request carries (undefined without one), or a 400 naming the header when it is not a usable key. */
+export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers[IDEMPOTENCY_KEY_HEADER];
+  if (value === undefined) return undefined;
+  const key = Array.isArray(value) ? value[0] : value;
+  if (!key || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw AppError.badInput('Idempotency-Key', `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters`);
+  }
+  return key;
+}
+
+/** JSON with object members in one order, so that the same variables hash the same however a client ordered them. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((name) => [name, canonical((value as Record<string, unknown>)[name])]),
+  );
+}
+
+/** What the request asks, hashed: the operation's text and its variables. */
+export function fingerprintOf(query: string, variables: Record<string, unknown> | undefined): string {
+  return createHash('sha256')
+    .update(query)
+    .update('\0')
+    .update(JSON.stringify(canonical(variables ?? {})))
+    .digest('base64url');
+}
+
+/** The migration statements of the records' table. */
+export function idempotencySql(): string[] {
+  return [
+    `create table idempotency_key (
+      caller text not null,
+      key text not null,
+      fingerprint text not null,
+      state text not null check (state in ('running', 'done')),
+      answer jsonb,
+      lease_until timestamptz not null,
+      expires_at timestamptz not null,
+      primary key (caller, key)
+    )`,
+    'create index idempotency_key_expiry_idx on idempotency_key (expires_at)',
+  ];
+}
+
+/** The records' table in the service's schema (the ORM's `schema`: statements here name it, as the ORM's own do). */
+function table(em: EntityManager): string {
+  return `"${em.config.get('schema') ?? 'public'}".idempotency_key`;
+}
+
+export type Claim = { kind: 'claimed' } | { kind: 'replay'; answer: unknown };
+
+/**
+ * Claims the key for this request (committed at once, outside any transaction), or says why not:
+ * the first answer to replay, a 422 for another request under the same key, a 409 while the first
+ * still runs. An expired record, or a claim whose lease ended for the same request, is taken over.
+ */
+export async function claimKey(em: EntityManager, scope: IdempotencyScope): Promise<Claim> {
+  const [claimed] = await em.execute<{ key: string }[]>(
+    `insert into ${table(em)} as kept (caller, key, fingerprint, state, lease_until, expires_at)
+     values (?, ?, ?, 'running', now() + interval '${CLAIM_LEASE}', now() + interval '${IDEMPOTENCY_WINDOW}')
+     on conflict (caller, key) do update
+       set fingerprint = excluded.fingerprint, state = 'running', answer = null,
+           lease_until = excluded.lease_until, expires_at = excluded.expires_at
+       where kept.expires_at < now()
+          or (kept.state = 'running' and kept.lease_until < now() and kept.fingerprint = excluded.fingerprint)
+     returning kept.key`,
+    [scope.caller, scope.key, scope.fingerprint],
+  );
+  if (claimed) return { kind: 'claimed' };
+  const [kept] = await em.execute<{ fingerprint: string; state: string; answer: unknown }[]>(
+    `select fingerprint, state, answer from ${table(em)} where caller = ? and key = ?`,
+    [scope.caller, scope.key],
+  );
+  if (kept && kept.fingerprint !== scope.fingerprint) {
+    throw new AppError(
+      ErrorCode.UNPROCESSABLE_CONTENT,
+      'This Idempotency-Key was already used with another request; use a new key for a new request',
+      { fields: [{ field: 'Idempotency-Key', message: 'was already used with another request' }] },
+    );
+  }
+  if (kept?.state === 'done') return { kind: 'replay', answer: kept.answer };
+  throw new AppError(
+    ErrorCode.CONFLICT,
+    'A request with this Idempotency-Key is still running; retry once it has answered',
+    { fields: [{ field: 'Idempotency-Key', message: 'is in use by a request still running' }] },
+  );
+}
+
+/**
+ * Records the answer, in the transaction of the work that made it (`tx`): they commit together. The
+ * caller's expired records go meanwhile, so the table holds about a day of each caller's keys.
+ */
+export async function completeKey(tx: EntityManager, scope: IdempotencyScope, answer: unknown): Promise<void> {
+  await tx.execute(`delete from ${table(tx)} where caller = ? and expires_at < now()`, [scope.caller]);
+  await tx.execute(
+    `update ${table(tx)} set state = 'done', answer = ? where caller = ? and key = ? and state = 'running'`,
+    [JSON.stringify(answer), scope.caller, scope.key],
+  );
+}
+
+/**
+ * Gives the key back after work that failed (and rolled back): a failure is not an answer to keep,
+ * so a retry with the same key runs again. Expired records of the caller go with it.
+ */
+export async function releaseKey(em: EntityManager, scope: IdempotencyScope): Promise<void> {
+  await em.execute(
+    `delete from ${table(em)} where caller = ? and ((key = ? and state = 'running') or expires_at < now())`,
+    [scope.caller, scope.key],
+  );
+}
