@@ -77,7 +77,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field); with Prefer: respond-async, in the background */
+        /**
+         * Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field); with Prefer: respond-async, in the background
+         * @description Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.
+         */
         post: operations["importContacts"];
         delete?: never;
         options?: never;
@@ -221,7 +224,10 @@ export interface paths {
         /** All attachments of a contact, newest first (page, limit) */
         get: operations["listAttachments"];
         put?: never;
-        /** Upload a file attachment (multipart/form-data, field file) */
+        /**
+         * Upload a file attachment (multipart/form-data, field file)
+         * @description Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.
+         */
         post: operations["uploadAttachment"];
         delete?: never;
         options?: never;
@@ -1297,7 +1303,10 @@ export interface operations {
     createContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1310,6 +1319,8 @@ export interface operations {
             /** @description The new contact */
             201: {
                 headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     /** @description Path of the created resource */
                     Location: string;
                     [name: string]: unknown;
@@ -1327,7 +1338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The item is in a state that does not allow this (the problem says which) */
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1354,6 +1365,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Server error (logged with the request id, which the problem carries) */
             500: {
                 headers: {
@@ -1368,7 +1388,10 @@ export interface operations {
     getContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the copy the client holds: while it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1380,11 +1403,22 @@ export interface operations {
             /** @description The contact */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Contact"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
             400: {
@@ -1418,7 +1452,10 @@ export interface operations {
     updateContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1434,6 +1471,8 @@ export interface operations {
             /** @description The contact as changed */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,6 +1499,15 @@ export interface operations {
             };
             /** @description The item is in a state that does not allow this (the problem says which) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1499,7 +1547,10 @@ export interface operations {
     deleteContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1511,6 +1562,8 @@ export interface operations {
             /** @description The contact, now with deleted: true */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1528,6 +1581,15 @@ export interface operations {
             };
             /** @description Not found (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1606,7 +1668,10 @@ export interface operations {
     createNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -1622,6 +1687,8 @@ export interface operations {
             /** @description The new note */
             201: {
                 headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     /** @description Path of the created resource */
                     Location: string;
                     [name: string]: unknown;
@@ -1648,6 +1715,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or file is larger than the limit */
             413: {
                 headers: {
@@ -1659,6 +1735,15 @@ export interface operations {
             };
             /** @description The body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1680,7 +1765,10 @@ export interface operations {
     getNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the copy the client holds: while it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 contactId: string;
@@ -1694,11 +1782,22 @@ export interface operations {
             /** @description The note */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Note"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
             400: {
@@ -1732,7 +1831,10 @@ export interface operations {
     updateNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 contactId: string;
@@ -1750,6 +1852,8 @@ export interface operations {
             /** @description The note as changed */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1767,6 +1871,15 @@ export interface operations {
             };
             /** @description Not found (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1806,7 +1919,10 @@ export interface operations {
     deleteNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Contact id */
                 contactId: string;
@@ -1820,6 +1936,8 @@ export interface operations {
             /** @description The note that was deleted */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,6 +1985,15 @@ export interface operations {
             };
             /** @description Not found (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the resource no longer has (or it does not exist): nothing was changed */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2188,7 +2315,10 @@ export interface operations {
     getPipeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the copy the client holds: while it is still current, the answer is 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Pipeline id */
                 pipelineId: string;
@@ -2200,11 +2330,22 @@ export interface operations {
             /** @description The pipeline */
             200: {
                 headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Pipeline"];
                 };
+            };
+            /** @description Not modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds) */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
             400: {
