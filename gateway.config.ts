@@ -21,7 +21,7 @@ const subgraphToken = env.SUBGRAPH_TOKEN?.trim();
  * The caller's credentials, passed to every subgraph untouched (lib/rest/graphql-client.ts FORWARDED_HEADERS);
  * each subgraph reads the one it uses. Hive Gateway forwards no header unless told to.
  */
-const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie'];
+const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'cookie', 'idempotency-key'];
 
 /** `<NAME>_SUBGRAPH_URL` overrides the URL written in the supergraph, as it does for the Node gateway. */
 const SUBGRAPH_URL_SETTINGS = {

@@ -25,6 +25,9 @@ import { ContactImport, ContactImportStatus, FINISHED_IMPORT_STATES } from './co
  */
 export const IMPORT_BATCH_ROWS = 1000;
 
+/** Rows read between two turns of the event loop (a few milliseconds of parsing and checking). */
+const YIELD_EVERY = 250;
+
 /** The job stopped before its end without failing: the process is stopping, or its claim on the job was lost. */
 export class ImportInterrupted extends Error {}
 
@@ -148,11 +151,24 @@ export class ContactImportJob {
     throw AppError.badInput('file', 'is empty');
   }
 
+  /**
+   * Reads the rows into batches and commits each. The next batch is read and checked while the
+   * database writes the one before (at most one commit in flight, so batches still commit in file
+   * order), and the loop lets other requests run every YIELD_EVERY rows: an import shares its process
+   * with the service's API.
+   */
   private async writeRows(job: ContactImport, columns: MappedColumn[]): Promise<void> {
     let header: string[] | null = null;
     let row = 1;
     let batch = emptyBatch();
     const byEmail = new Map<string, ReadyRow>();
+    const inFlight: { commit: Promise<void> | null } = { commit: null };
+    const commitNext = async (ready: Batch) => {
+      if (inFlight.commit) await inFlight.commit;
+      inFlight.commit = this.commit(job, ready);
+      // Its failure is met at the next await of it; until then it must not count as unhandled.
+      inFlight.commit.catch(() => undefined);
+    };
     try {
       for await (const cells of await csvRecords(this.storage, job.storageKey, this.limits)) {
         if (!header) {
@@ -161,6 +177,7 @@ export class ContactImportJob {
         }
         row++;
         if (row < job.nextRow) continue;
+        if (row % YIELD_EVERY === 0) await nextTurn();
         batch.lastRow = row;
         const read = readRow(row, cells, header, columns);
         if (Array.isArray(read)) {
@@ -180,7 +197,7 @@ export class ContactImportJob {
           }
         }
         if (batch.rows.length + batch.merged >= IMPORT_BATCH_ROWS) {
-          await this.commit(job, batch);
+          await commitNext(batch);
           batch = emptyBatch();
           byEmail.clear();
         }
@@ -188,10 +205,11 @@ export class ContactImportJob {
     } catch (error) {
       throw inFileTerms(error, this.limits.maxRecordBytes);
     }
-    if (batch.lastRow) await this.commit(job, batch);
+    if (batch.lastRow) await commitNext(batch);
+    if (inFlight.commit) await inFlight.commit;
   }
 
-  /** Writes one batch and the import's progress in one transaction, then lets other work run. */
+  /** Writes one batch and the import's progress in one transaction. */
   private async commit(job: ContactImport, batch: Batch): Promise<void> {
     if (this.interrupted()) throw new ImportInterrupted('the import was interrupted; it goes on from its last batch');
     const outcome = await this.em.fork().transactional(async (tx) => {
@@ -206,7 +224,6 @@ export class ContactImportJob {
     });
     job.nextRow = batch.lastRow + 1;
     job.errorCount += outcome.errors.length;
-    await nextTurn();
   }
 
   /** The batch's contacts: e-mail matches among live contacts update, the others are created (one statement). */
