@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError, ErrorCode } from '../errors.js';
 
@@ -13,6 +14,17 @@ import { AppError, ErrorCode } from '../errors.js';
 /** The strong entity tag of a version. */
 export function entityTagOf(version: number): string {
   return `"${version}"`;
+}
+
+/**
+ * The strong entity tag of a JSON answer that has no version: a digest of the exact bytes Express
+ * sends (`JSON.stringify`, as `res.json` writes it), so equal tags mean byte-identical bodies.
+ */
+export function entityTagOfBody(body: unknown): string {
+  return `"${createHash('sha256')
+    .update(JSON.stringify(body) ?? '')
+    .digest('base64url')
+    .slice(0, 27)}"`;
 }
 
 /** The answer without its `version` member, and that version (undefined when the answer has none). */

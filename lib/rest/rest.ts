@@ -40,6 +40,7 @@ import { RATE_LIMIT_EXTENSION, rateLimitHeaders, rateLimitStatesSchema } from '.
 import { answerHeaders, bearerChallenge } from './rest-headers.js';
 import {
   entityTagOf,
+  entityTagOfBody,
   ifMatchOf,
   ifNoneMatchHolds,
   parseIfMatch,
@@ -300,7 +301,8 @@ export function createRestApp(options: RestAppOptions): Express {
       async (req: Request, res: Response, next: NextFunction) => {
         try {
           res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
-          if (route.created || route.list || route.versioned) setAnswerHeaders(route, req, res);
+          if (route.created || route.list || route.versioned || route.method === 'get')
+            setAnswerHeaders(route, req, res);
           if (route.versioned && route.method !== 'get') rememberIfMatch(req, parseIfMatch(req.get('if-match')));
           if (route.rateLimit && route.rateLimit !== 'subgraph') {
             const { limiter, keyOf, message } = route.rateLimit;
@@ -349,16 +351,18 @@ export function createRestApp(options: RestAppOptions): Express {
 /**
  * Adds `Location` and `Link` (lib/rest-headers.ts) to the JSON answer the handler sends, from its
  * status and body; on a versioned route, the answer's `version` leaves the body and becomes its
- * strong `ETag` (lib/rest/conditional-requests.ts), and a GET whose `If-None-Match` names it is
- * answered 304 without a body.
+ * strong `ETag` (lib/rest/conditional-requests.ts). Any other GET of one thing (a view made of
+ * several records, an import job) gets a strong `ETag` of its body's bytes. A GET whose
+ * `If-None-Match` names the tag is answered 304 without a body. Lists keep Express's weak tag.
  */
 function setAnswerHeaders(route: RestRoute, req: Request, res: Response): void {
   const json = res.json.bind(res);
   res.json = (answer: unknown) => {
     const { body, version } = route.versioned ? splitVersion(answer) : { body: answer };
     res.set(answerHeaders(route, req, res.statusCode, body));
-    if (version === undefined) return json(body);
-    const etag = entityTagOf(version);
+    const ofOneThing = route.method === 'get' && !route.list && res.statusCode === 200;
+    if (version === undefined && !ofOneThing) return json(body);
+    const etag = version === undefined ? entityTagOfBody(body) : entityTagOf(version);
     res.set('etag', etag);
     const read = req.method === 'GET' || req.method === 'HEAD';
     if (read && res.statusCode === 200 && ifNoneMatchHolds(req.get('if-none-match'), etag)) {
