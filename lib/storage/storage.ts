@@ -409,8 +409,8 @@ export class S3Storage implements ObjectStorage {
   }
 
   async check(): Promise<boolean> {
-    const { client, sdk } = await this.s3();
     try {
+      const { client, sdk } = await this.s3();
       await client.send(new sdk.HeadBucketCommand({ Bucket: this.bucket }));
       return true;
     } catch {
