@@ -282,6 +282,16 @@ describe('every npm script', () => {
     }
   });
 
+  it("runs the long-lived processes with the image's V8 settings (the young generation's cap, docs/performance.md)", () => {
+    const image = /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(image).toMatch(/--max-semi-space-size=\d+/);
+    for (const name of ['start', 'worker'])
+      expect({ name, command: packageJson.scripts[name] }).toEqual({
+        name,
+        command: `exec node ${image} scripts/launch.mjs scripts/${name}`,
+      });
+  });
+
   it('answers --help with its usage and exit code 0, touching nothing', () => {
     const entries = [...launched.map(([, entry]) => entry), 'scripts/part'];
     for (const entry of entries) {
