@@ -16,7 +16,7 @@ const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
 /**
  * Where each build puts the browser files of the development dependencies the pages load
- * (scripts/launch.mjs, `browserAssets`): a production install has not the packages, only these copies.
+ * (scripts/launch.mjs, `browserAssets`): a production install lacks the packages and has these copies.
  */
 const BUILT_ASSETS = path.join(PROJECT_ROOT, 'dist', 'browser-assets');
 

@@ -60,7 +60,11 @@ export function createMailer(
       log.info({ to: message.to, subject: message.subject }, 'mail sent');
     },
     close() {
-      void transport?.then((opened) => opened.close());
+      // A transport that never loaded has nothing to close (its send already failed, saying why).
+      void transport?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
     },
   };
 }
