@@ -14,7 +14,17 @@
 //   node scripts/launch.mjs scripts/token --sub user-1    builds if needed, then runs dist/scripts/token.js --sub user-1
 //   node scripts/launch.mjs --build                       builds everything now, whatever changed (npm run build)
 import module from 'node:module';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,6 +37,15 @@ const dist = path.join(root, 'dist');
  * test/support/), which the next checks watch too.
  */
 const stamp = path.join(dist, '.build-stamp');
+/**
+ * The browser files the platform serves from development dependencies, copied into dist/ by every
+ * build: production installs no development dependency (the image prunes them after the build), and
+ * these packages are many times the files the pages load. swagger-ui-dist is 12 MB on disk, of
+ * which the API reference page (lib/rest/api-reference.ts) loads two files, 1.9 MB.
+ * lib/rest/package-assets.ts serves them from here when the package is not installed.
+ */
+const browserAssets = { 'swagger-ui-dist': ['swagger-ui-bundle.js', 'swagger-ui.css'] };
+const browserAssetsFolder = path.join(dist, 'browser-assets');
 /** A change to one of these may change every output: the whole project is compiled again. */
 const settingsFiles = ['tsconfig.json', 'tsconfig.build.json', 'scripts/launch.mjs'];
 
@@ -128,11 +147,23 @@ function importedSources(source, code) {
   return found;
 }
 
+/** Copies each package's browser files, with its package.json (its version names the files' URLs). */
+function copyBrowserAssets() {
+  const require = module.createRequire(import.meta.url);
+  for (const [pkg, files] of Object.entries(browserAssets)) {
+    const from = path.dirname(require.resolve(`${pkg}/package.json`));
+    const to = path.join(browserAssetsFolder, pkg);
+    mkdirSync(to, { recursive: true });
+    for (const file of ['package.json', ...files]) copyFileSync(path.join(from, file), path.join(to, file));
+  }
+}
+
 /** Removes the outputs of sources that are gone, so that nothing imports a deleted module's old code. */
 function removeOrphans(folder = dist) {
   if (!existsSync(folder)) return;
   for (const child of readdirSync(folder, { withFileTypes: true })) {
     const absolute = path.join(folder, child.name);
+    if (absolute === browserAssetsFolder) continue;
     if (child.isDirectory()) removeOrphans(absolute);
     else if (child.name.endsWith('.js')) {
       const source = path.join(root, path.relative(dist, absolute).replace(/\.js$/, '.ts'));
@@ -195,6 +226,7 @@ async function build(everything) {
     process.exit(1);
   }
   removeOrphans();
+  copyBrowserAssets();
   mkdirSync(dist, { recursive: true });
   writeFileSync(stamp, `${JSON.stringify({ builtAt: startedAt.toISOString(), imported: [...imported].sort() })}\n`);
   utimesSync(stamp, startedAt, startedAt);

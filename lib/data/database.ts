@@ -7,7 +7,6 @@ import {
   type EntityClass,
   type LoggerNamespace,
 } from '@mikro-orm/core';
-import { PGlite } from '@electric-sql/pglite';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -79,7 +78,9 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
       pool: { min: 0, max: config.env.DATABASE_POOL_MAX },
     });
   } else {
-    const { MikroORM } = await import('@mikro-orm/pglite');
+    // Loaded here, not at the top: a process on PostgreSQL never needs PGlite's code.
+    const [{ MikroORM }, { PGlite }] = await Promise.all([import('@mikro-orm/pglite'), import('@electric-sql/pglite')]);
+    const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
     const dataDir = path.join(config.dataDir, 'pglite', service);
     mkdirSync(dataDir, { recursive: true });
     const release = holdDataDir(config.dataDir);
@@ -89,7 +90,7 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
         log.info({ dataDir }, 'creating the embedded database (first start on this DATA_DIR, a few seconds, once)');
         await copyEmptyCluster(config.dataDir, dataDir);
       }
-      orm = await MikroORM.init({ ...common, dbName: dataDir, driverOptions: { startParams: EMBEDDED_START_PARAMS } });
+      orm = await MikroORM.init({ ...common, dbName: dataDir, driverOptions: { startParams } });
     } catch (error) {
       release();
       throw error;
@@ -130,7 +131,6 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
  * wal_buffers, max_connections, temp_buffers) moved nothing measurable and keeps PostgreSQL's values.
  */
 export const EMBEDDED_SHARED_BUFFERS = '8MB';
-const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
 
 /** The empty cluster of each DATA_DIR this process is creating: the three services ask for it at once. */
 const emptyClusters = new Map<string, Promise<string>>();

@@ -5,17 +5,7 @@ import path from 'node:path';
 import { pipeline as pipeStreams, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../config.js';
 import { corsFor } from '../http/cors.js';
@@ -265,21 +255,42 @@ export class FileStorage implements ObjectStorage {
   }
 }
 
+/**
+ * The AWS SDK's three packages, loaded when an S3 storage is first used: a process on file storage
+ * (the default) never needs them, and loading them costs every process about 5 MB of heap and more of code.
+ */
+async function loadS3Sdk() {
+  const [client, storage, presigner] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/lib-storage'),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
+  return { ...client, Upload: storage.Upload, getSignedUrl: presigner.getSignedUrl };
+}
+
 /** S3 or an S3-compatible server (MinIO), with real presigned URLs. */
 export class S3Storage implements ObjectStorage {
   readonly kind = 's3' as const;
+  private connection?: Promise<{ client: S3Client; sdk: Awaited<ReturnType<typeof loadS3Sdk>> }>;
 
   constructor(
-    private readonly client: S3Client,
+    private readonly clientConfig: S3ClientConfig,
     private readonly bucket: string,
   ) {}
 
+  /** The SDK and one client, made on first use and shared by every call after. */
+  private s3() {
+    this.connection ??= loadS3Sdk().then((sdk) => ({ client: new sdk.S3Client(this.clientConfig), sdk }));
+    return this.connection;
+  }
+
   async put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<WrittenObject> {
+    const { client, sdk } = await this.s3();
     const { transform, result } = meter(options.maxBytes);
     // pipeline, not pipe: an error of either stream is handled and ends the other; the upload sees it.
     const metered = pipeStreams(body, transform, () => undefined);
-    const upload = new Upload({
-      client: this.client,
+    const upload = new sdk.Upload({
+      client,
       params: { Bucket: this.bucket, Key: checkKey(key), Body: metered, ContentType: options.contentType },
     });
     try {
@@ -293,8 +304,9 @@ export class S3Storage implements ObjectStorage {
   }
 
   async open(key: string): Promise<{ stream: Readable; size: number }> {
+    const { client, sdk } = await this.s3();
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      const object = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
       return { stream: object.Body as Readable, size: Number(object.ContentLength ?? 0) };
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') throw AppError.notFound('Stored file');
@@ -303,8 +315,9 @@ export class S3Storage implements ObjectStorage {
   }
 
   async size(key: string): Promise<number | null> {
+    const { client, sdk } = await this.s3();
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      const head = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
       return Number(head.ContentLength ?? 0);
     } catch {
       return null;
@@ -316,9 +329,14 @@ export class S3Storage implements ObjectStorage {
   }
 
   async readStart(key: string, bytes: number): Promise<Buffer> {
+    const { client, sdk } = await this.s3();
     try {
-      const object = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key), Range: `bytes=0-${Math.max(bytes - 1, 0)}` }),
+      const object = await client.send(
+        new sdk.GetObjectCommand({
+          Bucket: this.bucket,
+          Key: checkKey(key),
+          Range: `bytes=0-${Math.max(bytes - 1, 0)}`,
+        }),
       );
       return await readStart(object.Body as Readable, bytes);
     } catch (error) {
@@ -334,9 +352,10 @@ export class S3Storage implements ObjectStorage {
    */
   async move(from: string, to: string): Promise<void> {
     if ((await this.size(to)) !== null) throw new AppError(ErrorCode.CONFLICT, 'The upload has already been committed');
+    const { client, sdk } = await this.s3();
     try {
-      await this.client.send(
-        new CopyObjectCommand({
+      await client.send(
+        new sdk.CopyObjectCommand({
           Bucket: this.bucket,
           Key: checkKey(to),
           CopySource: `${this.bucket}/${checkKey(from).split('/').map(encodeURIComponent).join('/')}`,
@@ -351,17 +370,19 @@ export class S3Storage implements ObjectStorage {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+    const { client, sdk } = await this.s3();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
   }
 
   async presignPut(key: string, options: PresignOptions): Promise<PresignedUpload> {
-    const command = new PutObjectCommand({
+    const { client, sdk } = await this.s3();
+    const command = new sdk.PutObjectCommand({
       Bucket: this.bucket,
       Key: checkKey(key),
       ContentType: options.contentType,
       ContentLength: options.size,
     });
-    const url = await getSignedUrl(this.client, command, {
+    const url = await sdk.getSignedUrl(client, command, {
       expiresIn: options.expiresInSeconds,
       signableHeaders: new Set(['content-type', 'content-length']),
     });
@@ -377,18 +398,20 @@ export class S3Storage implements ObjectStorage {
     key: string,
     options: { expiresInSeconds: number; contentType?: string; filename?: string },
   ): Promise<string> {
-    const command = new GetObjectCommand({
+    const { client, sdk } = await this.s3();
+    const command = new sdk.GetObjectCommand({
       Bucket: this.bucket,
       Key: checkKey(key),
       ResponseContentType: options.contentType,
       ResponseContentDisposition: options.filename ? contentDisposition(options.filename, 'inline') : undefined,
     });
-    return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
+    return sdk.getSignedUrl(client, command, { expiresIn: options.expiresInSeconds });
   }
 
   async check(): Promise<boolean> {
     try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      const { client, sdk } = await this.s3();
+      await client.send(new sdk.HeadBucketCommand({ Bucket: this.bucket }));
       return true;
     } catch {
       return false;
@@ -399,13 +422,13 @@ export class S3Storage implements ObjectStorage {
 export function createStorage(config: Config): ObjectStorage {
   const url = new URL(config.storageUrl);
   if (url.protocol === 's3:') {
-    const client = new S3Client({
+    const clientConfig: S3ClientConfig = {
       region: config.env.S3_REGION,
       endpoint: config.env.S3_ENDPOINT,
       forcePathStyle: Boolean(config.env.S3_ENDPOINT),
       credentials: { accessKeyId: config.env.S3_ACCESS_KEY_ID!, secretAccessKey: config.env.S3_SECRET_ACCESS_KEY! },
-    });
-    return new S3Storage(client, url.hostname);
+    };
+    return new S3Storage(clientConfig, url.hostname);
   }
   return new FileStorage(fileURLToPath(url), deriveKey(masterKey(config), 'storage-urls'));
 }

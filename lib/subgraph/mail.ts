@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -49,15 +49,22 @@ export function createMailer(
       close() {},
     };
   }
-  const transport: Transporter = nodemailer.createTransport(url);
+  // nodemailer is loaded with the first mail, not at start: it costs every process a few MB of heap,
+  // and most processes send no mail for a long while (sign-in links are its only use).
+  let transport: Promise<Transporter> | undefined;
   return {
     kind: 'smtp',
     async send(message) {
-      await transport.sendMail(message);
+      transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(url));
+      await (await transport).sendMail(message);
       log.info({ to: message.to, subject: message.subject }, 'mail sent');
     },
     close() {
-      transport.close();
+      // A transport that never loaded has nothing to close (its send already failed, saying why).
+      void transport?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
     },
   };
 }

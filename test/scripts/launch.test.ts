@@ -115,6 +115,15 @@ describe('scripts/launch.mjs (what every npm script runs through)', () => {
     expect(existsSync(path.join(project, 'dist', 'scripts', 'other.js.map'))).toBe(false);
   });
 
+  it('copies the browser files production serves from development dependencies into dist/, and keeps them', () => {
+    // The builds above dropped every output without a source: these have none, and stay.
+    const copy = path.join(project, 'dist', 'browser-assets', 'swagger-ui-dist');
+    const installed = path.join(PROJECT_ROOT, 'node_modules', 'swagger-ui-dist');
+    expect(readdirSync(copy).sort()).toEqual(['package.json', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+    for (const file of readdirSync(copy))
+      expect(readFileSync(path.join(copy, file)).equals(readFileSync(path.join(installed, file)))).toBe(true);
+  });
+
   it('compiles a source outside the included folders that an included one imports, and watches it', () => {
     mkdirSync(path.join(project, 'support'));
     const helper = path.join(project, 'support', 'helper.ts');
@@ -262,13 +271,25 @@ describe('npm start on a fresh checkout (nothing compiled, no data)', () => {
 
 describe('every npm script', () => {
   const launched = Object.entries(packageJson.scripts)
-    .map(([name, command]) => [name, /^(?:exec )?node scripts\/launch\.mjs (\S+)$/.exec(command)?.[1]] as const)
+    .map(
+      ([name, command]) => [name, /^(?:exec )?node (?:--\S+ )*scripts\/launch\.mjs (\S+)$/.exec(command)?.[1]] as const,
+    )
     .filter((entry): entry is readonly [string, string] => entry[1] !== undefined && entry[1] !== '--build');
 
   it('builds only when sources changed: each runs through the launcher', () => {
     for (const name of ['start', 'token', 'apikey', 'worker', 'migrate', 'schema', 'bench:contacts', 'bench:social']) {
       expect({ name, launched: launched.some(([script]) => script === name) }).toEqual({ name, launched: true });
     }
+  });
+
+  it("runs the long-lived processes with the image's V8 settings (the young generation's cap, docs/performance.md)", () => {
+    const image = /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(image).toMatch(/--max-semi-space-size=\d+/);
+    for (const name of ['start', 'worker'])
+      expect({ name, command: packageJson.scripts[name] }).toEqual({
+        name,
+        command: `exec node ${image} scripts/launch.mjs scripts/${name}`,
+      });
   });
 
   it('answers --help with its usage and exit code 0, touching nothing', () => {
