@@ -92,6 +92,12 @@ describe('contacts: imports as background jobs', () => {
     expect(merged.total).toBe(1);
     expect(merged.data[0]).toMatchObject({ email: 'ROW7@async.example', firstName: 'Row7', lastName: 'Again' });
 
+    // One resource, no version of its own: a strong ETag of its bytes, and 304 while they stay the same.
+    const etag = done.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    const unchanged = await fetch(`${base}${location}`, { headers: { 'if-none-match': etag } });
+    expect(unchanged.status).toBe(304);
+
     const errors = await fetch(`${base}${location}/errors.csv`);
     expect(errors.status).toBe(200);
     expect(errors.headers.get('content-type')).toContain('text/csv');
