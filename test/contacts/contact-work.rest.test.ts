@@ -194,6 +194,12 @@ describe('contacts: notes, attachments, pipelines', () => {
       expect(download.status).toBe(200);
       expect(download.headers.get('content-type')).toBe('text/plain');
       expect(download.headers.get('content-length')).toBe(String(Buffer.byteLength(content)));
+      // Its bytes never change: a strong ETag, and 304 for a client that holds them.
+      expect(download.headers.get('etag')).toBe(`"${created.body.id}"`);
+      const held = await fetch(`${base}/api/attachments/${created.body.id}`, {
+        headers: { 'if-none-match': `"${created.body.id}"` },
+      });
+      expect([held.status, await held.text()]).toEqual([304, '']);
       const disposition = download.headers.get('content-disposition')!;
       expect(disposition).toMatch(
         /^attachment; filename="R_sum_ final;.txt"; filename\*=UTF-8''R%C3%A9sum%C3%A9%20final%3B.txt$/,
