@@ -99,7 +99,7 @@ describe('keyset cursors on every connection', () => {
       expect(answer.body).toMatchObject({ id: expect.any(String) });
       return answer.body.id as string;
     };
-    const deletePost = (id: string) => call('mutation ($id: ID!) { deletePost(id: $id) }', { id });
+    const deletePost = (id: string) => call('mutation ($id: ID!) { deletePost(id: $id) { deletedId } }', { id });
 
     beforeAll(async () => {
       brandId = (await call('mutation { createBrand(input: { name: "Keyset" }) { id } }')).createBrand.id;
@@ -153,7 +153,7 @@ describe('keyset cursors on every connection', () => {
       await walk(
         reader('campaigns', '', (data) => data.campaigns),
         create,
-        (id) => call('mutation ($id: ID!) { deleteCampaign(id: $id) }', { id }),
+        (id) => call('mutation ($id: ID!) { deleteCampaign(id: $id) { deletedId } }', { id }),
       );
     });
 
@@ -245,7 +245,7 @@ describe('keyset cursors on every connection', () => {
     const createContact = async (name: string) =>
       (await call('mutation ($name: String) { createContact(input: { firstName: $name }) { id } }', { name }))
         .createContact.id as string;
-    const deleteContact = (id: string) => call('mutation ($id: ID!) { deleteContact(id: $id) { id } }', { id });
+    const deleteContact = (id: string) => call('mutation ($id: ID!) { deleteContact(id: $id) { deletedId } }', { id });
 
     it('contacts, and contactScroll on the same cursors', async () => {
       for (const index of times(5)) await createContact(`Walker ${index}`);
@@ -292,7 +292,10 @@ describe('keyset cursors on every connection', () => {
         reader('notes', `contactId: "${contactId}"`, (data) => data.notes),
         create,
         (id) =>
-          call('mutation ($id: ID!, $c: ID!) { deleteNote(id: $id, contactId: $c) { id } }', { id, c: contactId }),
+          call('mutation ($id: ID!, $c: ID!) { deleteNote(id: $id, contactId: $c) { deletedId } }', {
+            id,
+            c: contactId,
+          }),
       );
     });
 
