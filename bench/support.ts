@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../lib/paths.js';
-import { freePorts } from '../test/support/ports.js';
+import { freePorts, PORT_VARIABLES } from '../test/support/ports.js';
 
 /** bench/serve.ts, compiled: the child process that serves the platform or the floor. */
 export const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));
@@ -144,16 +144,9 @@ export async function startNpmStart(
   databaseUrl: string | undefined,
   workers: number,
 ): Promise<Child & { pids(): number[] }> {
-  const names = [
-    'GATEWAY_PORT',
-    'SOCIAL_REST_PORT',
-    'SURVEYS_REST_PORT',
-    'CONTACTS_REST_PORT',
-    'SOCIAL_SUBGRAPH_PORT',
-    'SURVEYS_SUBGRAPH_PORT',
-    'CONTACTS_SUBGRAPH_PORT',
-  ];
-  const ports = Object.fromEntries((await freePorts(names.length)).map((port, index) => [names[index], String(port)]));
+  const ports = Object.fromEntries(
+    (await freePorts(PORT_VARIABLES.length)).map((port, index) => [PORT_VARIABLES[index], String(port)]),
+  );
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
     cwd: PROJECT_ROOT,

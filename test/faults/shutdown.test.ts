@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { createTestDatabase } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
+import { freePort, PORT_VARIABLES } from '../support/ports.js';
 import { startPlatformProcess } from '../support/process.js';
 
 const startProcess = async (env: Record<string, string>) => (await startPlatformProcess(env)).child;
@@ -57,21 +57,12 @@ describe('shutdown on SIGTERM under write load', () => {
   it('refuses new connections, answers every accepted request (Connection: close), loses no acknowledged write, and exits within the drain time', async () => {
     const database = await createTestDatabase();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'shutdown-test-'));
-    const names = [
-      'GATEWAY_PORT',
-      'SOCIAL_REST_PORT',
-      'SURVEYS_REST_PORT',
-      'CONTACTS_REST_PORT',
-      'SOCIAL_SUBGRAPH_PORT',
-      'SURVEYS_SUBGRAPH_PORT',
-      'CONTACTS_SUBGRAPH_PORT',
-    ];
     const env: Record<string, string> = {
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       ...(database.url ? { DATABASE_URL: database.url } : {}),
     };
-    for (const name of names) env[name] = String(await freePort());
+    for (const name of PORT_VARIABLES) env[name] = String(await freePort());
     const contacts = `http://127.0.0.1:${env.CONTACTS_REST_PORT}`;
     try {
       const first = await startProcess(env);

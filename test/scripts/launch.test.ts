@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../../lib/paths.js';
-import { freePorts } from '../support/ports.js';
+import { freePorts, PORT_VARIABLES } from '../support/ports.js';
 
 const FIRST_BUILD = 'First run: compiling the TypeScript into dist/ (swc';
 const COMPILING = 'Sources changed since the last build: compiled';
@@ -202,15 +202,6 @@ describe('scripts/launch.mjs (what every npm script runs through)', () => {
 });
 
 describe('npm start on a fresh checkout (nothing compiled, no data)', () => {
-  const PORT_NAMES = [
-    'GATEWAY_PORT',
-    'SOCIAL_REST_PORT',
-    'SURVEYS_REST_PORT',
-    'CONTACTS_REST_PORT',
-    'SOCIAL_SUBGRAPH_PORT',
-    'SURVEYS_SUBGRAPH_PORT',
-    'CONTACTS_SUBGRAPH_PORT',
-  ];
   /** What a clone does not have: what the install, a build and a start make. */
   const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', '.data', '.git', '.tools', 'coverage']);
   let checkout: string;
@@ -228,8 +219,8 @@ describe('npm start on a fresh checkout (nothing compiled, no data)', () => {
   });
 
   it('says what it does first, compiles with swc, and the platform built from it serves (its decorators work)', async () => {
-    const ports = await freePorts(PORT_NAMES.length);
-    const env = Object.fromEntries(PORT_NAMES.map((name, index) => [name, String(ports[index])]));
+    const ports = await freePorts(PORT_VARIABLES.length);
+    const env = Object.fromEntries(PORT_VARIABLES.map((name, index) => [name, String(ports[index])]));
     const child = spawn(process.execPath, ['scripts/launch.mjs', 'scripts/start'], {
       cwd: checkout,
       env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), DATA_DIR: dataDir, METRICS_PORT: '0', ...env },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 import { createTestDatabase, rest, type TestDatabase } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
+import { freePort, PORT_VARIABLES } from '../support/ports.js';
 
 interface Started {
   child: ChildProcessWithoutNullStreams;
@@ -18,15 +18,7 @@ interface Started {
 /** `npm start` on PostgreSQL with WEB_CONCURRENCY=2, once both workers serve. */
 async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<Started> {
   const ports: Record<string, number> = {};
-  for (const name of [
-    'GATEWAY_PORT',
-    'SOCIAL_REST_PORT',
-    'SURVEYS_REST_PORT',
-    'CONTACTS_REST_PORT',
-    'SOCIAL_SUBGRAPH_PORT',
-    'SURVEYS_SUBGRAPH_PORT',
-    'CONTACTS_SUBGRAPH_PORT',
-  ]) {
+  for (const name of PORT_VARIABLES) {
     ports[name] = await freePort();
   }
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
