@@ -224,7 +224,7 @@ describe('README', () => {
           })) as any;
           expect(shown.data.posts.nodes).toContainEqual({
             content: 'Hello from the first ten minutes',
-            status: 'draft',
+            status: 'DRAFT',
           });
           expect(shown.data.contacts.nodes).toContainEqual({
             firstName: 'Ada',

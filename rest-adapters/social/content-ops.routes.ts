@@ -10,6 +10,7 @@ import {
   type RunOperation,
   type OperationDocument,
 } from '../../lib/rest/rest.js';
+import { isoInstant, withIsoInstants } from '../../lib/rest/rest-instants.js';
 import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { graphqlEnum } from '../../lib/rest/rest-enums.js';
@@ -191,7 +192,11 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { editContentItem } = await run(
           EditContentItemDocument,
-          { id: req.params.contentId, input: jsonBody(req), ifVersion: ifMatchVersion(req) },
+          {
+            id: req.params.contentId,
+            input: withIsoInstants(jsonBody(req), 'scheduledAt'),
+            ifVersion: ifMatchVersion(req),
+          },
           req,
         );
         res.json(restStatus(editContentItem));
@@ -219,7 +224,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       'rescheduleContentItem',
       'Reschedule a queued or failed post (body { scheduledAt })',
       '/api/content-ops/items/:contentId/reschedule',
-      (req) => ({ ...byId(req), scheduledAt: jsonBody(req).scheduledAt }),
+      (req) => ({ ...byId(req), scheduledAt: isoInstant(jsonBody(req).scheduledAt, 'scheduledAt') }),
       rescheduleSchema,
     ),
     action(

@@ -27,7 +27,7 @@ export type ContentEditInput = {
   mediaIds?: Array<string> | null | undefined;
   /** New target platforms, e.g. mastodon, x */
   platforms?: Array<string> | null | undefined;
-  /** ISO 8601 with a zone */
+  /** New time to publish; null unschedules */
   scheduledAt?: string | null | undefined;
 };
 
@@ -57,7 +57,7 @@ export type CreatePostInput = {
   mediaIds?: Array<string> | null | undefined;
   /** Target platforms, e.g. mastodon, x */
   platforms?: Array<string> | null | undefined;
-  /** When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00 */
+  /** When to publish, e.g. 2030-01-31T09:00:00+01:00; null unschedules */
   scheduledAt?: string | null | undefined;
   /** On create: draft (the default) or suggested; a post with scheduledAt and no status is queued */
   status?: PostStatus | null | undefined;
@@ -133,7 +133,7 @@ export type UpdatePostInput = {
   mediaIds?: Array<string> | null | undefined;
   /** Target platforms, e.g. mastodon, x */
   platforms?: Array<string> | null | undefined;
-  /** When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00 */
+  /** When to publish, e.g. 2030-01-31T09:00:00+01:00; null unschedules */
   scheduledAt?: string | null | undefined;
   /** On create: draft (the default) or suggested; a post with scheduledAt and no status is queued */
   status?: PostStatus | null | undefined;
@@ -727,7 +727,7 @@ export const RejectContentItemDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<RejectContentItemMutation, RejectContentItemMutationVariables>;
 export const RescheduleContentItemDocument = new TypedDocumentString(`
-    mutation RescheduleContentItem($id: ID!, $scheduledAt: String) {
+    mutation RescheduleContentItem($id: ID!, $scheduledAt: DateTimeISO) {
   rescheduleContentItem(id: $id, scheduledAt: $scheduledAt) {
     ...ContentItemFields
   }

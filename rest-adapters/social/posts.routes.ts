@@ -3,6 +3,7 @@ import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation }
 import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { graphqlEnum, withGraphQLEnums } from '../../lib/rest/rest-enums.js';
+import { withIsoInstants } from '../../lib/rest/rest-instants.js';
 import { restStatus } from './rest.helpers.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
 import {
@@ -60,7 +61,11 @@ export function postRoutes(run: RunOperation): RestRoute[] {
         },
       },
       handler: async (req, res) => {
-        const { createPost } = await run(CreatePostDocument, { input: withGraphQLEnums(jsonBody(req), 'status') }, req);
+        const { createPost } = await run(
+          CreatePostDocument,
+          { input: withIsoInstants(withGraphQLEnums(jsonBody(req), 'status'), 'scheduledAt') },
+          req,
+        );
         res.status(201).json(restStatus(createPost));
       },
     },
@@ -96,7 +101,11 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const { updatePost } = await run(
           UpdatePostDocument,
-          { id: req.params.postId, input: withGraphQLEnums(jsonBody(req), 'status'), ifVersion: ifMatchVersion(req) },
+          {
+            id: req.params.postId,
+            input: withIsoInstants(withGraphQLEnums(jsonBody(req), 'status'), 'scheduledAt'),
+            ifVersion: ifMatchVersion(req),
+          },
           req,
         );
         res.json(restStatus(updatePost));

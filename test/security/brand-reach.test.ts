@@ -294,7 +294,7 @@ describe('an API key limited to brand A, everywhere in the social service', () =
     ],
     [
       'rescheduleContentItem in B',
-      'mutation ($id: ID!, $at: String) { rescheduleContentItem(id: $id, scheduledAt: $at) { id } }',
+      'mutation ($id: ID!, $at: DateTimeISO) { rescheduleContentItem(id: $id, scheduledAt: $at) { id } }',
       (i) => ({ id: i.queuedB, at: new Date(Date.now() + 86_400_000).toISOString() }),
     ],
     ['retryContentItem in B', 'mutation ($id: ID!) { retryContentItem(id: $id) { id } }', (i) => ({ id: i.queuedB })],

@@ -74,8 +74,8 @@ export class ContentOpsResolver {
   @Mutation(() => Post, { nullable: true, description: 'Moves a queued or failed item to a new future time' })
   rescheduleContentItem(
     @Arg('id', () => ID, { description: 'The queued or failed item to move' }) id: string,
-    @Arg('scheduledAt', () => String, { nullable: true, description: 'ISO 8601 with a zone, in the future' })
-    scheduledAt: string | null,
+    @Arg('scheduledAt', () => Date, { nullable: true, description: 'The new time to publish, in the future' })
+    scheduledAt: Date | null,
     @Ctx() ctx: ContentContext,
   ) {
     return ctx.posts.reschedule(id, scheduledAt);

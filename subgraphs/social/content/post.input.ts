@@ -28,12 +28,12 @@ export class UpdatePostInput {
   @ArrayMaxSize(20)
   mediaIds?: string[] | null;
 
-  @Field(() => String, {
+  @Field(() => Date, {
     nullable: true,
-    description: 'When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00',
+    description: 'When to publish, e.g. 2030-01-31T09:00:00+01:00; null unschedules',
   })
   @IsOptional()
-  scheduledAt?: string | null;
+  scheduledAt?: Date | null;
 
   @Field(() => PostStatus, {
     nullable: true,
@@ -78,9 +78,9 @@ export class ContentEditInput {
   @ArrayMaxSize(20)
   mediaIds?: string[] | null;
 
-  @Field(() => String, { nullable: true, description: 'ISO 8601 with a zone' })
+  @Field(() => Date, { nullable: true, description: 'New time to publish; null unschedules' })
   @IsOptional()
-  scheduledAt?: string | null;
+  scheduledAt?: Date | null;
 }
 
 @ArgsType()

@@ -12,7 +12,6 @@ import {
 } from '../../../lib/data/keyset.js';
 import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
 import { checkVersion } from '../../../lib/data/versions.js';
-import { parseInstant } from '../../../lib/time.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';
@@ -160,7 +159,7 @@ export class PostService {
 
   async create(input: CreatePostInput): Promise<Post> {
     const content = requireContent(input.content);
-    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
+    const scheduledAt = input.scheduledAt;
     const status = input.status ?? (scheduledAt ? PostStatus.QUEUED : PostStatus.DRAFT);
     if (!CREATE_STATUSES.includes(status))
       throw AppError.badInput('status', 'must be draft or suggested (or queued with scheduledAt)');
@@ -192,7 +191,7 @@ export class PostService {
 
   /** PUT of a post: any field, in any state but publishing and published. */
   async update(id: string, input: UpdatePostInput, ifVersion?: number | null): Promise<Post> {
-    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
+    const scheduledAt = input.scheduledAt;
     return this.change(
       id,
       'update',
@@ -243,7 +242,7 @@ export class PostService {
 
   /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
   async edit(id: string, input: ContentEditInput, ifVersion?: number | null): Promise<Post> {
-    const scheduledAt = parseInstant(input.scheduledAt, 'scheduledAt');
+    const scheduledAt = input.scheduledAt;
     return this.change(
       id,
       'edit',
@@ -280,8 +279,7 @@ export class PostService {
     );
   }
 
-  async reschedule(id: string, when: string | null | undefined): Promise<Post> {
-    const scheduledAt = parseInstant(when, 'scheduledAt');
+  async reschedule(id: string, scheduledAt: Date | null | undefined): Promise<Post> {
     if (!scheduledAt) throw AppError.badInput('scheduledAt', 'is required');
     if (scheduledAt.getTime() <= Date.now()) throw AppError.badInput('scheduledAt', 'must be in the future');
     return this.change(id, 'reschedule', ContentEventType.RESCHEDULED, async (post) => {
