@@ -38,6 +38,7 @@ import {
   benchDatabase,
   fmt,
   median,
+  NPM_START_NODE_FLAGS,
   percentile,
   rssMb,
   seedContacts,
@@ -55,8 +56,11 @@ const POLL_MS = 250;
 const EXPORT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The design's import limits (DESIGN.md, "Bulk import and export"), whatever the build's defaults. */
 const IMPORT_LIMITS = { IMPORT_MAX_BYTES: String(512 * 1024 * 1024), IMPORT_MAX_ROWS: String(1_048_576) };
-/** Node flags of the platform process; Node's defaults unless BENCH_NODE_FLAGS says otherwise. */
-const PLATFORM_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** Node flags of the platform process: `npm start`'s, unless BENCH_NODE_FLAGS says otherwise. */
+const PLATFORM_NODE_FLAGS =
+  process.env.BENCH_NODE_FLAGS === undefined
+    ? NPM_START_NODE_FLAGS
+    : process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
 
 const here = fileURLToPath(import.meta.url);
 
@@ -493,7 +497,7 @@ postgres://postgres@127.0.0.1:5432/postgres; databases of its own are made and d
 a hand-written floor: rows per second and their ratio, the platform's peak RSS growth, and the p99 of
 GET /api/contacts/{id} at 100 requests per second during the import. BENCH_ROWS (default 1048576)
 runs smaller; BENCH_ROUNDS (default 3) sets the export runs; BENCH_LEGACY_IMPORT=1 also times the legacy waiting import; BENCH_NODE_FLAGS sets the
-platform's Node flags; BENCH_VERBOSE shows the children's output.
+platform's Node flags (default: npm start's); BENCH_VERBOSE shows the children's output.
 `);
 
 if (process.argv.includes('--serve-platform')) {

@@ -135,7 +135,21 @@ export function startChild(
 }
 
 /**
- * The platform exactly as `npm start` runs it (dist/scripts/start.js): on PostgreSQL a primary and
+ * The Node flags `npm start` gives the platform (package.json: `exec node <flags> scripts/launch.mjs ...`),
+ * so that a bench runs it as deployed (the young generation's cap, `--max-semi-space-size`).
+ */
+export const NPM_START_NODE_FLAGS: string[] = (() => {
+  const scripts = (
+    JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+  const match = /\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+scripts\/launch\.mjs/.exec(scripts.start);
+  return (match?.[1] ?? '').split(/\s+/).filter(Boolean);
+})();
+
+/**
+ * The platform exactly as `npm start` runs it (dist/scripts/start.js, with `npm start`'s Node flags): on PostgreSQL a primary and
  * `workers` node:cluster workers sharing every port; without `databaseUrl`, on embedded PGlite in one
  * process. Ready when its contacts REST service answers `/readyz`; `pids()` lists the primary and its
  * workers, for their CPU.
@@ -148,21 +162,25 @@ export async function startNpmStart(
     (await freePorts(PORT_VARIABLES.length)).map((port, index) => [PORT_VARIABLES[index], String(port)]),
   );
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
-    cwd: PROJECT_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'production',
-      ...BENCH_PRODUCTION_DECISIONS,
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      WEB_CONCURRENCY: String(workers),
-      ...ports,
+  const child = spawn(
+    process.execPath,
+    [...NPM_START_NODE_FLAGS, path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')],
+    {
+      cwd: PROJECT_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        ...BENCH_PRODUCTION_DECISIONS,
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        WEB_CONCURRENCY: String(workers),
+        ...ports,
+      },
+      stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
     },
-    stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
-  });
+  );
   const url = (name: string) => `http://127.0.0.1:${ports[name]}`;
   const stop = async () => {
     await stopProcess(child);
