@@ -159,7 +159,7 @@ export class PostService {
 
   async create(input: CreatePostInput): Promise<Post> {
     const content = requireContent(input.content);
-    const scheduledAt = input.scheduledAt;
+    const { scheduledAt } = input;
     const status = input.status ?? (scheduledAt ? PostStatus.QUEUED : PostStatus.DRAFT);
     if (!CREATE_STATUSES.includes(status))
       throw AppError.badInput('status', 'must be draft or suggested (or queued with scheduledAt)');
@@ -191,7 +191,6 @@ export class PostService {
 
   /** PUT of a post: any field, in any state but publishing and published. */
   async update(id: string, input: UpdatePostInput, ifVersion?: number | null): Promise<Post> {
-    const scheduledAt = input.scheduledAt;
     return this.change(
       id,
       'update',
@@ -202,7 +201,7 @@ export class PostService {
           post.brandId = (await this.brands.brandForNewPost(tx, input.brandId)).id;
           if (input.campaignId === undefined) post.campaignId = null;
         }
-        applyEdit(post, input, scheduledAt);
+        applyEdit(post, input);
         if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
         if (input.campaignId !== undefined)
           post.campaignId = await this.campaignFor(tx, input.campaignId, post.brandId);
@@ -242,13 +241,12 @@ export class PostService {
 
   /** PATCH of a content item: edits a draft or a suggestion draft and keeps its state. */
   async edit(id: string, input: ContentEditInput, ifVersion?: number | null): Promise<Post> {
-    const scheduledAt = input.scheduledAt;
     return this.change(
       id,
       'edit',
       ContentEventType.EDITED,
       async (post, tx) => {
-        applyEdit(post, input, scheduledAt);
+        applyEdit(post, input);
         if (input.mediaIds !== undefined) await this.checkMedia(tx, post);
       },
       { ifVersion },
@@ -364,11 +362,11 @@ export class PostService {
 }
 
 /** The fields an edit and an update share; omitted ones stay as they are. */
-function applyEdit(post: Post, input: ContentEditInput, scheduledAt: Date | null | undefined): void {
+function applyEdit(post: Post, input: ContentEditInput): void {
   if (input.content !== undefined) post.content = requireContent(input.content);
   if (input.platforms !== undefined) post.platforms = normalizePlatforms(input.platforms);
   if (input.mediaIds !== undefined) post.mediaIds = normalizeMediaIds(input.mediaIds);
-  if (scheduledAt !== undefined) post.scheduledAt = scheduledAt;
+  if (input.scheduledAt !== undefined) post.scheduledAt = input.scheduledAt;
 }
 
 function requireContent(content: string | null | undefined): string {
