@@ -155,3 +155,17 @@ export async function releaseKey(em: EntityManager, scope: IdempotencyScope): Pr
     [scope.caller, scope.key],
   );
 }
+
+/**
+ * Deletes every caller's expired records (each service's periodic sweep runs it): `completeKey` and
+ * `releaseKey` clear a caller's own only when that caller sends a key again, and a caller who never
+ * comes back would otherwise keep theirs for ever. Answers how many went.
+ */
+export async function sweepExpiredKeys(em: EntityManager): Promise<number> {
+  const { affectedRows } = await em.execute<{ affectedRows: number }>(
+    `delete from ${table(em)} where expires_at < now()`,
+    [],
+    'run',
+  );
+  return affectedRows;
+}

@@ -5,6 +5,7 @@ import { deriveKey, masterKey } from '../../lib/secrets.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { startUploadSweeper } from '../../lib/storage/uploads.js';
+import { sweepExpiredKeys } from '../../lib/data/idempotency.js';
 import { sweepAttachmentUploads, type AttachmentSettings } from './attachment.service.js';
 import type { ContactExportSettings } from './contact-export.service.js';
 import type { ImportLimits } from './contact-import.csv.js';
@@ -37,12 +38,17 @@ const EXPORT_CONNECTIONS = 2;
 export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
   const storage = createStorage(deps.config);
   // Attachments and imports reserved and never completed go, rows and bytes, once their window closed.
+  // The same round drops Idempotency-Key records past their window, of callers who never came back.
   const sweeper = startUploadSweeper({
     name: 'contacts',
     logger: deps.logger,
-    sweep: async (now) =>
-      (await sweepAttachmentUploads(orm.em.fork(), storage, now)) +
-      (await sweepImportUploads(orm.em.fork(), storage, now)),
+    sweep: async (now) => {
+      await sweepExpiredKeys(orm.em.fork());
+      return (
+        (await sweepAttachmentUploads(orm.em.fork(), storage, now)) +
+        (await sweepImportUploads(orm.em.fork(), storage, now))
+      );
+    },
   });
   const importLimits: ImportLimits = {
     maxBytes: deps.config.env.IMPORT_MAX_BYTES,

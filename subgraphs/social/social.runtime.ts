@@ -6,6 +6,7 @@ import { RateLimits, type RateLimiter } from '../../lib/http/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage } from '../../lib/storage/storage.js';
 import { startUploadSweeper } from '../../lib/storage/uploads.js';
+import { sweepExpiredKeys } from '../../lib/data/idempotency.js';
 import type { HealthCheck } from './health/health-checks.js';
 import type { IntegrationSettings } from './integrations/integration.service.js';
 import { Platforms } from './integrations/platforms/index.js';
@@ -60,10 +61,14 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
     publicUrl: config.publicUrls.social,
   };
   // Uploads nobody read before their URL expired are committed or dropped, rows and bytes.
+  // The same round drops Idempotency-Key records past their window, of callers who never came back.
   const sweeper = startUploadSweeper({
     name: 'social',
     logger,
-    sweep: (now) => sweepMediaUploads(orm.em.fork(), media, now),
+    sweep: async (now) => {
+      await sweepExpiredKeys(orm.em.fork());
+      return sweepMediaUploads(orm.em.fork(), media, now);
+    },
   });
   const close = async () => {
     await sweeper.stop();

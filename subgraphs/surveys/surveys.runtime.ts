@@ -5,6 +5,7 @@ import { RateLimits } from '../../lib/http/rate-limit.js';
 import type { Deps } from '../../lib/service.js';
 import { createStorage } from '../../lib/storage/storage.js';
 import { startUploadSweeper } from '../../lib/storage/uploads.js';
+import { sweepExpiredKeys } from '../../lib/data/idempotency.js';
 import { sweepAssetUploads, type AssetSettings } from './asset.service.js';
 import type { SignInSettings } from './auth.service.js';
 
@@ -39,10 +40,14 @@ export function createSurveysRuntime({ config, logger, identity }: Deps, orm: Or
   }
   const storage = createStorage(config);
   // Assets presigned and never committed go, rows and bytes, once their URL expired.
+  // The same round drops Idempotency-Key records past their window, of callers who never came back.
   const sweeper = startUploadSweeper({
     name: 'surveys',
     logger,
-    sweep: (now) => sweepAssetUploads(orm.em.fork(), storage, now),
+    sweep: async (now) => {
+      await sweepExpiredKeys(orm.em.fork());
+      return sweepAssetUploads(orm.em.fork(), storage, now);
+    },
   });
   return Promise.resolve({
     assets: { storage, publicUrl: config.publicUrls.surveys, maxBytes: config.env.ASSET_MAX_BYTES },
