@@ -63,12 +63,23 @@ function canonical(value: unknown): unknown {
   );
 }
 
-/** What the request asks, hashed: the operation's text and its variables. */
+/**
+ * Variables that name this attempt's own reservation rather than what was asked: the slot an upload's
+ * bytes were staged in (lib/storage/uploads.ts), new on every attempt. A retry of the same upload
+ * differs in them only, so they are no part of the fingerprint; the commit that takes one also takes
+ * what the attempt carried (the file's `contentDigest`, the form's other fields), which is.
+ */
+export const PER_ATTEMPT_VARIABLES: readonly string[] = ['uploadToken', 'uploadId'];
+
+/** What the request asks, hashed: the operation's text and its variables (but `PER_ATTEMPT_VARIABLES`). */
 export function fingerprintOf(query: string, variables: Record<string, unknown> | undefined): string {
+  const asked = Object.fromEntries(
+    Object.entries(variables ?? {}).filter(([name]) => !PER_ATTEMPT_VARIABLES.includes(name)),
+  );
   return createHash('sha256')
     .update(query)
     .update('\0')
-    .update(JSON.stringify(canonical(variables ?? {})))
+    .update(JSON.stringify(canonical(asked)))
     .digest('base64url');
 }
 

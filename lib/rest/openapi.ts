@@ -89,12 +89,12 @@ export interface DocumentedRoute {
 }
 
 /**
- * Whether the route takes an `Idempotency-Key` (lib/data/idempotency.ts): every POST but a
- * multipart upload, whose body is a stream stored as it arrives rather than something to hash and
- * answer again (and whose handler runs more than one operation).
+ * Whether the route takes an `Idempotency-Key` (lib/data/idempotency.ts): every POST, multipart
+ * uploads included (the key goes with their commit, whose fingerprint is the file's SHA-256 and
+ * the form's other fields: lib/storage/multipart-upload.ts).
  */
-export function takesIdempotencyKey(route: Pick<DocumentedRoute, 'method' | 'doc'>): boolean {
-  return route.method === 'post' && !route.doc.multipart;
+export function takesIdempotencyKey(route: Pick<DocumentedRoute, 'method'>): boolean {
+  return route.method === 'post';
 }
 
 /** One service's document: its name, what it is, and how callers prove who they are. */
@@ -356,10 +356,10 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
     summary: route.summary,
     operationId: doc.operationId,
     tags: [doc.tag],
-    ...(route.method === 'post' && !takesIdempotencyKey(route)
+    ...(doc?.multipart
       ? {
           description:
-            'Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.',
+            'With an Idempotency-Key, the same request is the same file (the same bytes) with the same other fields and parameters.',
         }
       : {}),
     ...(params.length || doc?.query || header

@@ -94,30 +94,42 @@ export interface AbsentAnswer {
   lookup?: string;
 }
 
+/** How a route runs one operation, besides its variables. */
+export interface RunOptions extends AbsentAnswer {
+  /**
+   * Sends the operation without the request's `Idempotency-Key`: a step that is not what the key
+   * stands for, such as an upload's reservation or its cancel (lib/storage/multipart-upload.ts),
+   * which every attempt runs anew; only the upload's commit is answered again for the key.
+   */
+  withoutIdempotencyKey?: boolean;
+}
+
 /** An answer with every root field present: what a route reads after `runOperation`. */
 export type Answered<Data> = { [Field in keyof Data]: NonNullable<Data[Field]> };
 
 /**
  * Runs one operation as the caller (their credentials and request id go along) and returns its
  * data, or throws the first GraphQL error as a problem with the status its code maps to; a root
- * field `null` without an error is settled by `absent`.
+ * field `null` without an error is settled by `options` (`AbsentAnswer`).
  */
 export async function runOperation<Data>(
   client: GraphQLClient,
   operation: string,
   variables: Record<string, unknown>,
   req: Request,
-  absent: AbsentAnswer = {},
+  options: RunOptions = {},
 ): Promise<Answered<Data>> {
+  const forwardHeaders = forwardHeadersOf(req.headers);
+  if (options.withoutIdempotencyKey) delete forwardHeaders[IDEMPOTENCY_KEY_HEADER];
   const result = await client.execute<Data>(operation, variables, {
-    forwardHeaders: forwardHeadersOf(req.headers),
+    forwardHeaders,
     requestId: requestIdOf(req),
     clientAddress: req.ip,
   });
   // The limits the operation counted, on the answer whether it worked or not.
   const rateLimits = rateLimitStatesSchema.safeParse(result.extensions?.[RATE_LIMIT_EXTENSION]);
   if (rateLimits.success) req.res?.set(rateLimitHeaders(rateLimits.data));
-  if (result.extensions?.[IDEMPOTENT_REPLAY_EXTENSION] === true) req.res?.set('idempotent-replayed', 'true');
+  if (result.extensions?.[IDEMPOTENT_REPLAY_EXTENSION] === true) req.res?.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
   const error = result.errors?.[0];
   if (error) {
     const code = error.extensions?.code;
@@ -149,7 +161,14 @@ export async function runOperation<Data>(
     );
   }
   if (!result.data) throw new Error('the gateway answered with neither data nor errors');
-  return answered(result.data, absent);
+  return answered(result.data, options);
+}
+
+const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
+/** Whether an operation the route ran was answered from an earlier request with the same `Idempotency-Key`. */
+export function isIdempotentReplay(req: Request): boolean {
+  return req.res?.get(IDEMPOTENT_REPLAYED_HEADER) === 'true';
 }
 
 /** The data with every root field present, or the answer `absent` names for a missing one. */
@@ -181,13 +200,13 @@ export type RunOperation = <Result, Variables>(
   operation: OperationDocument<Result, Variables>,
   variables: OperationVariables<Variables>,
   req: Request,
-  absent?: AbsentAnswer,
+  options?: RunOptions,
 ) => Promise<Answered<Result>>;
 
 /** `runOperation` over one GraphQL client, by the operation's generated document. */
 export function operationRunner(client: GraphQLClient): RunOperation {
-  return (document, variables, req, absent) =>
-    runOperation(client, String(document), variables as Record<string, unknown>, req, absent);
+  return (document, variables, req, options) =>
+    runOperation(client, String(document), variables as Record<string, unknown>, req, options);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import { readMultipart, type MultipartFile } from './multipart.js';
-import type { ObjectStorage } from './storage.js';
+import type { ObjectStorage, WrittenObject } from './storage.js';
 
 /** What a subgraph reserved for one upload (`lib/storage/uploads.ts`): the key its bytes go to, their type and their limit. */
 export interface UploadSlot {
@@ -17,16 +17,26 @@ export interface ReceiveUploadOptions<Slot extends UploadSlot, Answer> {
   missing: string;
   /** Reserves the upload in the subgraph once the file part begins (fields sent before it are given). */
   reserve(file: MultipartFile, fieldsSoFar: Record<string, string>): Promise<Slot>;
-  /** Commits the upload in the subgraph once every byte is stored; its answer is the route's. */
-  commit(slot: Slot, fields: Record<string, string>): Promise<Answer>;
+  /**
+   * Commits the upload in the subgraph once every byte is stored; its answer is the route's.
+   * `received` is what was stored, measured as it streamed: a retry of the request sends the same
+   * (the commit's `contentDigest`), whatever slot it was given.
+   */
+  commit(slot: Slot, fields: Record<string, string>, received: WrittenObject): Promise<Answer>;
   /** Ends a reservation this request could not commit. */
   cancel(slot: Slot): Promise<unknown>;
+  /**
+   * Whether the commit's answer was an earlier request's, given again for its Idempotency-Key
+   * (lib/data/idempotency.ts): nothing was committed, so this request's reservation is cancelled.
+   */
+  replayed(): boolean;
 }
 
 /**
  * The REST side of the upload protocol for a multipart request: reserve, stream the file part into
- * the reserved key (never held whole in memory), commit. The subgraph ends what its commit refuses;
- * a request that fails before (a second file, a body cut short, a file too large) cancels the
+ * the reserved key (never held whole in memory; measured and hashed on the way), commit. The
+ * subgraph ends what its commit refuses; a request that fails before (a second file, a body cut
+ * short, a file too large), or whose commit was answered from an earlier request, cancels the
  * reservation at once, and the sweep covers a process that died meanwhile.
  */
 export async function receiveUpload<Slot extends UploadSlot, Answer>(
@@ -41,13 +51,18 @@ export async function receiveUpload<Slot extends UploadSlot, Answer>(
       onFile: async (part, fieldsSoFar) => {
         const slot = await options.reserve(part, fieldsSoFar);
         reserved = slot;
-        await storage.put(slot.storageKey, part.stream, { contentType: slot.contentType, maxBytes: slot.maxBytes });
-        return slot;
+        const received = await storage.put(slot.storageKey, part.stream, {
+          contentType: slot.contentType,
+          maxBytes: slot.maxBytes,
+        });
+        return { slot, received };
       },
-      discard: (slot) => storage.delete(slot.storageKey),
+      discard: ({ slot }) => storage.delete(slot.storageKey),
     });
     if (!file) throw AppError.badInput(options.fileField, options.missing);
-    return await options.commit(file, fields);
+    const answer = await options.commit(file.slot, fields, file.received);
+    if (options.replayed()) await options.cancel(file.slot).catch(() => undefined);
+    return answer;
   } catch (error) {
     if (reserved) await options.cancel(reserved).catch(() => undefined);
     throw error;

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { receiveUpload } from '../../lib/storage/multipart-upload.js';
 import { pageQuery } from '../../lib/rest/openapi.js';
 import { pageBody } from '../../lib/data/pagination.js';
-import { numberParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { isIdempotentReplay, numberParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { ifNoneMatchHolds } from '../../lib/rest/conditional-requests.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage/storage.js';
 import { attachmentPage, attachmentSchema, deletedSchema, uploadSchema } from './contacts.bodies.js';
@@ -79,11 +79,22 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
                 ReserveAttachmentUploadDocument,
                 { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
                 req,
+                { withoutIdempotencyKey: true },
               )
             ).reserveAttachmentUpload,
-          commit: async (slot) =>
-            (await run(RecordAttachmentDocument, { uploadToken: slot.uploadToken }, req)).recordAttachment,
-          cancel: (slot) => run(CancelAttachmentUploadDocument, { uploadToken: slot.uploadToken }, req),
+          commit: async (slot, _fields, received) =>
+            (
+              await run(
+                RecordAttachmentDocument,
+                { uploadToken: slot.uploadToken, contactId: req.params.id, sha256: received.sha256 },
+                req,
+              )
+            ).recordAttachment,
+          cancel: (slot) =>
+            run(CancelAttachmentUploadDocument, { uploadToken: slot.uploadToken }, req, {
+              withoutIdempotencyKey: true,
+            }),
+          replayed: () => isIdempotentReplay(req),
         });
         res.status(201).json(recorded);
       },

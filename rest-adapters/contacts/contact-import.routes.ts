@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify';
 import { z } from 'zod';
 import { receiveUpload } from '../../lib/storage/multipart-upload.js';
 import { AppError } from '../../lib/errors.js';
-import { booleanParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { booleanParam, isIdempotentReplay, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { contentDisposition, type ObjectStorage } from '../../lib/storage/storage.js';
 import { importFormSchema, importJobSchema, importResultSchema } from './contacts.bodies.js';
 import {
@@ -14,7 +14,7 @@ import {
   ContactImportDocument,
   ContactImportErrorsDocument,
   type ContactImportFieldsFragment,
-  ImportContactsDocument,
+  ContactImportResultDocument,
   ReserveContactImportDocument,
   StartContactImportDocument,
 } from './operations.generated.js';
@@ -39,9 +39,9 @@ function jobBody(job: ContactImportFieldsFragment) {
 /**
  * CSV import, on the platform's upload protocol (`lib/storage/uploads.ts`): the subgraph reserves the
  * upload (a staging key and IMPORT_MAX_BYTES), the file streams into that key, and one operation commits
- * it and starts the import job; a request that fails before cancels the reservation. The job runs in
- * the background (pg-boss); the legacy request waits for it and answers its summary, and one with
- * `Prefer: respond-async` gets 202 and the job to follow.
+ * it and starts the import job (the one an Idempotency-Key goes with); a request that fails before
+ * cancels the reservation. The job runs in the background (pg-boss); the legacy request waits for it
+ * and answers its summary, and one with `Prefer: respond-async` gets 202 and the job to follow.
  */
 export function contactImportRoutes(run: RunOperation, storage: ObjectStorage): RestRoute[] {
   return [
@@ -80,43 +80,38 @@ export function contactImportRoutes(run: RunOperation, storage: ObjectStorage): 
       handler: async (req, res) => {
         const dryRun = booleanParam('dryRun', req.query.dryRun) ?? false;
         const background = prefersAsync(req);
-        const answer = await receiveUpload(req, storage, {
+        const started = await receiveUpload(req, storage, {
           fileField: 'file',
           missing: 'is required: send the CSV as multipart/form-data field "file"',
           reserve: async () => ({
-            ...(await run(ReserveContactImportDocument, {}, req)).reserveContactImport,
+            ...(await run(ReserveContactImportDocument, {}, req, { withoutIdempotencyKey: true })).reserveContactImport,
             contentType: 'text/csv',
           }),
-          commit: async (slot, fields) => {
-            if (!background)
-              return (
-                await run(
-                  ImportContactsDocument,
-                  { uploadId: slot.uploadId, mapping: fields.mapping ?? null, dryRun },
-                  req,
-                )
-              ).importContacts;
-            return jobBody(
-              (
-                await run(
-                  StartContactImportDocument,
-                  { uploadId: slot.uploadId, mapping: mappingObject(fields.mapping), dryRun },
-                  req,
-                )
-              ).startContactImport,
-            );
-          },
-          cancel: (slot) => run(CancelContactImportDocument, { uploadId: slot.uploadId }, req),
+          commit: async (slot, fields, received) =>
+            (
+              await run(
+                StartContactImportDocument,
+                { uploadId: slot.uploadId, mapping: mappingObject(fields.mapping), dryRun, sha256: received.sha256 },
+                req,
+              )
+            ).startContactImport,
+          cancel: (slot) =>
+            run(CancelContactImportDocument, { uploadId: slot.uploadId }, req, { withoutIdempotencyKey: true }),
+          replayed: () => isIdempotentReplay(req),
         });
         if (!background) {
-          res.json(answer);
+          // The legacy answer waits for the job; an Idempotency-Key stands for the job started, so a
+          // retry waits for the same job and answers the same summary.
+          const { contactImportResult } = await run(ContactImportResultDocument, { id: started.id }, req, {
+            lookup: 'Contact import',
+          });
+          res.json(contactImportResult);
           return;
         }
-        const job = answer as ReturnType<typeof jobBody>;
         res
           .status(202)
-          .set({ location: JOB_PATH.replace('{id}', job.id), 'preference-applied': 'respond-async' })
-          .json(job);
+          .set({ location: JOB_PATH.replace('{id}', started.id), 'preference-applied': 'respond-async' })
+          .json(jobBody(started));
       },
     },
     {

@@ -98,6 +98,8 @@ export type ReserveAttachmentUploadMutation = { reserveAttachmentUpload: { uploa
 
 export type RecordAttachmentMutationVariables = Exact<{
   uploadToken: string;
+  contactId: string;
+  sha256: string;
 }>;
 
 
@@ -136,14 +138,12 @@ export type CancelContactImportMutationVariables = Exact<{
 
 export type CancelContactImportMutation = { cancelContactImport: boolean | null };
 
-export type ImportContactsMutationVariables = Exact<{
-  uploadId: string;
-  mapping?: string | null | undefined;
-  dryRun?: boolean | null | undefined;
+export type ContactImportResultQueryVariables = Exact<{
+  id: string;
 }>;
 
 
-export type ImportContactsMutation = { importContacts: { rows: number, created: number, updated: number, skipped: number, errorsTruncated: boolean, errors: Array<{ row: number, column: string | null, message: string }>, batches: Array<{ firstRow: number, lastRow: number, created: number, updated: number, written: boolean }> } | null };
+export type ContactImportResultQuery = { contactImportResult: { rows: number, created: number, updated: number, skipped: number, errorsTruncated: boolean, errors: Array<{ row: number, column: string | null, message: string }>, batches: Array<{ firstRow: number, lastRow: number, created: number, updated: number, written: boolean }> } | null };
 
 export type ContactImportFieldsFragment = { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null };
 
@@ -151,6 +151,7 @@ export type StartContactImportMutationVariables = Exact<{
   uploadId: string;
   mapping?: Record<string, unknown> | null | undefined;
   dryRun?: boolean | null | undefined;
+  sha256: string;
 }>;
 
 
@@ -472,8 +473,12 @@ export const ReserveAttachmentUploadDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<ReserveAttachmentUploadMutation, ReserveAttachmentUploadMutationVariables>;
 export const RecordAttachmentDocument = new TypedDocumentString(`
-    mutation RecordAttachment($uploadToken: String!) {
-  recordAttachment(uploadToken: $uploadToken) {
+    mutation RecordAttachment($uploadToken: String!, $contactId: ID!, $sha256: String!) {
+  recordAttachment(
+    uploadToken: $uploadToken
+    contactId: $contactId
+    sha256: $sha256
+  ) {
     ...AttachmentFields
   }
 }
@@ -528,9 +533,9 @@ export const CancelContactImportDocument = new TypedDocumentString(`
   cancelContactImport(uploadId: $uploadId)
 }
     `) as unknown as TypedDocumentString<CancelContactImportMutation, CancelContactImportMutationVariables>;
-export const ImportContactsDocument = new TypedDocumentString(`
-    mutation ImportContacts($uploadId: ID!, $mapping: String, $dryRun: Boolean) {
-  importContacts(uploadId: $uploadId, mapping: $mapping, dryRun: $dryRun) {
+export const ContactImportResultDocument = new TypedDocumentString(`
+    query ContactImportResult($id: ID!) {
+  contactImportResult(id: $id) {
     rows
     created
     updated
@@ -550,10 +555,15 @@ export const ImportContactsDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<ImportContactsMutation, ImportContactsMutationVariables>;
+    `) as unknown as TypedDocumentString<ContactImportResultQuery, ContactImportResultQueryVariables>;
 export const StartContactImportDocument = new TypedDocumentString(`
-    mutation StartContactImport($uploadId: ID!, $mapping: JSONObject, $dryRun: Boolean) {
-  startContactImport(uploadId: $uploadId, mapping: $mapping, dryRun: $dryRun) {
+    mutation StartContactImport($uploadId: ID!, $mapping: JSONObject, $dryRun: Boolean, $sha256: String!) {
+  startContactImport(
+    uploadId: $uploadId
+    mapping: $mapping
+    dryRun: $dryRun
+    sha256: $sha256
+  ) {
     ...ContactImportFields
   }
 }

@@ -65,9 +65,19 @@ export class AttachmentResolver {
       description: 'The uploadToken of reserveAttachmentUpload, once the bytes are stored',
     })
     uploadToken: string,
+    @Arg('contactId', () => ID, {
+      nullable: true,
+      description: 'The contact the upload was reserved for; when given, a commit of an upload for another is refused',
+    })
+    contactId: string | null,
+    @Arg('sha256', () => String, {
+      nullable: true,
+      description: 'SHA-256 of the file (hex), as it was sent; when given, the stored bytes must match it',
+    })
+    sha256: string | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.attachments.record(uploadToken);
+    return ctx.attachments.record(uploadToken, { contactId, sha256 });
   }
 
   @Mutation(() => Boolean, {

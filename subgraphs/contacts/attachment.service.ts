@@ -104,11 +104,20 @@ export class AttachmentService {
     };
   }
 
-  /** Commits the stored bytes of a reservation; on any refusal the reservation ends, row and bytes. */
-  async record(uploadToken: string): Promise<Attachment> {
+  /**
+   * Commits the stored bytes of a reservation; on any refusal the reservation ends, row and bytes.
+   * `sent` restates what the caller sent (its contact, its file's SHA-256), checked against the
+   * reservation and the bytes: a request's Idempotency-Key covers them, not the upload token.
+   */
+  async record(
+    uploadToken: string,
+    sent: { contactId?: string | null; sha256?: string | null } = {},
+  ): Promise<Attachment> {
     const attachment = await this.reserved(uploadToken);
     if (!attachment) throw AppError.badInput('uploadToken', 'is not a valid, unexpired upload slot');
     try {
+      if (sent.contactId && sent.contactId !== attachment.contactId)
+        throw AppError.badInput('contactId', 'is not the contact the upload was reserved for');
       await this.contacts.get(attachment.contactId);
       const { size } = await commitUpload(
         this.settings.storage,
@@ -119,6 +128,7 @@ export class AttachmentService {
           expiresAt: attachment.uploadExpiresAt,
         },
         this.policy,
+        { sha256: sent.sha256 },
       );
       // Conditional on the state: of two commits, one records the attachment.
       const updated = await this.em.nativeUpdate(

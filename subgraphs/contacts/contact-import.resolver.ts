@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { ContactsContext } from './contacts.context.js';
 import { ContactImport } from './contact-import.entity.js';
-import { MAX_ERRORS_PAGE } from './contact-import.service.js';
+import { MAX_ERRORS_PAGE, type ImportRequest } from './contact-import.service.js';
 import { ImportResult, ImportRowErrorConnection, ImportUploadSlot } from './contact-import.types.js';
 
 @ArgsType()
@@ -23,6 +23,12 @@ class ImportContactsArgs {
     description: 'Check every row and answer what would happen, writing nothing',
   })
   dryRun?: boolean | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'SHA-256 of the file (hex), as it was sent; when given, the stored bytes must match it',
+  })
+  sha256?: string | null;
 }
 
 @ArgsType()
@@ -53,6 +59,12 @@ class StartContactImportArgs {
 
   @Field(() => Boolean, { nullable: true, description: 'Check every row and count what would happen, writing nothing' })
   dryRun?: boolean | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'SHA-256 of the file (hex), as it was sent; when given, the stored bytes must match it',
+  })
+  sha256?: string | null;
 }
 
 @Resolver(() => ContactImport)
@@ -63,7 +75,7 @@ export class ContactImportResolver {
       'Imports contacts from a stored CSV file and answers once it is done; e-mail matches update instead of duplicating. For large files use startContactImport',
   })
   importContacts(@Args(() => ImportContactsArgs) args: ImportContactsArgs, @Ctx() ctx: ContactsContext) {
-    return ctx.imports.importAndWait({ uploadId: args.uploadId, mapping: args.mapping, dryRun: args.dryRun ?? false });
+    return ctx.imports.importAndWait(importRequestOf(args));
   }
 
   @Mutation(() => ContactImport, {
@@ -71,7 +83,19 @@ export class ContactImportResolver {
     description: 'Starts a background import of a stored CSV file; follow it with contactImport(id)',
   })
   startContactImport(@Args(() => StartContactImportArgs) args: StartContactImportArgs, @Ctx() ctx: ContactsContext) {
-    return ctx.imports.start({ uploadId: args.uploadId, mapping: args.mapping, dryRun: args.dryRun ?? false });
+    return ctx.imports.start(importRequestOf(args));
+  }
+
+  @Query(() => ImportResult, {
+    nullable: true,
+    description:
+      'Waits for an import to end and answers what it did, as importContacts does; an import that failed answers its error. Null when there is none',
+  })
+  contactImportResult(
+    @Arg('id', () => ID, { description: 'Id of the import' }) id: string,
+    @Ctx() ctx: ContactsContext,
+  ) {
+    return ctx.imports.resultOf(id);
   }
 
   @Query(() => ContactImport, { nullable: true, description: 'An import by id; null when there is none' })
@@ -123,4 +147,9 @@ export class ContactImportResolver {
   ) {
     return ctx.imports.errors(job, args);
   }
+}
+
+/** The request of either import mutation, as the service takes it. */
+function importRequestOf(args: ImportContactsArgs | StartContactImportArgs): ImportRequest {
+  return { uploadId: args.uploadId, mapping: args.mapping, dryRun: args.dryRun ?? false, sha256: args.sha256 };
 }

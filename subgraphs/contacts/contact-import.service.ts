@@ -47,6 +47,8 @@ export interface ImportRequest {
   /** CSV column -> contact field, as an object or as JSON text (the legacy form). */
   mapping: unknown;
   dryRun: boolean;
+  /** SHA-256 (hex) of the file as it was sent; when given, the stored bytes must match it. */
+  sha256?: string | null;
 }
 
 /**
@@ -93,6 +95,7 @@ export class ContactImportService {
         this.storage,
         { key: upload.storageKey, contentType: 'text/csv', size: null, expiresAt: upload.uploadExpiresAt },
         this.policy,
+        { sha256: request.sha256 },
       );
     } catch (error) {
       // Another import of the same file holds it (and ends it); any other refusal ends the upload here.
@@ -117,8 +120,21 @@ export class ContactImportService {
 
   /** The legacy request: the import runs as a job all the same, and the answer waits for its end. */
   async importAndWait(request: ImportRequest): Promise<ImportResult> {
+    // Under an Idempotency-Key the whole mutation is one transaction (lib/subgraph/idempotent-operations.ts):
+    // its job would stay unseen by the workers until it commits, so waiting for it would never end.
+    if (this.em.isInTransaction())
+      throw AppError.badInput(
+        'Idempotency-Key',
+        'importContacts waits for its import, which cannot run under a key: use startContactImport, then contactImportResult',
+      );
     const started = await this.start(request);
-    const job = await this.waitFor(started.id);
+    return (await this.resultOf(started.id))!;
+  }
+
+  /** Once the import has ended: what it did (the legacy answer), or its failure as the error; null when there is none. */
+  async resultOf(id: string): Promise<ImportResult | null> {
+    if (!(await this.get(id))) return null;
+    const job = await this.waitFor(id);
     if (job.status === ContactImportStatus.FAILED) throw failureOf(job);
     return this.summaryOf(job);
   }

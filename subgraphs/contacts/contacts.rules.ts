@@ -39,6 +39,7 @@ export function contactsRules(config: Config): RuleTree {
       stageMoves: access,
       stageMovePage: access,
       contactImport: scope('contacts.import'),
+      contactImportResult: scope('contacts.import'),
     },
     Mutation: {
       createContact: change,

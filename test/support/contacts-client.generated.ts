@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Import contacts from a CSV file (multipart: file, optional mapping as JSON column -> field); with Prefer: respond-async, in the background
-         * @description Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.
+         * @description With an Idempotency-Key, the same request is the same file (the same bytes) with the same other fields and parameters.
          */
         post: operations["importContacts"];
         delete?: never;
@@ -226,7 +226,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file attachment (multipart/form-data, field file)
-         * @description Takes no Idempotency-Key: a multipart upload is stored as it streams in, not kept to answer again.
+         * @description With an Idempotency-Key, the same request is the same file (the same bytes) with the same other fields and parameters.
          */
         post: operations["uploadAttachment"];
         delete?: never;
@@ -991,7 +991,10 @@ export interface operations {
                 /** @description true: check every row and answer what would happen, writing nothing */
                 dryRun?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1015,6 +1018,8 @@ export interface operations {
             /** @description What the import did, row by row (the request waited for it) */
             200: {
                 headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1027,6 +1032,8 @@ export interface operations {
                     /** @description The import: /api/contacts/import/{id} */
                     Location: string;
                     "Preference-Applied": "respond-async";
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1042,8 +1049,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or file is larger than the limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2072,7 +2097,10 @@ export interface operations {
     uploadAttachment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Contact id */
                 id: string;
@@ -2094,6 +2122,8 @@ export interface operations {
             /** @description The recorded attachment */
             201: {
                 headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     /** @description Path of the created resource */
                     Location: string;
                     [name: string]: unknown;
@@ -2120,8 +2150,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or file is larger than the limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
