@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { freePort } from '../support/ports.js';
 
 /** The contacts whose first name is `name` (a name of the test's own). */
@@ -14,6 +16,30 @@ async function contactsNamed(base: string, name: string): Promise<{ id: string }
 
 const create = (base: string, body: Record<string, unknown>, key?: string) =>
   rest('POST', `${base}/api/contacts`, body, key === undefined ? {} : { 'idempotency-key': key });
+
+/** A multipart POST of one file in field `file` (and `fields` before it), as a client sends it. */
+async function postFile(
+  url: string,
+  file: { bytes: string; name: string; type: string },
+  options: { key?: string; headers?: Record<string, string>; fields?: Record<string, string> } = {},
+) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
+  form.append('file', new Blob([file.bytes], { type: file.type }), file.name);
+  const headers = { ...options.headers, ...(options.key === undefined ? {} : { 'idempotency-key': options.key }) };
+  const response = await fetch(url, { method: 'POST', body: form, headers });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+/** Every object the file store holds under `prefix` (staged ones under `staging/<prefix>` included). */
+async function storedObjects(platform: TestPlatform, prefix: string): Promise<string[]> {
+  const root = fileURLToPath(platform.config.storageUrl);
+  const listed = async (folder: string) =>
+    (await readdir(`${root}/${folder}`, { recursive: true, withFileTypes: true }).catch(() => []))
+      .filter((entry) => entry.isFile())
+      .map((entry) => `${entry.parentPath.slice(root.length + 1)}/${entry.name}`);
+  return [...(await listed(prefix)), ...(await listed(`staging/${prefix}`))];
+}
 
 describe.each([
   { label: 'PostgreSQL (or PGlite when TEST_DATABASE_URL is unset)', embedded: false, overHttp: false },
@@ -93,6 +119,145 @@ describe.each([
     expect((await put('One')).body.company).toBe('One');
     expect((await put('Two')).body.company).toBe('Two');
   });
+
+  describe('on a multipart upload (the key goes with its commit, the file counted by its bytes)', () => {
+    const note = { bytes: 'the minutes of the meeting\n', name: 'minutes.txt', type: 'text/plain' };
+
+    async function attachmentsOf(contactId: string) {
+      return (await rest('GET', `${base}/api/contacts/${contactId}/attachments`)).body.data as { id: string }[];
+    }
+
+    it('answers an attachment sent again with the first answer; one attachment, one stored object', async () => {
+      const contact = await create(base, { firstName: 'Attached' });
+      const url = `${base}/api/contacts/${contact.body.id}/attachments`;
+      const key = randomUUID();
+      const first = await postFile(url, note, { key });
+      expect(first.status).toBe(201);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const again = await postFile(url, note, { key });
+      expect({ status: again.status, body: again.body, location: again.headers.get('location') }).toEqual({
+        status: 201,
+        body: first.body,
+        location: first.headers.get('location'),
+      });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect((await attachmentsOf(contact.body.id)).map((attachment) => attachment.id)).toEqual([first.body.id]);
+      // The retry's own reservation was cancelled: its staged bytes went with it.
+      expect(await storedObjects(platform, `contacts/${contact.body.id}`)).toHaveLength(1);
+
+      // Another file under the same key is another request: 422, nothing kept of it.
+      const other = await postFile(url, { ...note, bytes: 'another text\n' }, { key });
+      expect(other.status).toBe(422);
+      expect(other.body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
+      // So is the same file sent to another contact.
+      const elsewhere = await create(base, { firstName: 'Elsewhere' });
+      const moved = await postFile(`${base}/api/contacts/${elsewhere.body.id}/attachments`, note, { key });
+      expect(moved.status).toBe(422);
+      expect(await attachmentsOf(contact.body.id)).toHaveLength(1);
+      expect(await attachmentsOf(elsewhere.body.id)).toHaveLength(0);
+      expect(await storedObjects(platform, `contacts/${contact.body.id}`)).toHaveLength(1);
+      expect(await storedObjects(platform, `contacts/${elsewhere.body.id}`)).toHaveLength(0);
+    });
+
+    it('keeps no refused upload: the same key runs again with a file that is right', async () => {
+      const contact = await create(base, { firstName: 'Refused' });
+      const url = `${base}/api/contacts/${contact.body.id}/attachments`;
+      const key = randomUUID();
+      const empty = await postFile(url, { ...note, bytes: '' }, { key });
+      expect(empty.status).toBe(400);
+      const unknown = await postFile(`${base}/api/contacts/${randomUUID()}/attachments`, note, { key });
+      expect(unknown.status).toBe(404);
+      const recorded = await postFile(url, note, { key });
+      expect(recorded.status).toBe(201);
+      expect(recorded.headers.get('idempotent-replayed')).toBeNull();
+      expect(await attachmentsOf(contact.body.id)).toHaveLength(1);
+    });
+
+    const csvOf = (domain: string, rows = 3) =>
+      [
+        'firstName,email',
+        ...Array.from({ length: rows }, (_, n) => `Row${n},row${n}@${domain}`),
+        'Broken,not-an-email',
+      ].join('\n');
+    const csvFile = (bytes: string) => ({ bytes, name: 'contacts.csv', type: 'text/csv' });
+    const importUrl = `/api/contacts/import`;
+    const total = async (search: string) =>
+      (await rest('GET', `${base}/api/contacts?search=${encodeURIComponent(search)}`)).body.total as number;
+
+    it('answers an import sent again with the same summary, importing once', async () => {
+      const domain = `once-${randomUUID().slice(0, 8)}.example`;
+      const key = randomUUID();
+      const fields = { mapping: JSON.stringify({ firstName: 'firstName', email: 'email' }) };
+      const first = await postFile(`${base}${importUrl}`, csvFile(csvOf(domain)), { key, fields });
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ created: 3, skipped: 1 });
+      const again = await postFile(`${base}${importUrl}`, csvFile(csvOf(domain)), { key, fields });
+      expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: first.body });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await total(domain)).toBe(3);
+      expect(await storedObjects(platform, 'staging/imports')).toEqual([]);
+
+      // Other fields (here the mapping), or another file, under the key: 422, nothing imported.
+      const remapped = await postFile(`${base}${importUrl}`, csvFile(csvOf(domain)), { key });
+      expect(remapped.status).toBe(422);
+      expect(remapped.body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
+      const other = await postFile(`${base}${importUrl}`, csvFile(csvOf(`x${domain}`)), { key, fields });
+      expect(other.status).toBe(422);
+      expect(await total(`x${domain}`)).toBe(0);
+      expect(await storedObjects(platform, 'staging/imports')).toEqual([]);
+    });
+
+    it('answers a background import sent again with the same 202 and job', async () => {
+      const domain = `async-${randomUUID().slice(0, 8)}.example`;
+      const key = randomUUID();
+      const headers = { prefer: 'respond-async' };
+      const first = await postFile(`${base}${importUrl}`, csvFile(csvOf(domain)), { key, headers });
+      expect(first.status).toBe(202);
+      const again = await postFile(`${base}${importUrl}`, csvFile(csvOf(domain)), { key, headers });
+      expect({ status: again.status, body: again.body, location: again.headers.get('location') }).toEqual({
+        status: 202,
+        body: first.body,
+        location: first.headers.get('location'),
+      });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      for (let tries = 0; ; tries++) {
+        const job = await rest('GET', `${base}${first.headers.get('location')}`);
+        if (job.body.status === 'succeeded') break;
+        if (tries > 400) throw new Error(`the import is still ${job.body.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(await total(domain)).toBe(3);
+      expect(await storedObjects(platform, 'staging/imports')).toEqual([]);
+    });
+
+    it('refuses importContacts under a key (it would wait for a job its own transaction hides) rather than hang', async () => {
+      const reserved = await graphql<{ reserveContactImport: { uploadId: string } }>(
+        platform.urls.gateway,
+        'mutation { reserveContactImport { uploadId } }',
+      );
+      const refused = await graphql(
+        platform.urls.gateway,
+        'mutation ($id: ID!) { importContacts(uploadId: $id) { rows } }',
+        { id: reserved.body.data!.reserveContactImport.uploadId },
+        { 'idempotency-key': randomUUID() },
+      );
+      expect(refused.body.errors?.[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        errors: [{ field: 'Idempotency-Key', message: expect.stringContaining('startContactImport') }],
+      });
+    });
+
+    it('keeps no refused import: the same key runs again with a file that is right', async () => {
+      const domain = `fixed-${randomUUID().slice(0, 8)}.example`;
+      const key = randomUUID();
+      const binary = await postFile(`${base}${importUrl}`, csvFile('\u0000\u0001\u0002'), { key });
+      expect(binary.status).toBe(400);
+      const imported = await postFile(`${base}${importUrl}`, csvFile(csvOf(domain)), { key });
+      expect(imported.status).toBe(200);
+      expect(imported.headers.get('idempotent-replayed')).toBeNull();
+      expect(await total(domain)).toBe(3);
+    });
+  });
 });
 
 describe('Idempotency-Key while the first request runs (PostgreSQL)', () => {
@@ -151,6 +316,26 @@ describe('Idempotency-Key while the first request runs (PostgreSQL)', () => {
     const replayed = await create(base, { firstName: name }, key);
     expect({ status: replayed.status, body: replayed.body }).toEqual({ status: 201, body: answered.body });
     expect(await contactsNamed(base, name)).toHaveLength(1);
+  });
+
+  (onPostgres ? it : it.skip)('answers 409 to an upload sent again while its first commit still runs', async () => {
+    const key = randomUUID();
+    const csv = { bytes: 'firstName,email\nHeld,held@running.example\n', name: 'held.csv', type: 'text/csv' };
+    const background = { key, headers: { prefer: 'respond-async' } };
+    // The commit creates the import's row: held, it keeps running with its key claimed.
+    await database.query('begin');
+    await database.query('lock table contacts.contact_import in share row exclusive mode');
+    const first = postFile(`${base}/api/contacts/import`, csv, background);
+    await untilKey(key, 'running');
+    const meanwhile = await postFile(`${base}/api/contacts/import`, csv, background);
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
+    await database.query('commit');
+    const answered = await first;
+    expect(answered.status).toBe(202);
+    const replayed = await postFile(`${base}/api/contacts/import`, csv, background);
+    expect({ status: replayed.status, body: replayed.body }).toEqual({ status: 202, body: answered.body });
+    expect(await storedObjects(platform, 'staging/imports')).toEqual([]);
   });
 
   (onPostgres ? it : it.skip)(
