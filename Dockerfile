@@ -11,7 +11,7 @@ ENV NODE_ENV=production
 # V8 lets each half of the young generation grow with the heap limit (past 16 MB with a few GB), and an
 # idle process keeps what it grew: 16 MB took one platform process on PostgreSQL from about 300 to
 # 232 MB resident at idle (docs/performance.md). npm start and npm run worker pass the same flag.
-ENV NODE_OPTIONS=--max-semi-space-size=16
+ENV NODE_OPTIONS="--max-semi-space-size=16 --max-old-space-size=400"
 WORKDIR /app
 COPY --from=build /app /app
 # DATA_DIR of the deployments: a volume mounted here starts owned by the user the parts run as.
