@@ -27,8 +27,8 @@ export type ContentEditInput = {
   content?: string | null | undefined;
   /** New list of media files (ids of ready media of the same owner) */
   mediaIds?: Array<string> | null | undefined;
-  /** New target platforms, e.g. mastodon, x */
-  platforms?: Array<string> | null | undefined;
+  /** New target platforms; a platform named twice counts once */
+  platforms?: Array<Platform> | null | undefined;
   /** New time to publish; null unschedules */
   scheduledAt?: string | null | undefined;
 };
@@ -59,8 +59,8 @@ export type CreatePostInput = {
   content: string;
   /** Media files to attach (ids of ready media of the same owner) */
   mediaIds?: Array<string> | null | undefined;
-  /** Target platforms, e.g. mastodon, x */
-  platforms?: Array<string> | null | undefined;
+  /** Target platforms; a platform named twice counts once */
+  platforms?: Array<Platform> | null | undefined;
   /** When to publish, e.g. 2030-01-31T09:00:00+01:00; null unschedules */
   scheduledAt?: string | null | undefined;
   /** On create: draft (the default) or suggested; a post with scheduledAt and no status is queued */
@@ -115,6 +115,67 @@ export type MediaUploadInput = {
   size: number;
 };
 
+/** A social network a post may name as a target. The set is wider than the networks published to today (MASTODON, X): clients name every network a scheduler targets. Each value says whether the service publishes there */
+export const Platform = {
+  /** Bluesky: a target name only, not published to yet */
+  Bluesky: 'BLUESKY',
+  /** Discord: a target name only, not published to yet */
+  Discord: 'DISCORD',
+  /** Dribbble: a target name only, not published to yet */
+  Dribbble: 'DRIBBBLE',
+  /** Facebook: a target name only, not published to yet */
+  Facebook: 'FACEBOOK',
+  /** Farcaster: a target name only, not published to yet */
+  Farcaster: 'FARCASTER',
+  /** Google Business Profile: a target name only, not published to yet */
+  GoogleBusiness: 'GOOGLE_BUSINESS',
+  /** Instagram: a target name only, not published to yet */
+  Instagram: 'INSTAGRAM',
+  /** Lemmy: a target name only, not published to yet */
+  Lemmy: 'LEMMY',
+  /** LinkedIn: a target name only, not published to yet */
+  Linkedin: 'LINKEDIN',
+  /** Mastodon (any instance): published to, once an account is connected */
+  Mastodon: 'MASTODON',
+  /** Medium: a target name only, not published to yet */
+  Medium: 'MEDIUM',
+  /** Nostr: a target name only, not published to yet */
+  Nostr: 'NOSTR',
+  /** Pinterest: a target name only, not published to yet */
+  Pinterest: 'PINTEREST',
+  /** Reddit: a target name only, not published to yet */
+  Reddit: 'REDDIT',
+  /** Slack: a target name only, not published to yet */
+  Slack: 'SLACK',
+  /** Snapchat: a target name only, not published to yet */
+  Snapchat: 'SNAPCHAT',
+  /** Telegram: a target name only, not published to yet */
+  Telegram: 'TELEGRAM',
+  /** Threads: a target name only, not published to yet */
+  Threads: 'THREADS',
+  /** TikTok: a target name only, not published to yet */
+  Tiktok: 'TIKTOK',
+  /** Tumblr: a target name only, not published to yet */
+  Tumblr: 'TUMBLR',
+  /** Twitter: a target name only, not published to yet. X's former name, kept as its own value for the clients that still send it; to publish to the account, name X */
+  Twitter: 'TWITTER',
+  /** VK: a target name only, not published to yet */
+  Vk: 'VK',
+  /** WeChat: a target name only, not published to yet */
+  Wechat: 'WECHAT',
+  /** Weibo: a target name only, not published to yet */
+  Weibo: 'WEIBO',
+  /** WhatsApp (channels): a target name only, not published to yet */
+  Whatsapp: 'WHATSAPP',
+  /** WordPress: a target name only, not published to yet */
+  Wordpress: 'WORDPRESS',
+  /** X: published to, once an account is connected */
+  X: 'X',
+  /** YouTube: a target name only, not published to yet */
+  Youtube: 'YOUTUBE'
+} as const;
+
+export type Platform = typeof Platform[keyof typeof Platform];
 /** State of a post in its publishing life */
 export const PostStatus = {
   Draft: 'DRAFT',
@@ -145,8 +206,8 @@ export type UpdatePostInput = {
   content?: string | null | undefined;
   /** Media files to attach (ids of ready media of the same owner) */
   mediaIds?: Array<string> | null | undefined;
-  /** Target platforms, e.g. mastodon, x */
-  platforms?: Array<string> | null | undefined;
+  /** Target platforms; a platform named twice counts once */
+  platforms?: Array<Platform> | null | undefined;
   /** When to publish, e.g. 2030-01-31T09:00:00+01:00; null unschedules */
   scheduledAt?: string | null | undefined;
   /** On create: draft (the default) or suggested; a post with scheduledAt and no status is queued */
@@ -184,7 +245,7 @@ export type BrandQueryVariables = Exact<{
 
 export type BrandQuery = { brand: { version: number, id: string, name: string, createdAt: string, updatedAt: string } | null };
 
-export type ContentItemFieldsFragment = { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
+export type ContentItemFieldsFragment = { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
 
 export type ContentEventFieldsFragment = { id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } };
 
@@ -196,7 +257,7 @@ export type ContentQueueQueryVariables = Exact<{
 }>;
 
 
-export type ContentQueueQuery = { contentQueuePage: { page: number, limit: number, total: number, items: Array<{ id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } | null };
+export type ContentQueueQuery = { contentQueuePage: { page: number, limit: number, total: number, items: Array<{ id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } | null };
 
 export type ContentDailyQueryVariables = Exact<{
   from?: string | null | undefined;
@@ -223,7 +284,7 @@ export type ContentItemQueryVariables = Exact<{
 }>;
 
 
-export type ContentItemQuery = { contentItem: { version: number, id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string, events: Array<{ id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } }>, publishAttempts: Array<{ id: string, platform: string, status: PublishAttemptStatus, platformPostId: string | null, url: string | null, error: string | null, outcomeUnknown: boolean, attemptedAt: string, finishedAt: string | null }> } | null };
+export type ContentItemQuery = { contentItem: { version: number, id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string, events: Array<{ id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } }>, publishAttempts: Array<{ id: string, platform: Platform, status: PublishAttemptStatus, platformPostId: string | null, url: string | null, error: string | null, outcomeUnknown: boolean, attemptedAt: string, finishedAt: string | null }> } | null };
 
 export type EditContentItemMutationVariables = Exact<{
   id: string;
@@ -232,21 +293,21 @@ export type EditContentItemMutationVariables = Exact<{
 }>;
 
 
-export type EditContentItemMutation = { editContentItem: { version: number, id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type EditContentItemMutation = { editContentItem: { version: number, id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type ApproveContentItemMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ApproveContentItemMutation = { approveContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type ApproveContentItemMutation = { approveContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type RejectContentItemMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RejectContentItemMutation = { rejectContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type RejectContentItemMutation = { rejectContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type RescheduleContentItemMutationVariables = Exact<{
   id: string;
@@ -254,7 +315,7 @@ export type RescheduleContentItemMutationVariables = Exact<{
 }>;
 
 
-export type RescheduleContentItemMutation = { rescheduleContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type RescheduleContentItemMutation = { rescheduleContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type RetryContentItemMutationVariables = Exact<{
   id: string;
@@ -262,7 +323,7 @@ export type RetryContentItemMutationVariables = Exact<{
 }>;
 
 
-export type RetryContentItemMutation = { retryContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type RetryContentItemMutation = { retryContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type SocialHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -274,15 +335,15 @@ export type SocialReadinessQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type SocialReadinessQuery = { socialHealth: { checks: Array<{ name: string, ok: boolean }> } | null };
 
-export type IntegrationFieldsFragment = { id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string };
+export type IntegrationFieldsFragment = { id: string, platform: Platform, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string };
 
 export type IntegrationsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type IntegrationsQuery = { integrationPlatforms: Array<string> | null, integrations: Array<{ id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string }> | null };
+export type IntegrationsQuery = { integrationPlatforms: Array<Platform> | null, integrations: Array<{ id: string, platform: Platform, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string }> | null };
 
 export type StartIntegrationConnectMutationVariables = Exact<{
-  platform: string;
+  platform: Platform;
   browserBinding: string;
 }>;
 
@@ -290,7 +351,7 @@ export type StartIntegrationConnectMutationVariables = Exact<{
 export type StartIntegrationConnectMutation = { startIntegrationConnect: { authorizeUrl: string, expiresAt: string } | null };
 
 export type CompleteIntegrationConnectMutationVariables = Exact<{
-  platform: string;
+  platform: Platform;
   state?: string | null | undefined;
   code?: string | null | undefined;
   error?: string | null | undefined;
@@ -298,7 +359,7 @@ export type CompleteIntegrationConnectMutationVariables = Exact<{
 }>;
 
 
-export type CompleteIntegrationConnectMutation = { completeIntegrationConnect: { redirectUrl: string, integration: { id: string, platform: string, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string } | null } | null };
+export type CompleteIntegrationConnectMutation = { completeIntegrationConnect: { redirectUrl: string, integration: { id: string, platform: Platform, status: IntegrationStatus, accountId: string, accountName: string, accountUrl: string | null, tokenExpiresAt: string | null, scope: string | null, lastError: string | null, lastRefreshedAt: string | null, connectedAt: string, updatedAt: string } | null } | null };
 
 export type MediaFileFieldsFragment = { id: string, url: string, filename: string, contentType: string, size: number, status: MediaStatus, source: MediaSource, prompt: string | null, brandId: string | null, createdAt: string, readyAt: string | null };
 
@@ -317,7 +378,7 @@ export type RequestMediaUploadMutationVariables = Exact<{
 
 export type RequestMediaUploadMutation = { requestMediaUpload: { id: string, uploadUrl: string, method: string, headers: Record<string, unknown>, expiresAt: string } | null };
 
-export type PostFieldsFragment = { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
+export type PostFieldsFragment = { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string };
 
 export type PostPageQueryVariables = Exact<{
   page?: number | null | undefined;
@@ -327,21 +388,21 @@ export type PostPageQueryVariables = Exact<{
 }>;
 
 
-export type PostPageQuery = { postPage: { page: number, limit: number, total: number, items: Array<{ id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } | null };
+export type PostPageQuery = { postPage: { page: number, limit: number, total: number, items: Array<{ id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string }> } | null };
 
 export type PostQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type PostQuery = { post: { version: number, id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type PostQuery = { post: { version: number, id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type CreatePostMutationVariables = Exact<{
   input: CreatePostInput;
 }>;
 
 
-export type CreatePostMutation = { createPost: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type CreatePostMutation = { createPost: { id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type UpdatePostMutationVariables = Exact<{
   id: string;
@@ -350,7 +411,7 @@ export type UpdatePostMutationVariables = Exact<{
 }>;
 
 
-export type UpdatePostMutation = { updatePost: { version: number, id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<string>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
+export type UpdatePostMutation = { updatePost: { version: number, id: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
 export type DeletePostMutationVariables = Exact<{
   id: string;
@@ -360,14 +421,14 @@ export type DeletePostMutationVariables = Exact<{
 
 export type DeletePostMutation = { deletePost: { deletedId: string } | null };
 
-export type ReviewedPostFieldsFragment = { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string };
+export type ReviewedPostFieldsFragment = { content: string, platforms: Array<Platform>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string };
 
 export type ReviewByTokenQueryVariables = Exact<{
   token: string;
 }>;
 
 
-export type ReviewByTokenQuery = { reviewByToken: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
+export type ReviewByTokenQuery = { reviewByToken: { content: string, platforms: Array<Platform>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
 
 export type ApproveByReviewLinkMutationVariables = Exact<{
   token: string;
@@ -375,7 +436,7 @@ export type ApproveByReviewLinkMutationVariables = Exact<{
 }>;
 
 
-export type ApproveByReviewLinkMutation = { approveByReviewLink: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
+export type ApproveByReviewLinkMutation = { approveByReviewLink: { content: string, platforms: Array<Platform>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
 
 export type RejectByReviewLinkMutationVariables = Exact<{
   token: string;
@@ -383,7 +444,7 @@ export type RejectByReviewLinkMutationVariables = Exact<{
 }>;
 
 
-export type RejectByReviewLinkMutation = { rejectByReviewLink: { content: string, platforms: Array<string>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
+export type RejectByReviewLinkMutation = { rejectByReviewLink: { content: string, platforms: Array<Platform>, mediaUrls: Array<string>, scheduledAt: string | null, brandName: string, status: PostStatus, expiresAt: string } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -824,7 +885,7 @@ export const IntegrationsDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<IntegrationsQuery, IntegrationsQueryVariables>;
 export const StartIntegrationConnectDocument = new TypedDocumentString(`
-    mutation StartIntegrationConnect($platform: String!, $browserBinding: String!) {
+    mutation StartIntegrationConnect($platform: Platform!, $browserBinding: String!) {
   startIntegrationConnect(platform: $platform, browserBinding: $browserBinding) {
     authorizeUrl
     expiresAt
@@ -832,7 +893,7 @@ export const StartIntegrationConnectDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<StartIntegrationConnectMutation, StartIntegrationConnectMutationVariables>;
 export const CompleteIntegrationConnectDocument = new TypedDocumentString(`
-    mutation CompleteIntegrationConnect($platform: String!, $state: String, $code: String, $error: String, $browserNonce: String) {
+    mutation CompleteIntegrationConnect($platform: Platform!, $state: String, $code: String, $error: String, $browserNonce: String) {
   completeIntegrationConnect(
     platform: $platform
     state: $state
