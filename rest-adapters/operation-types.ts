@@ -35,7 +35,9 @@ export async function generateOperationTypes(): Promise<{ filename: string; cont
             'typed-document-node',
           ],
           config: {
-            enumsAsTypes: true,
+            // An enum is a constant object as well as its type: an adapter can check a REST word
+            // against the values the supergraph names, not a copy of them.
+            enumType: 'const',
             skipTypename: true,
             documentMode: 'string',
             useTypeImports: true,

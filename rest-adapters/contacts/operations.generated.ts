@@ -5,18 +5,20 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 /** Where a contact import stands */
-export type ContactImportStatus =
+export const ContactImportStatus = {
   /** Stopped on request; the batches written before stay */
-  | 'CANCELLED'
+  Cancelled: 'CANCELLED',
   /** The file could not be imported (see `failure`); nothing was written */
-  | 'FAILED'
+  Failed: 'FAILED',
   /** Waiting for a worker */
-  | 'QUEUED'
+  Queued: 'QUEUED',
   /** Being checked or written, batch by batch */
-  | 'RUNNING'
+  Running: 'RUNNING',
   /** Every row was written or reported */
-  | 'SUCCEEDED';
+  Succeeded: 'SUCCEEDED'
+} as const;
 
+export type ContactImportStatus = typeof ContactImportStatus[keyof typeof ContactImportStatus];
 /** Fields of a new contact: a first name or an e-mail address is required */
 export type CreateContactInput = {
   /** Company the contact works for */

@@ -10,11 +10,11 @@ import {
   type RunOperation,
   type OperationDocument,
 } from '../../lib/rest/rest.js';
-import { isoInstant, withIsoInstants } from '../../lib/rest/rest-instants.js';
+import { isoInstant } from '../../lib/rest/rest-instants.js';
 import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
 import { graphqlEnum } from '../../lib/rest/rest-enums.js';
-import { listParam, restEvent, restStatus } from './rest.helpers.js';
+import { listParam, postInput, restEvent, restOfPlatform, restPost } from './rest.helpers.js';
 import {
   contentEditSchema,
   contentItemDetailSchema,
@@ -48,7 +48,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
   /** An action on one item: its operation, and the item in the operation's answer. */
   const action = <Result, Variables>(
     operation: OperationDocument<Result, Variables>,
-    itemOf: (data: Answered<Result>) => { status: string },
+    itemOf: (data: Answered<Result>) => { status: string; platforms: string[] },
     operationId: string,
     summary: string,
     path: string,
@@ -68,7 +68,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
       problems: [409],
     },
     handler: async (req, res) => {
-      res.json(restStatus(itemOf(await run(operation, variables(req), req))));
+      res.json(restPost(itemOf(await run(operation, variables(req), req))));
     },
   });
 
@@ -95,7 +95,7 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
           },
           req,
         );
-        res.json(pageBody({ ...contentQueuePage, items: contentQueuePage.items.map(restStatus) }));
+        res.json(pageBody({ ...contentQueuePage, items: contentQueuePage.items.map(restPost) }));
       },
     },
     {
@@ -167,9 +167,9 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
         const { contentItem } = await run(ContentItemDocument, { id: req.params.contentId }, req, {
           lookup: 'Content item',
         });
-        const attempts = contentItem.publishAttempts.map(restStatus);
+        const attempts = contentItem.publishAttempts.map(restOfPlatform);
         res.json({
-          ...restStatus(contentItem),
+          ...restPost(contentItem),
           events: contentItem.events.map(restEvent),
           attempts,
           publishAttempts: attempts,
@@ -194,12 +194,12 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
           EditContentItemDocument,
           {
             id: req.params.contentId,
-            input: withIsoInstants(jsonBody(req), 'scheduledAt'),
+            input: postInput(jsonBody(req)),
             ifVersion: ifMatchVersion(req),
           },
           req,
         );
-        res.json(restStatus(editContentItem));
+        res.json(restPost(editContentItem));
       },
     },
     action(

@@ -1,13 +1,16 @@
 import type { CookieOptions, Request } from 'express';
 import { z } from 'zod';
+import { AppError, ErrorCode } from '../../lib/errors.js';
 import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { graphqlEnumOfWord, restEnum } from '../../lib/rest/rest-enums.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import { cookieOf } from '../../lib/http/session-cookie.js';
 import { integrationsSchema } from './social.bodies.js';
-import { restStatus } from './rest.helpers.js';
+import { restOfPlatform } from './rest.helpers.js';
 import {
   CompleteIntegrationConnectDocument,
   IntegrationsDocument,
+  Platform,
   StartIntegrationConnectDocument,
 } from './operations.generated.js';
 
@@ -26,6 +29,17 @@ const connectCookie = (req: Request): CookieOptions => ({
 });
 
 const PLATFORM = { platform: 'A platform on offer (see available), e.g. mastodon' };
+
+/**
+ * The platform a path names, by its REST word (`mastodon`). A word of no platform names nothing here:
+ * 404, as for a platform that is not on offer (the graph's enum could not even carry it).
+ */
+function platformOf(req: Request): Platform {
+  const word = stringParam(req.params.platform) ?? '';
+  const platform = graphqlEnumOfWord(Platform, word);
+  if (!platform) throw new AppError(ErrorCode.NOT_FOUND, `Platform ${word.slice(0, 40)} is not available`);
+  return platform;
+}
 const redirect = (description: string) => ({ status: 302, description, headers: z.object({ Location: z.string() }) });
 
 /**
@@ -47,9 +61,9 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
       handler: async (req, res) => {
         const data = await run(IntegrationsDocument, {}, req);
         res.json({
-          data: data.integrations.map(restStatus),
+          data: data.integrations.map(restOfPlatform),
           total: data.integrations.length,
-          available: data.integrationPlatforms,
+          available: restEnum(data.integrationPlatforms),
         });
       },
     },
@@ -67,7 +81,7 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
         const nonce = randomToken(32);
         const { startIntegrationConnect } = await run(
           StartIntegrationConnectDocument,
-          { platform: req.params.platform, browserBinding: sha256Hex(nonce) },
+          { platform: platformOf(req), browserBinding: sha256Hex(nonce) },
           req,
         );
         res.cookie(CONNECT_COOKIE, nonce, connectCookie(req));
@@ -95,7 +109,7 @@ export function integrationRoutes(run: RunOperation): RestRoute[] {
         const { completeIntegrationConnect } = await run(
           CompleteIntegrationConnectDocument,
           {
-            platform: req.params.platform,
+            platform: platformOf(req),
             state: stringParam(req.query.state),
             code: stringParam(req.query.code),
             error: stringParam(req.query.error),

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
 import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
 import { pageBody } from '../../lib/data/pagination.js';
-import { graphqlEnum, withGraphQLEnums } from '../../lib/rest/rest-enums.js';
-import { withIsoInstants } from '../../lib/rest/rest-instants.js';
-import { restStatus } from './rest.helpers.js';
+import { graphqlEnum } from '../../lib/rest/rest-enums.js';
+import { postInput, restPost } from './rest.helpers.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
 import {
   CreatePostDocument,
@@ -41,7 +40,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
           },
           req,
         );
-        res.json(pageBody({ ...postPage, items: postPage.items.map(restStatus) }));
+        res.json(pageBody({ ...postPage, items: postPage.items.map(restPost) }));
       },
     },
     {
@@ -61,12 +60,8 @@ export function postRoutes(run: RunOperation): RestRoute[] {
         },
       },
       handler: async (req, res) => {
-        const { createPost } = await run(
-          CreatePostDocument,
-          { input: withIsoInstants(withGraphQLEnums(jsonBody(req), 'status'), 'scheduledAt') },
-          req,
-        );
-        res.status(201).json(restStatus(createPost));
+        const { createPost } = await run(CreatePostDocument, { input: postInput(jsonBody(req)) }, req);
+        res.status(201).json(restPost(createPost));
       },
     },
     {
@@ -82,7 +77,7 @@ export function postRoutes(run: RunOperation): RestRoute[] {
       },
       handler: async (req, res) => {
         const { post } = await run(PostDocument, { id: req.params.postId }, req, { lookup: 'Post' });
-        res.json(restStatus(post));
+        res.json(restPost(post));
       },
     },
     {
@@ -103,12 +98,12 @@ export function postRoutes(run: RunOperation): RestRoute[] {
           UpdatePostDocument,
           {
             id: req.params.postId,
-            input: withIsoInstants(withGraphQLEnums(jsonBody(req), 'status'), 'scheduledAt'),
+            input: postInput(jsonBody(req)),
             ifVersion: ifMatchVersion(req),
           },
           req,
         );
-        res.json(restStatus(updatePost));
+        res.json(restPost(updatePost));
       },
     },
     {

@@ -12,7 +12,7 @@ import {
   ReviewByTokenDocument,
 } from './operations.generated.js';
 import { reviewDecisionSchema, reviewedPostSchema } from './social.bodies.js';
-import { restStatus } from './rest.helpers.js';
+import { restPost } from './rest.helpers.js';
 
 const TOKEN = { token: 'The token of the review link' };
 
@@ -33,7 +33,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
   };
   const decision = <Result>(
     operation: OperationDocument<Result, { token: string; comment?: string | null }>,
-    postOf: (data: Answered<Result>) => { status: string },
+    postOf: (data: Answered<Result>) => { status: string; platforms: string[] },
     verb: 'approve' | 'reject',
     operationId: string,
   ): RestRoute => ({
@@ -52,9 +52,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
     },
     handler: async (req, res) => {
       const body = jsonBody(req);
-      res.json(
-        restStatus(postOf(await run(operation, { token: req.params.token, comment: body.comment ?? null }, req))),
-      );
+      res.json(restPost(postOf(await run(operation, { token: req.params.token, comment: body.comment ?? null }, req))));
     },
   });
   return [
@@ -74,7 +72,7 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
       },
       handler: async (req, res) => {
         const { reviewByToken } = await run(ReviewByTokenDocument, { token: req.params.token }, req);
-        res.json(restStatus(reviewByToken));
+        res.json(restPost(reviewByToken));
       },
     },
     decision(ApproveByReviewLinkDocument, (data) => data.approveByReviewLink, 'approve', 'approveByReviewLink'),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '../../lib/rest/openapi.js';
 import { MAX_PAGE_SIZE } from '../../lib/data/pagination.js';
+import { restEnum } from '../../lib/rest/rest-enums.js';
+import { Platform } from './operations.generated.js';
 
 /**
  * The bodies of the social publishing REST contract (the field names legacy clients rely on), once: the routes'
@@ -12,13 +14,23 @@ const POST_STATUSES = ['draft', 'suggested', 'rejected', 'queued', 'publishing',
 const postStatus = z.enum(POST_STATUSES);
 const nullableInstant = instantSchema.nullable();
 
+/** The platforms' REST words: the graph's `Platform` enum in lower case (`mastodon`, `google_business`). */
+const PLATFORM_WORDS = restEnum(Object.values(Platform));
+const platform = z
+  .enum(PLATFORM_WORDS)
+  .meta({ id: 'Platform', description: 'A social network; only some are published to (see GET /api/integrations)' });
+const platforms = z.array(platform);
+/** What a request may send: those words in any case, with spaces around (`" Mastodon "`, `X`), as REST always read them. */
+const platformNames = z.array(z.string());
+const PLATFORM_NAMES = `in any case (e.g. mastodon, X), of ${PLATFORM_WORDS.join(', ')}`;
+
 export const postSchema = z
   .object({
     id: idSchema,
     brandId: idSchema,
     campaignId: idSchema.nullable(),
     content: z.string(),
-    platforms: z.array(z.string()).meta({ description: 'Target platforms, e.g. mastodon, x' }),
+    platforms: platforms.meta({ description: 'Target platforms' }),
     mediaIds: z.array(idSchema),
     scheduledAt: nullableInstant.meta({ description: 'When it is to be published' }),
     status: postStatus,
@@ -34,7 +46,7 @@ export const postInputSchema = inputOf(postSchema, {
   brandId: optional(idSchema, 'Required when the caller has several brands'),
   campaignId: optional(idSchema, 'A campaign of the same brand'),
   content: optional(z.string(), 'Text of the post (required on create)'),
-  platforms: optional(z.array(z.string()), 'Target platforms, e.g. mastodon, x'),
+  platforms: optional(platformNames, `Target platforms, ${PLATFORM_NAMES}`),
   mediaIds: optional(z.array(idSchema), 'Ready media files of the same owner'),
   scheduledAt: optional(z.string(), 'When to publish: ISO 8601 with a zone, e.g. 2030-01-31T09:00:00+01:00'),
   status: optional(
@@ -77,7 +89,7 @@ const eventSchema = z
 const attemptSchema = z
   .object({
     id: idSchema,
-    platform: z.string(),
+    platform,
     status: z.enum(['pending', 'succeeded', 'failed']),
     platformPostId: z.string().nullable(),
     url: z.string().nullable(),
@@ -97,7 +109,7 @@ export const contentItemDetailSchema = contentItemSchema
 
 export const contentEditSchema = inputOf(contentItemSchema, {
   content: optional(z.string(), 'New text'),
-  platforms: optional(z.array(z.string()), 'Target platforms'),
+  platforms: optional(platformNames, `Target platforms, ${PLATFORM_NAMES}`),
   mediaIds: optional(z.array(idSchema), 'Ready media files'),
   scheduledAt: optional(z.string(), 'ISO 8601 with a zone'),
 }).meta({ id: 'ContentEdit', description: 'Fields of a draft or suggestion draft to change' });
@@ -194,7 +206,7 @@ export const generateImageSchema = z
 const integrationSchema = z
   .object({
     id: idSchema,
-    platform: z.string(),
+    platform,
     status: z.enum(['connected', 'needs_reconnect']),
     accountId: z.string(),
     accountName: z.string(),
@@ -212,7 +224,7 @@ export const integrationsSchema = z
   .object({
     data: z.array(integrationSchema),
     total: z.int(),
-    available: z.array(z.string()).meta({ description: 'Platforms that can be connected here' }),
+    available: platforms.meta({ description: 'Platforms that can be connected here' }),
   })
   .meta({ id: 'Integrations' });
 
@@ -269,7 +281,7 @@ export const eventsQuery = z.object({
 export const reviewedPostSchema = z
   .object({
     content: z.string(),
-    platforms: z.array(z.string()),
+    platforms,
     mediaUrls: z.array(z.string()).meta({ description: 'Short-lived URLs of its media' }),
     scheduledAt: nullableInstant,
     brandName: z.string(),

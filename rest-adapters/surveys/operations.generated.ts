@@ -55,26 +55,32 @@ export type SurveyAssetPresignInput = {
 };
 
 /** Whether an asset's upload has been checked and attached */
-export type SurveyAssetStatus =
+export const SurveyAssetStatus = {
   /** Checked (size, type, checksum) and attached to its survey */
-  | 'COMMITTED'
+  Committed: 'COMMITTED',
   /** Presigned: the bytes may be on their way, unchecked */
-  | 'PENDING';
+  Pending: 'PENDING'
+} as const;
 
+export type SurveyAssetStatus = typeof SurveyAssetStatus[keyof typeof SurveyAssetStatus];
 /** What a survey can be exported as */
-export type SurveyExportFormat =
+export const SurveyExportFormat = {
   /** A printable page */
-  | 'HTML'
+  Html: 'HTML',
   /** A Markdown document */
-  | 'MARKDOWN'
+  Markdown: 'MARKDOWN',
   /** A chat message */
-  | 'WHATSAPP';
+  Whatsapp: 'WHATSAPP'
+} as const;
 
+export type SurveyExportFormat = typeof SurveyExportFormat[keyof typeof SurveyExportFormat];
 /** A survey is edited as a draft; once submitted it is frozen */
-export type SurveyStatus =
-  | 'DRAFT'
-  | 'SUBMITTED';
+export const SurveyStatus = {
+  Draft: 'DRAFT',
+  Submitted: 'SUBMITTED'
+} as const;
 
+export type SurveyStatus = typeof SurveyStatus[keyof typeof SurveyStatus];
 /** Fields of a survey to change; omitted fields stay as they are and null clears one */
 export type UpdateSurveyInput = {
   /** Address of the venue */

@@ -58,7 +58,7 @@ describe('OAuth connect is bound to the browser that started it', () => {
     const binding = 'a'.repeat(64);
     const started = await graphql(
       platform.urls.gateway,
-      'mutation ($b: String!) { startIntegrationConnect(platform: "mastodon", browserBinding: $b) { authorizeUrl } }',
+      'mutation ($b: String!) { startIntegrationConnect(platform: MASTODON, browserBinding: $b) { authorizeUrl } }',
       { b: binding },
       await mallory(),
     );

@@ -229,7 +229,9 @@ describe('social reach: integrations, media, AI images, publisher', () => {
         alice,
       );
       expect(answer.body.errors).toBeUndefined();
-      expect(answer.body.data!.integrations.map((i) => i.platform)).toEqual(['mastodon', 'x']);
+      // The graph names platforms by its enum; the REST list above says mastodon and x.
+      expect(answer.body.data!.integrations.map((i) => i.platform)).toEqual(['MASTODON', 'X']);
+      expect(answer.body.data!.integrationPlatforms).toEqual(['MASTODON', 'X']);
       const type = await graphql<{ __type: { fields: Array<{ name: string }> } }>(
         platform.urls.gateway,
         '{ __type(name: "Integration") { fields { name } } }',
@@ -641,7 +643,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it("lists the owner's platform accounts but cannot connect one, which would serve every brand", async () => {
       expect((await gql('{ integrations { platform } }', {}, keyA)).body.data).toEqual({ integrations: [] });
       const start = await gql(
-        'mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
+        'mutation { startIntegrationConnect(platform: MASTODON, browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
         {},
         keyA,
       );
@@ -653,7 +655,7 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       );
       const withEveryBrand = { 'x-api-key': everyBrand.body.data!.createApiKey.key as string };
       const allowed = await gql(
-        'mutation { startIntegrationConnect(platform: "mastodon", browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
+        'mutation { startIntegrationConnect(platform: MASTODON, browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
         {},
         withEveryBrand,
       );

@@ -120,7 +120,7 @@ describe('social webhooks', () => {
 
   it('delivers a signed Standard Webhooks message that the package verifier accepts', async () => {
     const { secret, webhook: hook } = await webhook({ events: ['post.created', 'post.suggested'] });
-    const created = await post({ content: 'Hello webhooks', status: 'SUGGESTED', platforms: ['mastodon'] });
+    const created = await post({ content: 'Hello webhooks', status: 'SUGGESTED', platforms: ['MASTODON'] });
     await until(async () => receiver.of('post.suggested', created.id).length > 0);
     const [request] = receiver.of('post.created', created.id);
     expect(request.headers['content-type']).toBe('application/json');
@@ -362,7 +362,7 @@ describe('social webhooks', () => {
   it("tells post.failed from the publisher, with the platform and the attempt's error", async () => {
     const { secret, webhook: hook } = await webhook({ events: ['post.failed', 'post.published'] });
     const scheduledAt = new Date(Date.now() + 1500).toISOString();
-    const queued = await post({ content: 'to nowhere', platforms: ['mastodon'], scheduledAt });
+    const queued = await post({ content: 'to nowhere', platforms: ['MASTODON'], scheduledAt });
     const [request] = await until(async () => {
       const found = receiver.of('post.failed', queued.id);
       return found.length ? found : null;

@@ -211,6 +211,102 @@ describe('social GraphQL: scopes, campaigns, brand settings', () => {
     expect(campaign.body.data.createCampaign).toMatchObject({ name: 'Written', brandId: brand });
   });
 
+  it('names platforms by the Platform enum wherever the graph names one, each value described', () => {
+    const typeOf = (typeName: string, field: string) => {
+      const type = schema.getType(typeName);
+      if (!isObjectType(type) && !isInputObjectType(type)) throw new Error(`${typeName} has no fields`);
+      return type.getFields()[field].type.toString();
+    };
+    expect(typeOf('CreatePostInput', 'platforms')).toBe('[Platform!]');
+    expect(typeOf('UpdatePostInput', 'platforms')).toBe('[Platform!]');
+    expect(typeOf('ContentEditInput', 'platforms')).toBe('[Platform!]');
+    expect(typeOf('Post', 'platforms')).toBe('[Platform!]!');
+    expect(typeOf('ReviewedPost', 'platforms')).toBe('[Platform!]!');
+    expect(typeOf('PublishAttempt', 'platform')).toBe('Platform!');
+    expect(typeOf('Integration', 'platform')).toBe('Platform!');
+    expect(typeOf('Query', 'integrationPlatforms')).toBe('[Platform!]');
+    for (const mutation of ['startIntegrationConnect', 'completeIntegrationConnect']) {
+      const fields = schema.getMutationType()!.getFields();
+      const argument = fields[mutation].args.find((arg) => arg.name === 'platform');
+      expect(argument?.type.toString()).toBe('Platform!');
+    }
+    const platformEnum = schema.getType('Platform');
+    if (!isEnumType(platformEnum)) throw new Error('Platform is not an enum');
+    expect(platformEnum.description).toBeTruthy();
+    const values = platformEnum.getValues();
+    // Wider than the two published to: the names legacy clients send for the networks they write for.
+    expect(values.map((value) => value.name)).toEqual(
+      expect.arrayContaining(
+        [
+          'MASTODON',
+          'X',
+          'TWITTER',
+          'BLUESKY',
+          'THREADS',
+          'LINKEDIN',
+          'FACEBOOK',
+          'INSTAGRAM',
+          'TIKTOK',
+          'YOUTUBE',
+        ].concat(
+          ['PINTEREST', 'REDDIT', 'TUMBLR', 'TELEGRAM', 'DISCORD', 'SLACK', 'GOOGLE_BUSINESS', 'SNAPCHAT', 'WHATSAPP'],
+          ['NOSTR', 'LEMMY', 'VK', 'WECHAT', 'WEIBO'],
+        ),
+      ),
+    );
+    const published = values.filter((value) => /published to, once an account is connected/.test(value.description!));
+    expect(published.map((value) => value.name)).toEqual(['MASTODON', 'X']);
+    expect(values.filter((value) => !value.description)).toEqual([]);
+  });
+
+  it('takes and answers Platform values, one of each, and refuses any other name before a resolver runs', async () => {
+    const owner = await bearer('platformer');
+    const postOf = async (platforms: unknown) =>
+      graphql<any>(
+        gateway,
+        'mutation ($input: CreatePostInput!) { createPost(input: $input) { id platforms } }',
+        { input: { content: 'to the networks', platforms } },
+        owner,
+      );
+    const created = await postOf(['MASTODON', 'GOOGLE_BUSINESS', 'MASTODON', 'TWITTER']);
+    expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.createPost.platforms).toEqual(['MASTODON', 'GOOGLE_BUSINESS', 'TWITTER']);
+    const id = created.body.data.createPost.id as string;
+    const stored = await platform.subgraphs.social.orm.em
+      .fork()
+      .getConnection()
+      .execute('select platforms from social.post where id = ?', [id]);
+    expect(stored[0].platforms).toEqual(['mastodon', 'google_business', 'twitter']);
+    const updated = await graphql<any>(
+      gateway,
+      'mutation ($id: ID!) { updatePost(id: $id, input: { platforms: [X, BLUESKY] }) { platforms } }',
+      { id },
+      owner,
+    );
+    expect(updated.body.data.updatePost.platforms).toEqual(['X', 'BLUESKY']);
+    const read = await graphql<any>(gateway, 'query ($id: ID!) { post(id: $id) { platforms } }', { id }, owner);
+    expect(read.body.data.post.platforms).toEqual(['X', 'BLUESKY']);
+
+    const count = async () =>
+      (await graphql<any>(gateway, '{ posts(first: 1) { totalCount } }', {}, owner)).body.data.posts.totalCount;
+    const before = await count();
+    // REST's lower-case words are REST's: the graph takes the enum's names only.
+    for (const platforms of [['MYSPACE'], ['mastodon'], ['GOOGLE-BUSINESS']]) {
+      const refused = await postOf(platforms);
+      expect(refused.body.data).toBeUndefined();
+      expect(codeOf(refused.body)).toBe('BAD_USER_INPUT');
+      expect(refused.body.errors![0].message).toContain('"Platform"');
+    }
+    const literal = await graphql<any>(
+      gateway,
+      'mutation { createPost(input: { content: "x", platforms: [MYSPACE] }) { id } }',
+      {},
+      owner,
+    );
+    expect(codeOf(literal.body)).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(await count()).toBe(before);
+  });
+
   it('groups posts of one brand into campaigns, batching the posts of a list', async () => {
     const owner = await bearer('campaigner');
     const brand = (await graphql<any>(gateway, 'mutation { createBrand(input: { name: "Shop" }) { id } }', {}, owner))

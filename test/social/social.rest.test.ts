@@ -3,6 +3,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SocialReadinessDocument } from '../../rest-adapters/social/operations.generated.js';
 import { readiness } from '../../lib/rest/health-routes.js';
+import { Migration20261127000001PlatformNames } from '../../subgraphs/social/migrations/Migration20261127000001PlatformNames.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /**
@@ -184,6 +185,93 @@ describe('social publishing REST', () => {
       });
       expect(notJson.status).toBe(400);
       expect((await rest('GET', `${base}/api/posts?limit=100`, undefined, alice)).body.total).toBe(before);
+    });
+
+    it('reads platform names in any case and with spaces around, one of each, and answers lower-case words', async () => {
+      const kim = { authorization: `Bearer ${await platform.token('kim')}` };
+      const created = await post(
+        { content: 'everywhere', platforms: [' Mastodon ', 'X', 'mastodon', 'LinkedIn', 'google_business', 'twitter'] },
+        kim,
+      );
+      expect(created.status).toBe(201);
+      const words = ['mastodon', 'x', 'linkedin', 'google_business', 'twitter'];
+      expect(created.body.platforms).toEqual(words);
+      // Stored as the words they always were (the graph names them MASTODON, GOOGLE_BUSINESS...).
+      expect((await sql('select platforms from social.post where id = ?', [created.body.id]))[0].platforms).toEqual(
+        words,
+      );
+      const id = created.body.id;
+      expect((await rest('GET', `${base}/api/posts/${id}`, undefined, kim)).body.platforms).toEqual(words);
+      expect((await rest('GET', `${base}/api/posts`, undefined, kim)).body.data[0].platforms).toEqual(words);
+      const updated = await rest('PUT', `${base}/api/posts/${id}`, { platforms: ['Mastodon', 'mastodon'] }, kim);
+      expect([updated.status, updated.body.platforms]).toEqual([200, ['mastodon']]);
+      const edited = await rest('PATCH', `${base}/api/content-ops/items/${id}`, { platforms: [' BlueSky', 'x '] }, kim);
+      expect([edited.status, edited.body.platforms]).toEqual([200, ['bluesky', 'x']]);
+      expect((await item(id, kim)).body.platforms).toEqual(['bluesky', 'x']);
+
+      const queued = await post(
+        { content: 'queued', platforms: ['Threads'], scheduledAt: '2036-02-01T09:00:00Z' },
+        kim,
+      );
+      const queue = await rest('GET', `${base}/api/content-ops/queue`, undefined, kim);
+      expect(queue.body.data.find((entry: { id: string }) => entry.id === queued.body.id).platforms).toEqual([
+        'threads',
+      ]);
+      // The rollups count by the stored words, keys of a JSON map.
+      const daily = await rest('GET', `${base}/api/content-ops/daily?from=2036-02-01&to=2036-02-01`, undefined, kim);
+      expect(daily.body.days[0].byPlatform).toEqual({ threads: 1 });
+    });
+
+    it('refuses a name of no platform with a 400 on platforms naming it, and writes nothing', async () => {
+      const lee = { authorization: `Bearer ${await platform.token('lee')}` };
+      const kept = (await post({ content: 'kept', platforms: ['x'] }, lee)).body;
+      const cases: Array<[string[], string]> = [
+        [['linkedin!'], 'linkedin!'],
+        [['mastodon', ' MySpace '], 'myspace'],
+        // An enum value cannot hold a hyphen: the word with the underscore is the platform.
+        [['google-business'], 'google-business'],
+        // The first three, each once.
+        [['friendster', 'Friendster', 'orkut', 'vine', 'jaiku'], 'friendster, orkut, vine'],
+      ];
+      for (const [platforms, named] of cases) {
+        const expected = [{ field: 'platforms', message: `contains names that are not platforms: ${named}` }];
+        const created = await post({ content: 'nowhere', platforms }, lee);
+        expect([created.status, created.body.errors]).toEqual([400, expected]);
+        expect(created.headers.get('content-type')).toContain('application/problem+json');
+        const updated = await rest('PUT', `${base}/api/posts/${kept.id}`, { platforms }, lee);
+        expect([updated.status, updated.body.errors]).toEqual([400, expected]);
+        const edited = await rest('PATCH', `${base}/api/content-ops/items/${kept.id}`, { platforms }, lee);
+        expect([edited.status, edited.body.errors]).toEqual([400, expected]);
+      }
+      const page = (await rest('GET', `${base}/api/posts`, undefined, lee)).body;
+      expect([page.total, page.data[0].platforms, page.data[0].updatedAt]).toEqual([1, ['x'], kept.updatedAt]);
+    });
+
+    it('reads a post saved before platforms were an enum once the migration dropped names outside it', async () => {
+      const max = { authorization: `Bearer ${await platform.token('max')}` };
+      const saved = (await post({ content: 'legacy', platforms: ['mastodon'] }, max)).body;
+      await sql(
+        `update social.post set platforms = array['myspace', 'google-business', 'mastodon', 'myspace'] where id = ?`,
+        [saved.id],
+      );
+      await sql(
+        `insert into social.publish_attempt (id, post_id, platform, status, error, attempted_at, finished_at)
+         values (gen_random_uuid(), ?, 'myspace', 'failed', 'no myspace account is connected', now(), now())`,
+        [saved.id],
+      );
+      const orm = platform.subgraphs.social.orm;
+      const migration = new Migration20261127000001PlatformNames(orm.em.getDriver(), orm.config);
+      migration.up();
+      await orm.em.fork().transactional(async (tx) => {
+        const connection = tx.getConnection();
+        const context = tx.getTransactionContext();
+        await connection.execute('set local search_path to social', [], 'run', context);
+        for (const query of migration.getQueries()) await connection.execute(query, [], 'run', context);
+      });
+      const detail = await item(saved.id, max);
+      expect(detail.status).toBe(200);
+      expect(detail.body.platforms).toEqual(['google_business', 'mastodon']);
+      expect(detail.body.attempts).toEqual([]);
     });
 
     it('makes one default brand even when first posts arrive together', async () => {

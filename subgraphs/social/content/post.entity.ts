@@ -3,6 +3,7 @@ import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { nextVersion, VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { Platform } from '../social.platforms.js';
 
 /**
  * Where a post (a content item, to the operations surface) stands. The graph names the values in
@@ -51,8 +52,8 @@ export class Post {
   content!: string;
 
   @Property({ type: 'text[]' })
-  @Field(() => [String], { description: 'Platforms the post goes to, e.g. mastodon, x' })
-  platforms: string[] = [];
+  @Field(() => [Platform], { description: 'Platforms the post goes to' })
+  platforms: Platform[] = [];
 
   @Property({ type: 'text[]' })
   @Field(() => [ID], { description: 'Media files attached to the post' })

@@ -1,6 +1,7 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType } from 'type-graphql';
 import { ConnectionArgs, PageArgs } from '../../../lib/data/pagination.js';
+import { Platform } from '../social.platforms.js';
 import { PostStatus } from './post.entity.js';
 
 export const CONTENT_MAX = 10_000;
@@ -18,10 +19,10 @@ export class UpdatePostInput {
   @MaxLength(CONTENT_MAX)
   content?: string | null;
 
-  @Field(() => [String], { nullable: true, description: 'Target platforms, e.g. mastodon, x' })
+  @Field(() => [Platform], { nullable: true, description: 'Target platforms; a platform named twice counts once' })
   @IsOptional()
   @ArrayMaxSize(20)
-  platforms?: string[] | null;
+  platforms?: Platform[] | null;
 
   @Field(() => [ID], { nullable: true, description: 'Media files to attach (ids of ready media of the same owner)' })
   @IsOptional()
@@ -68,10 +69,10 @@ export class ContentEditInput {
   @MaxLength(CONTENT_MAX)
   content?: string | null;
 
-  @Field(() => [String], { nullable: true, description: 'New target platforms, e.g. mastodon, x' })
+  @Field(() => [Platform], { nullable: true, description: 'New target platforms; a platform named twice counts once' })
   @IsOptional()
   @ArrayMaxSize(20)
-  platforms?: string[] | null;
+  platforms?: Platform[] | null;
 
   @Field(() => [ID], { nullable: true, description: 'New list of media files (ids of ready media of the same owner)' })
   @IsOptional()

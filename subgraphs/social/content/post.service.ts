@@ -21,8 +21,8 @@ import { Post, PostStatus, snapshotOf } from './post.entity.js';
 import type { ContentEditInput, CreatePostInput, UpdatePostInput } from './post.input.js';
 import { approvedStatus, assertCanApply, type PostAction } from './post.state.js';
 import type { PublishSchedule } from './publish-schedule.js';
+import type { Platform } from '../social.platforms.js';
 
-const PLATFORM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const QUEUE_STATUSES = [PostStatus.QUEUED, PostStatus.PUBLISHING, PostStatus.FAILED];
 
 const NEWEST_FIRST = byCreation<Post>('p', 'desc');
@@ -375,12 +375,9 @@ function requireContent(content: string | null | undefined): string {
   return text;
 }
 
-function normalizePlatforms(platforms: string[] | null | undefined): string[] {
-  const names = [...new Set((platforms ?? []).map((name) => name.trim().toLowerCase()))];
-  const bad = names.filter((name) => !PLATFORM_NAME.test(name));
-  if (bad.length)
-    throw AppError.badInput('platforms', `contains names that are not platforms: ${bad.slice(0, 3).join(', ')}`);
-  return names;
+/** A platform named twice is one target (the graph's enum already refused any name of no platform). */
+function normalizePlatforms(platforms: Platform[] | null | undefined): Platform[] {
+  return [...new Set(platforms ?? [])];
 }
 
 function normalizeMediaIds(mediaIds: string[] | null | undefined): string[] {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Platform } from '../social.platforms.js';
 
 export enum IntegrationStatus {
   CONNECTED = 'connected',
@@ -31,8 +32,8 @@ export class Integration {
   ownerId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String, { description: 'The platform, e.g. mastodon or x' })
-  platform!: string;
+  @Field(() => Platform, { description: 'The platform of the account' })
+  platform!: Platform;
 
   @Property({ type: 'text' })
   @Field(() => IntegrationStatus, { description: 'Whether the connection works or needs the user to connect again' })

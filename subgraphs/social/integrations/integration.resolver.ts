@@ -1,4 +1,5 @@
 import { Arg, Ctx, Field, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Platform } from '../social.platforms.js';
 import { Integration } from './integration.entity.js';
 import type { IntegrationsContext } from './integrations.context.js';
 
@@ -31,7 +32,7 @@ export class IntegrationResolver {
     return ctx.integrations.list();
   }
 
-  @Query(() => [String], { nullable: true, description: 'Platforms this service is configured to connect' })
+  @Query(() => [Platform], { nullable: true, description: 'Platforms this service is configured to connect' })
   integrationPlatforms(@Ctx() ctx: IntegrationsContext) {
     return ctx.integrations.available();
   }
@@ -41,10 +42,10 @@ export class IntegrationResolver {
     description: 'Starts the OAuth authorization-code flow (PKCE) for a platform',
   })
   startIntegrationConnect(
-    @Arg('platform', () => String, {
-      description: 'The platform to connect, e.g. mastodon or x (see integrationPlatforms)',
+    @Arg('platform', () => Platform, {
+      description: 'The platform to connect (one of integrationPlatforms; any other is NOT_FOUND)',
     })
-    platform: string,
+    platform: Platform,
     @Arg('browserBinding', () => String, {
       description:
         'SHA-256 (hex) of a nonce kept in the starting browser (the REST connect route sets it as a cookie); the callback completes only with that nonce',
@@ -61,7 +62,7 @@ export class IntegrationResolver {
       "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect and to that user's browser.",
   })
   completeIntegrationConnect(
-    @Arg('platform', () => String, { description: 'The platform of the redirect' }) platform: string,
+    @Arg('platform', () => Platform, { description: 'The platform of the redirect' }) platform: Platform,
     @Arg('state', () => String, { nullable: true, description: 'The `state` query parameter of the redirect' })
     state: string | null,
     @Arg('code', () => String, { nullable: true, description: 'The `code` query parameter of the redirect' })

@@ -4,6 +4,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import type { Logger } from '../../../lib/observability/logger.js';
 import { randomToken, sha256Hex } from '../../../lib/secrets.js';
 import type { Reach } from '../access/reach.js';
+import type { Platform } from '../social.platforms.js';
 import { Integration, IntegrationStatus } from './integration.entity.js';
 import { PendingConnect } from './pending-connect.entity.js';
 import { PlatformTokenService, type PlatformClients } from './platform-token.service.js';
@@ -43,7 +44,7 @@ export class IntegrationService {
     private readonly settings: IntegrationSettings,
   ) {}
 
-  available(): string[] {
+  available(): Platform[] {
     return this.settings.platforms.configured();
   }
 
@@ -51,13 +52,13 @@ export class IntegrationService {
     return this.em.find(Integration, { ownerId: this.reach.ownerId }, { orderBy: { platform: 'asc' } });
   }
 
-  private adapterOf(platform: string): PlatformAdapter {
-    const adapter = typeof platform === 'string' ? this.settings.platforms.get(platform) : undefined;
-    if (!adapter) throw new AppError(ErrorCode.NOT_FOUND, `Platform ${String(platform).slice(0, 40)} is not available`);
+  private adapterOf(platform: Platform): PlatformAdapter {
+    const adapter = this.settings.platforms.get(platform);
+    if (!adapter) throw new AppError(ErrorCode.NOT_FOUND, `Platform ${platform} is not available`);
     return adapter;
   }
 
-  callbackUrlOf(platform: string): string {
+  callbackUrlOf(platform: Platform): string {
     return `${this.settings.publicUrl}/api/integrations/${encodeURIComponent(platform)}/callback`;
   }
 
@@ -65,7 +66,7 @@ export class IntegrationService {
    * Starts the authorization-code flow with PKCE: a single-use state bound to the caller and to the
    * caller's browser (`browserBinding`, the hash of a nonce only that browser holds), kept here.
    */
-  async startConnect(platform: string, browserBinding: string): Promise<ConnectStart> {
+  async startConnect(platform: Platform, browserBinding: string): Promise<ConnectStart> {
     const ownerId = this.reach.ownerId;
     if (!/^[0-9a-f]{64}$/.test(String(browserBinding)))
       throw AppError.badInput('browserBinding', 'must be the SHA-256 (hex) of a nonce the browser keeps');
@@ -106,7 +107,7 @@ export class IntegrationService {
    * carries no credential: the state is bound to the user who started the connect, and names the owner.
    */
   async completeConnect(
-    platform: string,
+    platform: Platform,
     input: { state?: string | null; code?: string | null; error?: string | null; browserNonce?: string | null },
   ): Promise<ConnectOutcome> {
     const adapter = this.adapterOf(platform);
@@ -173,7 +174,7 @@ export class IntegrationService {
     return { integration, redirectUrl: this.webRedirect(platform, 'connected') };
   }
 
-  private webRedirect(platform: string, status: string, error?: string): string {
+  private webRedirect(platform: Platform, status: string, error?: string): string {
     const url = new URL(`${this.settings.webUrl}/integrations`);
     url.searchParams.set('platform', platform);
     url.searchParams.set('status', status);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import type { Platform } from '../social.platforms.js';
 
 /**
  * One pending OAuth connect: the `state` sent to the platform (kept only as its hash), the user it
@@ -18,7 +19,7 @@ export class PendingConnect {
   ownerId!: string;
 
   @Property({ type: 'text' })
-  platform!: string;
+  platform!: Platform;
 
   @Property({ type: 'text' })
   codeVerifierSealed!: string;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../../lib/data/database.js';
+import type { Platform } from '../social.platforms.js';
 import { Integration, IntegrationStatus } from './integration.entity.js';
 import { PlatformError, type Platforms, type TokenSet } from './platforms/index.js';
 import type { TokenCipher } from './token-cipher.js';
@@ -34,7 +35,7 @@ export class PlatformTokenService {
   ) {}
 
   /** The user's integration for a platform, or null. */
-  find(ownerId: string, platform: string): Promise<Integration | null> {
+  find(ownerId: string, platform: Platform): Promise<Integration | null> {
     return this.em.findOne(Integration, { ownerId, platform });
   }
 

@@ -8,6 +8,7 @@ import { Migration20261126000001PostVersion } from './Migration20261126000001Pos
 import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
 import { Migration20261126000003BrandVersion } from './Migration20261126000003BrandVersion.js';
 import { Migration20261126100001KeysetTimes } from './Migration20261126100001KeysetTimes.js';
+import { Migration20261127000001PlatformNames } from './Migration20261127000001PlatformNames.js';
 
 /**
  * Every migration of the social schema, oldest first. Append new ones at the end (timestamped
@@ -22,4 +23,5 @@ export const socialMigrations: Constructor<Migration>[] = [
   Migration20261126000002IdempotencyKeys,
   Migration20261126000003BrandVersion,
   Migration20261126100001KeysetTimes,
+  Migration20261127000001PlatformNames,
 ];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Platform } from '../social.platforms.js';
 
 export enum PublishAttemptStatus {
   PENDING = 'pending',
@@ -26,8 +27,8 @@ export class PublishAttempt {
   postId!: string;
 
   @Property({ type: 'text' })
-  @Field(() => String, { description: 'The platform it went to' })
-  platform!: string;
+  @Field(() => Platform, { description: 'The platform it went to' })
+  platform!: Platform;
 
   @Property({ type: 'text' })
   @Field(() => PublishAttemptStatus, { description: 'How the attempt went' })

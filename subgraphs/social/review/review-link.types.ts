@@ -1,5 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { PostStatus } from '../content/post.entity.js';
+import { Platform } from '../social.platforms.js';
 
 @ObjectType({ description: 'A new review link: `token` and `url` are shown this once' })
 export class CreatedReviewLink {
@@ -16,7 +17,7 @@ export class CreatedReviewLink {
 })
 export class ReviewedPost {
   @Field(() => String, { description: 'Text of the post' }) content!: string;
-  @Field(() => [String], { description: 'Platforms the post goes to' }) platforms!: string[];
+  @Field(() => [Platform], { description: 'Platforms the post goes to' }) platforms!: Platform[];
   @Field(() => [String], { description: 'Short-lived URLs of the attached media files' }) mediaUrls!: string[];
   @Field(() => Date, { nullable: true, description: 'When the post is to be published; null when not scheduled' })
   scheduledAt!: Date | null;

@@ -1,5 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
-import { graphqlEnum, restEnum, withGraphQLEnums, withRestEnums } from '../../../lib/rest/rest-enums.js';
+import { AppError } from '../../../lib/errors.js';
+import {
+  graphqlEnum,
+  graphqlEnumList,
+  graphqlEnumOfWord,
+  restEnum,
+  withGraphQLEnums,
+  withRestEnums,
+} from '../../../lib/rest/rest-enums.js';
+
+/** An enum as the generated operation types write it: a constant object of its values. */
+const Network = { Mastodon: 'MASTODON', GoogleBusiness: 'GOOGLE_BUSINESS', X: 'X' } as const;
 
 describe('enum values between REST bodies and the graph', () => {
   it('reads a REST word as the graph names it and writes it back the same', () => {
@@ -32,5 +43,43 @@ describe('enum values between REST bodies and the graph', () => {
     });
     expect(post.status).toBe('QUEUED');
     expect(restEnum(null)).toBeNull();
+  });
+
+  it('writes a list of values word by word', () => {
+    expect(restEnum(['MASTODON', 'GOOGLE_BUSINESS'])).toEqual(['mastodon', 'google_business']);
+    expect(withRestEnums({ platforms: ['X'], platform: 'X', status: 'PENDING' }, 'platforms', 'platform')).toEqual({
+      platforms: ['x'],
+      platform: 'x',
+      status: 'PENDING',
+    });
+  });
+
+  it("reads a list of names leniently into the enum's values, and refuses names of none on the field itself", () => {
+    expect(graphqlEnumList([' Mastodon ', 'x', 'google_business', 'X'], Network, 'platforms', 'platforms')).toEqual([
+      'MASTODON',
+      'X',
+      'GOOGLE_BUSINESS',
+      'X',
+    ]);
+    expect(graphqlEnumList(null, Network, 'platforms', 'platforms')).toBeNull();
+    expect(graphqlEnumList('mastodon', Network, 'platforms', 'platforms')).toBe('mastodon');
+    const refusal = (names: unknown[]) => {
+      try {
+        graphqlEnumList(names, Network, 'platforms', 'platforms');
+      } catch (error) {
+        return error instanceof AppError ? [error.code, error.fields] : error;
+      }
+      return 'accepted';
+    };
+    expect(refusal(['mastodon', 'LinkedIn!', 'google-business', 'linkedin!', 'vine', 7])).toEqual([
+      'BAD_USER_INPUT',
+      [{ field: 'platforms', message: 'contains names that are not platforms: linkedin!, google-business, vine' }],
+    ]);
+  });
+
+  it('reads a path word only as the exact REST word of a value', () => {
+    expect(graphqlEnumOfWord(Network, 'google_business')).toBe('GOOGLE_BUSINESS');
+    expect(graphqlEnumOfWord(Network, 'Mastodon')).toBeUndefined();
+    expect(graphqlEnumOfWord(Network, 'myspace')).toBeUndefined();
   });
 });
