@@ -247,7 +247,7 @@ describe('social publishing REST', () => {
       expect([page.total, page.data[0].platforms, page.data[0].updatedAt]).toEqual([1, ['x'], kept.updatedAt]);
     });
 
-    it('reads a post saved before platforms were an enum once the migration dropped names outside it', async () => {
+    it('reads a post saved before platforms were an enum once the migration set names outside it aside', async () => {
       const max = { authorization: `Bearer ${await platform.token('max')}` };
       const saved = (await post({ content: 'legacy', platforms: ['mastodon'] }, max)).body;
       await sql(
@@ -272,6 +272,13 @@ describe('social publishing REST', () => {
       expect(detail.status).toBe(200);
       expect(detail.body.platforms).toEqual(['google_business', 'mastodon']);
       expect(detail.body.attempts).toEqual([]);
+      // Set aside, not deleted: the names and the attempts are still in the database.
+      expect(await sql('select platforms_outside_enum as names from social.post where id = ?', [saved.id])).toEqual([
+        { names: ['myspace'] },
+      ]);
+      expect(
+        await sql('select platform from social.publish_attempt_outside_enum where post_id = ?', [saved.id]),
+      ).toEqual([{ platform: 'myspace' }]);
     });
 
     it('makes one default brand even when first posts arrive together', async () => {
