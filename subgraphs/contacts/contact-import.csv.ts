@@ -1,4 +1,4 @@
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { validateSync } from 'class-validator';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
@@ -75,17 +75,22 @@ export async function csvRecords(
   limits: ImportLimits,
 ): Promise<AsyncIterable<string[]>> {
   const { stream } = await storage.open(key);
+  return recordsOf(stream, limits);
+}
+
+/** The records of CSV bytes (a stored file, or the bytes handed to the import's thread), read as `csvRecords` says. */
+export function recordsOf(bytes: Readable, limits: ImportLimits): AsyncIterable<string[]> {
   const parser = parse({
     bom: true,
     skip_empty_lines: true,
     relax_column_count: true,
     max_record_size: limits.maxRecordBytes,
   });
-  const text = stream.pipe(utf8Guard());
-  stream.on('error', (error) => text.destroy(error));
+  const text = bytes.pipe(utf8Guard());
+  bytes.on('error', (error) => text.destroy(error));
   text.on('error', (error) => parser.destroy(error));
   // A read stopped early (a limit reached) closes the file too.
-  parser.once('close', () => stream.destroy());
+  parser.once('close', () => bytes.destroy());
   return text.pipe(parser) as AsyncIterable<string[]>;
 }
 

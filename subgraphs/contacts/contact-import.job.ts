@@ -1,53 +1,27 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/observability/logger.js';
 import type { ObjectStorage } from '../../lib/storage/storage.js';
 import { dropUploadBytes } from '../../lib/storage/uploads.js';
+import type { ImportBatch } from './contact-import.batches.js';
 import {
   checkCsv,
   csvRecords,
-  inFileTerms,
   mapColumns,
   parseMapping,
-  readRow,
   type ImportLimits,
   type MappedColumn,
-  type ReadyRow,
   type RowError,
 } from './contact-import.csv.js';
 import { ContactImport, ContactImportStatus, FINISHED_IMPORT_STATES } from './contact-import.entity.js';
-
-/**
- * Valid rows written per transaction. The legacy answer lists its batches of 1,000 rows; the bench
- * measured 1,000 within a few per cent of 5,000 (a batch is one upsert statement either way).
- */
-export const IMPORT_BATCH_ROWS = 1000;
-
-/** Rows read between two turns of the event loop (a few milliseconds of parsing and checking). */
-const YIELD_EVERY = 250;
+import { batchesInThread } from './contact-import.thread.js';
 
 /** The job stopped before its end without failing: the process is stopping, or its claim on the job was lost. */
 export class ImportInterrupted extends Error {}
 
 /** The import was cancelled (or otherwise finished) by someone else: the batch under way is not written. */
 class ImportFinishedElsewhere extends Error {}
-
-interface Batch {
-  /** Valid rows, e-mail duplicates already merged into their first row. */
-  rows: ReadyRow[];
-  /** Rows of the batch merged into an earlier row of it by e-mail: each one updates that contact. */
-  merged: number;
-  errors: RowError[];
-  /** Invalid rows (skipped). */
-  invalid: number;
-  /** The first and last valid rows (what the legacy answer lists of a batch). */
-  firstValid: number;
-  lastValid: number;
-  /** The last file row the batch accounts for (valid or not). */
-  lastRow: number;
-}
 
 /** What one batch did. */
 interface Outcome {
@@ -152,65 +126,23 @@ export class ContactImportJob {
   }
 
   /**
-   * Reads the rows into batches and commits each. The next batch is read and checked while the
-   * database writes the one before (at most one commit in flight, so batches still commit in file
-   * order), and the loop lets other requests run every YIELD_EVERY rows: an import shares its process
-   * with the service's API.
+   * Commits the file's batches in file order, at most one commit in flight: the import's thread
+   * (contact-import.thread.ts) reads and checks the next batch while the database writes the one before.
    */
   private async writeRows(job: ContactImport, columns: MappedColumn[]): Promise<void> {
-    let header: string[] | null = null;
-    let row = 1;
-    let batch = emptyBatch();
-    const byEmail = new Map<string, ReadyRow>();
-    const inFlight: { commit: Promise<void> | null } = { commit: null };
-    const commitNext = async (ready: Batch) => {
-      if (inFlight.commit) await inFlight.commit;
-      inFlight.commit = this.commit(job, ready);
+    const { stream } = await this.storage.open(job.storageKey);
+    let inFlight: Promise<void> | undefined;
+    for await (const batch of batchesInThread(stream, this.limits, { columns, nextRow: job.nextRow })) {
+      if (inFlight) await inFlight;
+      inFlight = this.commit(job, batch);
       // Its failure is met at the next await of it; until then it must not count as unhandled.
-      inFlight.commit.catch(() => undefined);
-    };
-    try {
-      for await (const cells of await csvRecords(this.storage, job.storageKey, this.limits)) {
-        if (!header) {
-          header = cells;
-          continue;
-        }
-        row++;
-        if (row < job.nextRow) continue;
-        if (row % YIELD_EVERY === 0) await nextTurn();
-        batch.lastRow = row;
-        const read = readRow(row, cells, header, columns);
-        if (Array.isArray(read)) {
-          batch.errors.push(...read);
-          batch.invalid++;
-        } else {
-          batch.firstValid ||= row;
-          batch.lastValid = row;
-          const key = read.values.email?.toLowerCase();
-          const earlier = key ? byEmail.get(key) : undefined;
-          if (earlier) {
-            mergeInto(earlier, read);
-            batch.merged++;
-          } else {
-            if (key) byEmail.set(key, read);
-            batch.rows.push(read);
-          }
-        }
-        if (batch.rows.length + batch.merged >= IMPORT_BATCH_ROWS) {
-          await commitNext(batch);
-          batch = emptyBatch();
-          byEmail.clear();
-        }
-      }
-    } catch (error) {
-      throw inFileTerms(error, this.limits.maxRecordBytes);
+      inFlight.catch(() => undefined);
     }
-    if (batch.lastRow) await commitNext(batch);
-    if (inFlight.commit) await inFlight.commit;
+    if (inFlight) await inFlight;
   }
 
   /** Writes one batch and the import's progress in one transaction. */
-  private async commit(job: ContactImport, batch: Batch): Promise<void> {
+  private async commit(job: ContactImport, batch: ImportBatch): Promise<void> {
     if (this.interrupted()) throw new ImportInterrupted('the import was interrupted; it goes on from its last batch');
     const outcome = await this.em.fork().transactional(async (tx) => {
       const [state] = await tx.execute<{ status: ContactImportStatus }[]>(
@@ -227,15 +159,13 @@ export class ContactImportJob {
   }
 
   /** The batch's contacts: e-mail matches among live contacts update, the others are created (one statement). */
-  private async write(tx: EntityManager, batch: Batch): Promise<Outcome> {
+  private async write(tx: EntityManager, batch: ImportBatch): Promise<Outcome> {
     const outcome: Outcome = { created: 0, updated: 0, skipped: batch.invalid, errors: batch.errors, written: true };
-    if (!batch.rows.length) return outcome;
+    if (!batch.rowCount) return outcome;
     try {
       // A savepoint: a batch that cannot be written still records its errors and the progress.
       const [counts] = await tx.transactional((inner) =>
-        inner.execute<{ created: number; updated: number }[]>(this.upsertSql(), [
-          JSON.stringify(batch.rows.map(asInputRow)),
-        ]),
+        inner.execute<{ created: number; updated: number }[]>(this.upsertSql(), [batch.rowsJson]),
       );
       outcome.created = counts.created;
       outcome.updated = counts.updated + batch.merged;
@@ -245,7 +175,7 @@ export class ContactImportJob {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
       const [first, last] = [batch.firstValid, batch.lastValid];
       outcome.written = false;
-      outcome.skipped += batch.rows.length + batch.merged;
+      outcome.skipped += batch.rowCount + batch.merged;
       outcome.errors = [
         ...batch.errors,
         {
@@ -259,8 +189,8 @@ export class ContactImportJob {
   }
 
   /** A dry run's batch: what it would create and update, from the live contacts and the rows before it. */
-  private async foresee(tx: EntityManager, batch: Batch): Promise<Outcome> {
-    const keys = batch.rows.map(({ values }) => values.email?.toLowerCase()).filter((key): key is string => !!key);
+  private async foresee(tx: EntityManager, batch: ImportBatch): Promise<Outcome> {
+    const keys = batch.emailKeys;
     const existing = new Set(
       keys.length
         ? (
@@ -278,11 +208,11 @@ export class ContactImportJob {
       if (existing.has(key) || this.seen.has(key)) updated++;
       this.seen.add(key);
     }
-    const created = batch.rows.length + batch.merged - updated;
+    const created = batch.rowCount + batch.merged - updated;
     return { created, updated, skipped: batch.invalid, errors: batch.errors, written: false };
   }
 
-  private async record(tx: EntityManager, job: ContactImport, batch: Batch, outcome: Outcome): Promise<void> {
+  private async record(tx: EntityManager, job: ContactImport, batch: ImportBatch, outcome: Outcome): Promise<void> {
     const schema = this.schema;
     if (outcome.errors.length) {
       await tx.execute(
@@ -301,7 +231,7 @@ export class ContactImportJob {
         ],
       );
     }
-    if (batch.rows.length && !job.dryRun) {
+    if (batch.rowCount && !job.dryRun) {
       await tx.execute(
         `insert into "${schema}".contact_import_batch (import_id, first_row, last_row, created, updated, written)
          values (?, ?, ?, ?, ?, ?)`,
@@ -354,28 +284,4 @@ export class ContactImportJob {
       )
       select (select count(*) from inserted)::int as created, (select count(*) from matched)::int as updated`;
   }
-}
-
-function emptyBatch(): Batch {
-  return { rows: [], merged: 0, errors: [], invalid: 0, firstValid: 0, lastValid: 0, lastRow: 0 };
-}
-
-/** A later row of the file with the same e-mail: its filled cells replace the earlier row's. */
-function mergeInto(earlier: ReadyRow, later: ReadyRow): void {
-  for (const [field, value] of Object.entries(later.values)) {
-    if (value !== undefined) (earlier.values as Record<string, unknown>)[field] = value;
-  }
-}
-
-/** A row as the upsert reads it: absent fields as null (left as they are), tags trimmed and unique. */
-function asInputRow({ values }: ReadyRow) {
-  return {
-    first_name: values.firstName ?? null,
-    last_name: values.lastName ?? null,
-    email: values.email ?? null,
-    email_key: values.email?.toLowerCase() ?? null,
-    phone: values.phone ?? null,
-    company: values.company ?? null,
-    tags: values.tags ? [...new Set(values.tags.map((tag) => tag.trim()).filter(Boolean))] : null,
-  };
 }
