@@ -3,9 +3,9 @@ import { CsvError, parse } from 'csv-parse';
 import { validateSync } from 'class-validator';
 import { AppError, ErrorCode, type FieldProblem } from '../../lib/errors.js';
 import type { ObjectStorage } from '../../lib/storage/storage.js';
-import { EDITABLE_FIELDS } from './contact.entity.js';
-import { ContactInput } from './contact.input.js';
-import { hasIdentity } from './contact.service.js';
+// Only the input's module (not the entity's or the service's): the import's thread loads this file,
+// and the ORM would add some 13 MB to it for nothing.
+import { ContactInput, EDITABLE_FIELDS, hasIdentity } from './contact.input.js';
 
 export type ImportField = (typeof EDITABLE_FIELDS)[number];
 

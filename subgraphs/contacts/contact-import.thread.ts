@@ -65,7 +65,8 @@ export async function* batchesInThread(
       } else if (message.kind === 'done') return;
       else throw new AppError(message.code, message.message, { fields: message.fields });
     }
-    throw readFailure ?? new Error('the import thread stopped before the end of the file');
+    if (readFailure instanceof Error) throw readFailure;
+    throw new Error('the import thread stopped before the end of the file', { cause: readFailure });
   } finally {
     bytes.destroy();
     await thread.terminate();

@@ -4,9 +4,6 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 import { nextVersion, VERSION_DESCRIPTION } from '../../lib/data/versions.js';
 
-/** The fields a client sets on a contact (by API or by CSV import). */
-export const EDITABLE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
-
 /**
  * A person the sales team works with. Deleting one only sets `deleted`: the record stays for
  * history, but it leaves every list and lookup. `search_vector` (names, e-mail, company, tags)

@@ -4,6 +4,14 @@ import { PageArgs, ConnectionArgs } from '../../lib/data/pagination.js';
 
 const NAME_MAX = 200;
 
+/** The fields a client sets on a contact (by API or by CSV import). */
+export const EDITABLE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'company', 'tags'] as const;
+
+/** A contact needs something to call it by: a first name or an e-mail address. */
+export function hasIdentity(contact: Pick<UpdateContactInput, 'firstName' | 'email'>): boolean {
+  return Boolean(contact.firstName || contact.email);
+}
+
 /** Fields of a contact to change; omitted fields stay as they are and null clears one. */
 @InputType({ description: 'Fields of a contact to change; omitted fields stay as they are and null clears one' })
 export class UpdateContactInput {

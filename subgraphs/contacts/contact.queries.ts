@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../lib/data/database.js';
-import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
+import { Contact } from './contact.entity.js';
+import { EDITABLE_FIELDS } from './contact.input.js';
 
 /** Every column a contact is read with, by property name (never the search vector, the widest column). */
 export const READ_FIELDS = [

@@ -16,9 +16,15 @@ import {
 } from '../../lib/data/keyset.js';
 import type { Connection, Slice, Window } from '../../lib/data/pagination.js';
 import { checkVersion } from '../../lib/data/versions.js';
-import { Contact, EDITABLE_FIELDS } from './contact.entity.js';
+import { Contact } from './contact.entity.js';
 import { contactQueries } from './contact.queries.js';
-import { SCROLL_MAX, type CreateContactInput, type UpdateContactInput } from './contact.input.js';
+import {
+  EDITABLE_FIELDS,
+  hasIdentity,
+  SCROLL_MAX,
+  type CreateContactInput,
+  type UpdateContactInput,
+} from './contact.input.js';
 
 /**
  * Up to this many matches a search's total is exact; past it (or when PostgreSQL's planner expects
@@ -250,11 +256,6 @@ export class ContactService {
       throw error;
     }
   }
-}
-
-/** A contact needs something to call it by: a first name or an e-mail address. */
-export function hasIdentity(contact: Pick<UpdateContactInput, 'firstName' | 'email'>): boolean {
-  return Boolean(contact.firstName || contact.email);
 }
 
 /** A contact read as a plain row, with its times as dates (what the GraphQL type serializes). */
