@@ -1,15 +1,8 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config.js';
-import { openDatabase, type Orm } from '../../../lib/data/database.js';
+import type { Orm } from '../../../lib/data/database.js';
 import { claimKey, fingerprintOf, sweepExpiredKeys } from '../../../lib/data/idempotency.js';
-import { createLogger } from '../../../lib/observability/logger.js';
-import { contactsEntities } from '../../../subgraphs/contacts/contacts.entities.js';
-import { contactsMigrations } from '../../../subgraphs/contacts/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from '../../support/platform.js';
+import { openContactsDatabase, type ContactsDatabase } from '../../support/contacts-database.js';
 
 describe('fingerprintOf', () => {
   const commit = 'mutation Commit($uploadToken: String!, $sha256: String!) { commit }';
@@ -27,29 +20,14 @@ describe('fingerprintOf', () => {
 });
 
 describe('sweepExpiredKeys (PostgreSQL, or PGlite when TEST_DATABASE_URL is unset)', () => {
-  let database: TestDatabase;
+  let database: ContactsDatabase;
   let orm: Orm;
-  let dataDir: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'idempotency-test-'));
-    const config = loadConfig({
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-    });
-    orm = await openDatabase(config, createLogger(config), {
-      service: 'contacts',
-      entities: contactsEntities,
-      migrations: contactsMigrations,
-    });
+    database = await openContactsDatabase();
+    orm = database.orm;
   });
-  afterAll(async () => {
-    await orm?.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => database?.close());
 
   it("deletes every caller's expired records, and keeps the others", async () => {
     const em = orm.em.fork();

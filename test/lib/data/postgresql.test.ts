@@ -1,18 +1,11 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { raw } from '@mikro-orm/core';
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
-import { loadConfig } from '../../../lib/config.js';
-import { openDatabase, type Orm } from '../../../lib/data/database.js';
-import { createLogger } from '../../../lib/observability/logger.js';
+import type { Orm } from '../../../lib/data/database.js';
 import { bindParameters } from '../../../lib/data/postgresql.js';
 import { Contact } from '../../../subgraphs/contacts/contact.entity.js';
-import { contactsEntities } from '../../../subgraphs/contacts/contacts.entities.js';
-import { contactsMigrations } from '../../../subgraphs/contacts/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from '../../support/platform.js';
+import { openContactsDatabase, type ContactsDatabase } from '../../support/contacts-database.js';
 
 describe('bind parameters instead of values in the SQL text', () => {
   const platform = new PostgreSqlPlatform();
@@ -38,31 +31,15 @@ describe('bind parameters instead of values in the SQL text', () => {
 const server = process.env.TEST_DATABASE_URL;
 
 (server ? describe : describe.skip)('on PostgreSQL', () => {
-  let database: TestDatabase;
+  let database: ContactsDatabase;
   let orm: Orm;
-  let dataDir: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'bind-test-'));
     // One connection, so the prepared statements read below are those of the ORM's own queries.
-    const config = loadConfig({
-      DATABASE_URL: database.url,
-      DATABASE_POOL_MAX: '1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-    });
-    orm = await openDatabase(config, createLogger(config), {
-      service: 'contacts',
-      entities: contactsEntities,
-      migrations: contactsMigrations,
-    });
+    database = await openContactsDatabase({ DATABASE_POOL_MAX: '1' });
+    orm = database.orm;
   });
-  afterAll(async () => {
-    await orm?.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => database?.close());
 
   it('sends the ORM statements as named prepared statements, with the values apart from the text', async () => {
     const contact = Object.assign(new Contact(), { firstName: "Ada O'Brien", tags: ['vip'] });
