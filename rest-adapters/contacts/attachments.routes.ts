@@ -73,20 +73,27 @@ export function attachmentRoutes(run: RunOperation, storage: ObjectStorage, maxB
         const recorded = await receiveUpload(req, storage, {
           fileField: 'file',
           missing: 'is required: send the file as multipart/form-data field "file"',
-          reserve: async (file) =>
-            (
-              await run(
-                ReserveAttachmentUploadDocument,
-                { contactId: req.params.id, filename: file.filename || 'file', contentType: file.contentType },
-                req,
-                { withoutIdempotencyKey: true },
-              )
-            ).reserveAttachmentUpload,
+          reserve: async (file) => {
+            const filename = file.filename || 'file';
+            const { reserveAttachmentUpload } = await run(
+              ReserveAttachmentUploadDocument,
+              { contactId: req.params.id, filename, contentType: file.contentType },
+              req,
+              { withoutIdempotencyKey: true },
+            );
+            return { ...reserveAttachmentUpload, filename };
+          },
+          // The commit restates the contact, the file's name and its bytes' digest: what its key covers.
           commit: async (slot, _fields, received) =>
             (
               await run(
                 RecordAttachmentDocument,
-                { uploadToken: slot.uploadToken, contactId: req.params.id, sha256: received.sha256 },
+                {
+                  uploadToken: slot.uploadToken,
+                  contactId: req.params.id,
+                  filename: slot.filename,
+                  sha256: received.sha256,
+                },
                 req,
               )
             ).recordAttachment,

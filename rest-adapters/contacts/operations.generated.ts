@@ -102,6 +102,7 @@ export type RecordAttachmentMutationVariables = Exact<{
   uploadToken: string;
   contactId: string;
   sha256: string;
+  filename: string;
 }>;
 
 
@@ -475,11 +476,12 @@ export const ReserveAttachmentUploadDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<ReserveAttachmentUploadMutation, ReserveAttachmentUploadMutationVariables>;
 export const RecordAttachmentDocument = new TypedDocumentString(`
-    mutation RecordAttachment($uploadToken: String!, $contactId: ID!, $sha256: String!) {
+    mutation RecordAttachment($uploadToken: String!, $contactId: ID!, $sha256: String!, $filename: String!) {
   recordAttachment(
     uploadToken: $uploadToken
     contactId: $contactId
     sha256: $sha256
+    filename: $filename
   ) {
     ...AttachmentFields
   }

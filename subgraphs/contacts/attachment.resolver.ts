@@ -75,9 +75,14 @@ export class AttachmentResolver {
       description: 'SHA-256 of the file (hex), as it was sent; when given, the stored bytes must match it',
     })
     sha256: string | null,
+    @Arg('filename', () => String, {
+      nullable: true,
+      description: 'The name of the file as it was sent; when given, it must be the name the upload was reserved with',
+    })
+    filename: string | null,
     @Ctx() ctx: ContactsContext,
   ) {
-    return ctx.attachments.record(uploadToken, { contactId, sha256 });
+    return ctx.attachments.record(uploadToken, { contactId, sha256, filename });
   }
 
   @Mutation(() => Boolean, {

@@ -106,18 +106,20 @@ export class AttachmentService {
 
   /**
    * Commits the stored bytes of a reservation; on any refusal the reservation ends, row and bytes.
-   * `sent` restates what the caller sent (its contact, its file's SHA-256), checked against the
-   * reservation and the bytes: a request's Idempotency-Key covers them, not the upload token.
+   * `sent` restates what the caller sent (its contact, its file's name and SHA-256), checked against
+   * the reservation and the bytes: a request's Idempotency-Key covers them, not the upload token.
    */
   async record(
     uploadToken: string,
-    sent: { contactId?: string | null; sha256?: string | null } = {},
+    sent: { contactId?: string | null; sha256?: string | null; filename?: string | null } = {},
   ): Promise<Attachment> {
     const attachment = await this.reserved(uploadToken);
     if (!attachment) throw AppError.badInput('uploadToken', 'is not a valid, unexpired upload slot');
     try {
       if (sent.contactId && sent.contactId !== attachment.contactId)
         throw AppError.badInput('contactId', 'is not the contact the upload was reserved for');
+      if (sent.filename && safeFilename(sent.filename) !== attachment.filename)
+        throw AppError.badInput('filename', 'is not the name the upload was reserved with');
       await this.contacts.get(attachment.contactId);
       const { size } = await commitUpload(
         this.settings.storage,

@@ -149,6 +149,9 @@ describe.each([
       const other = await postFile(url, { ...note, bytes: 'another text\n' }, { key });
       expect(other.status).toBe(422);
       expect(other.body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
+      // So is the same file under another name.
+      const renamed = await postFile(url, { ...note, name: 'renamed.txt' }, { key });
+      expect(renamed.status).toBe(422);
       // So is the same file sent to another contact.
       const elsewhere = await create(base, { firstName: 'Elsewhere' });
       const moved = await postFile(`${base}/api/contacts/${elsewhere.body.id}/attachments`, note, { key });
