@@ -76,6 +76,7 @@ const ONE_GRAPH = `
       nodes {
         id
         content
+        platforms
       }
     }
   }
