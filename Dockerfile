@@ -4,7 +4,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev
+# The production install, less the packages' type declarations and source maps, which nothing runs (224 -> 135 MB).
+RUN npm run build && npm prune --omit=dev && node scripts/prune-install.mjs
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:footprint`: what the platform costs before it serves anything. Prints the size of
  * the production install (a fresh `npm ci --omit=dev --ignore-scripts` of package.json and the lock,
- * measured with du), the time `npm start` takes to open every port on a first start (fresh data,
+ * measured with du before and after the image's own pruning, scripts/prune-install.mjs), the time `npm start` takes to open every port on a first start (fresh data,
  * nothing compiled) and on a warm one (data and dist in place), and the resident memory of its
  * process tree 30 s after it is ready; on embedded PGlite, and on PostgreSQL when DATABASE_URL or
  * TEST_DATABASE_URL names a server. Each figure beside its target.
@@ -51,10 +51,17 @@ function measureInstall(): void {
     );
     if (result.status !== 0) throw new Error(`npm ci failed: ${result.stderr}`);
     const modules = path.join(folder, 'node_modules');
-    const total = duMb(modules);
+    const installed = duMb(modules);
     const seconds = (performance.now() - started) / 1000;
+    // What the image keeps: the same install less what nothing runs, by the Dockerfile's own last step.
+    const pruned = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts/prune-install.mjs'), folder], {
+      encoding: 'utf8',
+    });
+    if (pruned.status !== 0) throw new Error(`prune-install failed: ${pruned.stderr}`);
+    const total = duMb(modules);
     console.log(
-      `production install (npm ci --omit=dev, ${fmt(seconds)} s): ${fmt(total)} MB on disk (${fmt(duMb(modules, true))} MB of file contents), target ${TARGETS.installMb} MB: ${verdict(total, TARGETS.installMb)}`,
+      `production install (npm ci --omit=dev, ${fmt(seconds)} s): ${fmt(installed)} MB on disk, then ${pruned.stdout.trim()}:\n` +
+        `  as the image keeps it: ${fmt(total)} MB on disk (${fmt(duMb(modules, true))} MB of file contents), target ${TARGETS.installMb} MB: ${verdict(total, TARGETS.installMb)}`,
     );
     const packages = readdirSync(modules)
       .filter((name) => !name.startsWith('.'))
@@ -233,7 +240,7 @@ exitWithHelpIfAsked(`
 usage: npm run bench:footprint
 
 The production install's size (a fresh npm ci --omit=dev --ignore-scripts into a temporary folder,
-measured with du; target 200 MB); npm start's first start (fresh DATA_DIR, nothing compiled; target
+measured with du, then as the image keeps it, pruned by scripts/prune-install.mjs; target 200 MB); npm start's first start (fresh DATA_DIR, nothing compiled; target
 20 s) and warm start (target 3 s), each from spawn to every port's /readyz answering; and its process
 tree's resident memory ${IDLE_SECONDS} s after ready (target 500 MB embedded, 250 MB PostgreSQL in one
 process). Embedded PGlite always; PostgreSQL too when DATABASE_URL or TEST_DATABASE_URL names a server
