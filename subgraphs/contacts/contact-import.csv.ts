@@ -99,15 +99,14 @@ export function recordsOf(bytes: Readable, limits: ImportLimits): AsyncIterable<
  * data row, the limits. Answers the header and the number of data rows; a file that fails writes nothing.
  */
 export async function checkCsv(
-  storage: ObjectStorage,
-  key: string,
+  file: AsyncIterable<string[]>,
   limits: ImportLimits,
 ): Promise<{ header: string[]; rows: number }> {
   let header: string[] | null = null;
   let records = 0;
   const { maxRows, maxColumns, maxRecordBytes } = limits;
   try {
-    for await (const record of await csvRecords(storage, key, limits)) {
+    for await (const record of file) {
       if (!header) {
         header = record.map((cell) => cell.trim());
         if (header.length > maxColumns)

@@ -6,7 +6,6 @@ import type { ObjectStorage } from '../../lib/storage/storage.js';
 import { dropUploadBytes } from '../../lib/storage/uploads.js';
 import type { ImportBatch } from './contact-import.batches.js';
 import {
-  checkCsv,
   csvRecords,
   mapColumns,
   parseMapping,
@@ -15,7 +14,7 @@ import {
   type RowError,
 } from './contact-import.csv.js';
 import { ContactImport, ContactImportStatus, FINISHED_IMPORT_STATES } from './contact-import.entity.js';
-import { batchesInThread } from './contact-import.thread.js';
+import { batchesInThread, checkInThread } from './contact-import.thread.js';
 
 /** The job stopped before its end without failing: the process is stopping, or its claim on the job was lost. */
 export class ImportInterrupted extends Error {}
@@ -110,7 +109,7 @@ export class ContactImportJob {
   private async readHeader(job: ContactImport): Promise<MappedColumn[]> {
     const mapping = parseMapping(job.mapping);
     if (job.rows === null) {
-      const { header, rows } = await checkCsv(this.storage, job.storageKey, this.limits);
+      const { header, rows } = await checkInThread((await this.storage.open(job.storageKey)).stream, this.limits);
       const columns = mapColumns(header, mapping);
       await this.em.nativeUpdate(ContactImport, { id: job.id }, { rows });
       job.rows = rows;

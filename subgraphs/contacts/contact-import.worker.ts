@@ -4,16 +4,16 @@ import { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppError } from '../../lib/errors.js';
 import { batchesOf } from './contact-import.batches.js';
-import { inFileTerms, recordsOf } from './contact-import.csv.js';
+import { checkCsv, inFileTerms, recordsOf } from './contact-import.csv.js';
 import type { ThreadData, ThreadSays, JobSays } from './contact-import.thread.js';
 
 /**
  * The import's thread (contact-import.thread.ts starts it): reads the file's bytes as the job hands
- * them over, parses and checks the rows, and hands back one batch at a time, reading the next while
- * the job writes it.
+ * them over and does its task: the first read's check of the whole file, or the rows parsed and
+ * checked into batches, handed back one at a time, the next read while the job writes the one before.
  */
 const port = parentPort!;
-const { limits, plan } = workerData as ThreadData;
+const { limits, task } = workerData as ThreadData;
 const say = (message: ThreadSays) => port.postMessage(message);
 
 let wake: (() => void) | undefined;
@@ -26,9 +26,13 @@ port.on('message', (message: JobSays) => {
 });
 
 try {
-  for await (const batch of batchesOf(recordsOf(bytes, limits), plan)) {
-    say({ kind: 'batch', batch });
-    await new Promise<void>((resolve) => (wake = resolve));
+  const records = recordsOf(bytes, limits);
+  if (task.kind === 'check') say({ kind: 'checked', file: await checkCsv(records, limits) });
+  else {
+    for await (const batch of batchesOf(records, task.plan)) {
+      say({ kind: 'batch', batch });
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
   }
   say({ kind: 'done' });
 } catch (error) {
