@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -8,9 +9,14 @@ describe.each([
 ])('contacts REST on $label', ({ embedded }) => {
   let platform: TestPlatform;
   let base: string;
+  /** The contacts service's SQL, as it runs. */
+  const statements: string[] = [];
 
   beforeAll(async () => {
-    platform = await startTestPlatform({}, { embedded });
+    platform = await startTestPlatform(
+      {},
+      { embedded, onQuery: (service, sql) => service === 'contacts' && statements.push(stripVTControlCharacters(sql)) },
+    );
     base = platform.urls.contactsRest;
   });
   afterAll(async () => {
@@ -155,6 +161,59 @@ describe.each([
     expect(wrongMethod.headers.get('allow')).toContain('GET');
     for (const res of [malformed, large, unknown, wrongMethod])
       expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+  });
+
+  it('writes a contact in one statement, and a change in one when it keeps every rule', async () => {
+    statements.length = 0;
+    const created = await rest('POST', `${base}/api/contacts`, { firstName: 'Mary', email: 'mary@example.com' });
+    expect(created.status).toBe(201);
+    expect(statements).toEqual([expect.stringMatching(/^\[query\] insert into /)]);
+    const id = created.body.id as string;
+    const etagOf = async () => (await rest('GET', `${base}/api/contacts/${id}`)).headers.get('etag');
+    const first = await etagOf();
+
+    statements.length = 0;
+    const changed = await rest('PUT', `${base}/api/contacts/${id}`, { firstName: ' ', tags: [' b ', 'a', 'b'] });
+    expect(changed.status).toBe(200);
+    expect(statements).toEqual([expect.stringMatching(/^\[query\] update /)]);
+    expect(changed.body).toMatchObject({
+      firstName: null,
+      email: 'mary@example.com',
+      lastName: null,
+      tags: ['b', 'a'],
+    });
+    expect(Date.parse(changed.body.updatedAt)).toBeGreaterThan(Date.parse(created.body.updatedAt));
+    const second = await etagOf();
+    expect(second).not.toBe(first);
+    const kept = await rest('PUT', `${base}/api/contacts/${id}`, { lastName: 'Shelley' });
+    expect(kept.body).toMatchObject({ lastName: 'Shelley', tags: ['b', 'a'], email: 'mary@example.com' });
+
+    // Each refusal says why, under the row's lock, and changes nothing.
+    await rest('POST', `${base}/api/contacts`, { firstName: 'Percy', email: 'percy@example.com' });
+    const third = await etagOf();
+    const refusals: Array<[Record<string, unknown>, Record<string, string>, number, string]> = [
+      [{ email: null }, {}, 400, 'firstName'],
+      [{ email: 'percy@example.com' }, {}, 409, 'email'],
+      [{ company: 'Frankenstein' }, { 'if-match': String(first) }, 412, 'If-Match'],
+    ];
+    for (const [body, headers, status, field] of refusals) {
+      const res = await rest('PUT', `${base}/api/contacts/${id}`, body, headers);
+      expect(res.status).toBe(status);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+    expect(await etagOf()).toBe(third);
+    expect((await rest('GET', `${base}/api/contacts/${id}`)).body).toMatchObject({
+      email: 'mary@example.com',
+      company: null,
+    });
+    const withEtag = await rest(
+      'PUT',
+      `${base}/api/contacts/${id}`,
+      { company: 'Frankenstein' },
+      { 'if-match': String(third) },
+    );
+    expect(withEtag.status).toBe(200);
+    expect(withEtag.body.company).toBe('Frankenstein');
   });
 
   it('answers a duplicate e-mail address with 409', async () => {
