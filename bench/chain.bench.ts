@@ -7,7 +7,8 @@
  *   Gateway serving schema/supergraph.graphql in front of the same subgraphs;
  * - search: the floor, the subgraph, the gateway and REST `GET /api/contacts?search=<word>`;
  * - writes: `POST /api/contacts` (a new contact, unique e-mail) and `PUT /api/contacts/{id}` (a new
- *   company) through the floor, the gateway's mutations and REST.
+ *   company) through the floor, the gateway's mutations and REST. The contacts they create are deleted
+ *   before each search is measured, so every search runs on the seeded book.
  * For each: requests per second, p50/p99, CPU per request of every process on the path (Node and the
  * PostgreSQL backends), and the ratio to the floor. Then what one client sees: the median of 200
  * sequential keep-alive REST by-id requests, and p50/p99 at a steady 200 requests per second.
@@ -269,6 +270,14 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       // Interleaved, in a different order each round, so drift of the machine hits all alike.
       for (const target of round % 2 ? chosen : [...chosen].reverse()) {
+        // A search is measured on the seeded book. The contacts the create targets wrote are the newest,
+        // and a search of a common word walks the newest-first index past all of them (tens of
+        // thousands that match nothing): 17 ms of PostgreSQL per search instead of 1, the floor's and the
+        // chain's alike, so the ratio measured that walk rather than the chain. They leave first.
+        if (target.kind === 'search') {
+          await admin.query(`delete from contacts.contact where email like 'writer%@chain.example'`);
+          await admin.query('vacuum analyze contacts.contact');
+        }
         const cpuOf = (pidList: number[]) => pidList.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
         const cpuBefore = Object.fromEntries(
           Object.entries(target.processes).map(([name, pidList]) => [name, cpuOf(pidList)]),
