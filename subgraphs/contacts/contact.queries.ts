@@ -63,8 +63,9 @@ export function insertValues(contact: Contact): unknown[] {
 
 /**
  * The values of `ContactQueries.update`, in its order: for each editable field whether `changes` gives
- * it and its value, the id, the version asked for, then the first name's and the e-mail's again (for
- * the identity condition). `changes` holds the given fields only, as `ContactService.apply` sets them.
+ * it and its value, the time of the change (Node's clock, as a create's times and the entity manager's
+ * `onUpdate`), the id, the version asked for, then the first name's and the e-mail's again (for the
+ * identity condition). `changes` holds the given fields only, as `ContactService.apply` sets them.
  */
 export function updateValues(
   id: string,
@@ -77,6 +78,7 @@ export function updateValues(
   ];
   return [
     ...EDITABLE_FIELDS.flatMap(setOrKeep),
+    new Date(),
     id,
     ifVersion ?? null,
     ifVersion ?? null,
@@ -96,7 +98,7 @@ export function contactQueries(em: EntityManager): ContactQueries {
     const columns = READ_FIELDS.map((field) => `c."${meta.properties[field].fieldNames[0]}" as "${field}"`).join(', ');
     const column = (field: keyof Contact) => `"${meta.properties[field].fieldNames[0]}"`;
     const tagsOf = (json: string) => `array(select jsonb_array_elements_text(${json}::jsonb))`;
-    const insertValues = INSERT_FIELDS.map((field) => (field === 'tags' ? tagsOf('?') : '?'));
+    const insertPlaceholders = INSERT_FIELDS.map((field) => (field === 'tags' ? tagsOf('?') : '?'));
     const setOrKeep = (field: EditableField) =>
       `case when ? then ${field === 'tags' ? tagsOf('?') : '?'} else c.${column(field)} end`;
     const matches = `c.search_vector @@ to_tsquery('simple', ?)`;
@@ -109,8 +111,8 @@ export function contactQueries(em: EntityManager): ContactQueries {
       searchPage: `select ${columns} from ${table} as c where not c.deleted and ${matches} ${newestFirst}`,
       liveTotal: `select live as total from "${schema}"."contact_live_count"`,
       searchTotal: `select total, exact, estimate from "${schema}"."contact_search_total"(to_tsquery('simple', ?), ?, ?::bigint)`,
-      insert: `insert into ${table} (${INSERT_FIELDS.map(column).join(', ')}) values (${insertValues.join(', ')})`,
-      update: `update ${table} as c set ${EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ')}, ${column('updatedAt')} = now()
+      insert: `insert into ${table} (${INSERT_FIELDS.map(column).join(', ')}) values (${insertPlaceholders.join(', ')})`,
+      update: `update ${table} as c set ${EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ')}, ${column('updatedAt')} = ?
         where c.id = ? and not c.deleted and (?::integer is null or c.version = ?)
           and coalesce(${setOrKeep('firstName')}, ${setOrKeep('email')}) is not null
         returning ${columns}`,
