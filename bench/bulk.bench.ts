@@ -30,11 +30,10 @@ import express from 'express';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/observability/logger.js';
 import { startPlatform } from '../scripts/platform.js';
 import {
-  BENCH_PRODUCTION_DECISIONS,
+  benchPlatformConfig,
   benchDatabase,
   fmt,
   median,
@@ -70,22 +69,9 @@ const here = fileURLToPath(import.meta.url);
 /** The whole platform, as `npm start` runs one worker, with the design's import limits. */
 async function servePlatform(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bulk-platform-'));
-  const free = '0';
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    ...BENCH_PRODUCTION_DECISIONS,
+  const config = benchPlatformConfig(dataDir, process.env.BENCH_PLATFORM_DATABASE_URL, {
     ...IMPORT_LIMITS,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL,
-    GATEWAY_PORT: free,
-    SOCIAL_REST_PORT: free,
-    SURVEYS_REST_PORT: free,
-    CONTACTS_REST_PORT: free,
-    SOCIAL_SUBGRAPH_PORT: free,
-    SURVEYS_SUBGRAPH_PORT: free,
-    CONTACTS_SUBGRAPH_PORT: free,
   });
   const platform = await startPlatform(config, createLogger(config));
   process.send?.({ urls: { rest: platform.rest.contacts.url.replace('//localhost:', '//127.0.0.1:') } });

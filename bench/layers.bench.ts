@@ -15,13 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/observability/logger.js';
 import { ContactDocument, ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
 import { startPlatform } from '../scripts/platform.js';
 import { ContactService, createSearchEstimates } from '../subgraphs/contacts/contact.service.js';
 import {
-  BENCH_PRODUCTION_DECISIONS,
+  benchPlatformConfig,
   SERVE,
   benchDatabase,
   cpuSeconds,
@@ -71,22 +70,7 @@ async function main(): Promise<void> {
   const database = await benchDatabase('bench_layers');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-layers-'));
   const children: Child[] = [];
-  const free = '0';
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    ...BENCH_PRODUCTION_DECISIONS,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    GATEWAY_PORT: free,
-    SOCIAL_REST_PORT: free,
-    SURVEYS_REST_PORT: free,
-    CONTACTS_REST_PORT: free,
-    SOCIAL_SUBGRAPH_PORT: free,
-    SURVEYS_SUBGRAPH_PORT: free,
-    CONTACTS_SUBGRAPH_PORT: free,
-  });
+  const config = benchPlatformConfig(dataDir, database.url);
   const platform = await startPlatform(config, createLogger(config, createWriteStream('/dev/null')));
   const admin = new pg.Client({ connectionString: database.url });
   try {

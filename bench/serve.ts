@@ -10,31 +10,15 @@ import cluster from 'node:cluster';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/observability/logger.js';
 import { startPlatform } from '../scripts/platform.js';
-import { BENCH_PRODUCTION_DECISIONS } from './support.js';
+import { benchPlatformConfig } from './support.js';
 import { serveFloor } from './floor.js';
 
 /** The whole platform in this (child) process, as `npm start` runs it with one worker, on free ports. */
 async function servePlatform(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-platform-'));
-  const free = '0';
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    ...BENCH_PRODUCTION_DECISIONS,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: process.env.BENCH_PLATFORM_DATABASE_URL,
-    GATEWAY_PORT: free,
-    SOCIAL_REST_PORT: free,
-    SURVEYS_REST_PORT: free,
-    CONTACTS_REST_PORT: free,
-    SOCIAL_SUBGRAPH_PORT: free,
-    SURVEYS_SUBGRAPH_PORT: free,
-    CONTACTS_SUBGRAPH_PORT: free,
-  });
+  const config = benchPlatformConfig(dataDir, process.env.BENCH_PLATFORM_DATABASE_URL);
   const platform = await startPlatform(config, createLogger(config));
   const local = (url: string) => url.replace('//localhost:', '//127.0.0.1:');
   process.send?.({

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { loadConfig, type Config } from '../lib/config.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { freePorts, PORT_VARIABLES } from '../test/support/ports.js';
 
@@ -396,3 +397,25 @@ export const BENCH_PRODUCTION_DECISIONS = {
   CONTACTS_AUTH: 'open',
   SMTP_URL: 'smtp://127.0.0.1:2525',
 } as const;
+
+/**
+ * The configuration of the whole platform started inside a bench's process, as production runs it
+ * (`BENCH_PRODUCTION_DECISIONS`), every port free, its files under `dataDir`, on `databaseUrl`
+ * (embedded PGlite when undefined); `settings` add to it or override it.
+ */
+export function benchPlatformConfig(
+  dataDir: string,
+  databaseUrl: string | undefined,
+  settings: Record<string, string> = {},
+): Config {
+  return loadConfig({
+    NODE_ENV: 'production',
+    ...BENCH_PRODUCTION_DECISIONS,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    ...Object.fromEntries(PORT_VARIABLES.map((name) => [name, '0'])),
+    ...settings,
+  });
+}
