@@ -1,5 +1,28 @@
 import { Transform, type TransformCallback } from 'node:stream';
 
+/**
+ * The first characters that make a spreadsheet run a cell as a formula (=, +, -, @, tab, CR: OWASP
+ * "CSV injection"). A cell of a file the platform writes that starts with one is made text with a
+ * leading apostrophe, whether Node writes the file (`spreadsheetSafe`) or PostgreSQL's COPY does
+ * (`spreadsheetSafeSql`): one rule, in its two forms.
+ */
+const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'];
+
+/** `cell` as a spreadsheet shows it as text: with a leading apostrophe when it would start a formula. */
+export function spreadsheetSafe(cell: string): string {
+  return FORMULA_STARTS.includes(cell.charAt(0)) ? `'${cell}` : cell;
+}
+
+/**
+ * The same rule as SQL over the text expression `sql`; also NULL for an empty cell, which COPY writes
+ * unquoted. It tests the first character's code, an integer: comparing text would go through the
+ * collation and cost a COPY more than all the rest of its formatting.
+ */
+export function spreadsheetSafeSql(sql: string): string {
+  const codes = FORMULA_STARTS.map((start) => start.charCodeAt(0)).join(', ');
+  return `case when ascii(${sql}) in (${codes}) then '''' || ${sql} else nullif(${sql}, '') end`;
+}
+
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;

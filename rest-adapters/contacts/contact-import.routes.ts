@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
+import { spreadsheetSafe } from '../../lib/data/copy-csv.js';
 import { receiveUpload } from '../../lib/storage/multipart-upload.js';
 import { AppError } from '../../lib/errors.js';
 import { booleanParam, isIdempotentReplay, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
@@ -185,7 +186,10 @@ export function contactImportRoutes(run: RunOperation, storage: ObjectStorage): 
         });
         async function* rows() {
           for (let page = firstPage; ;) {
-            for (const error of page.nodes) yield [String(error.row), error.column ?? '', error.message];
+            // A column name or a message quotes the file, which anyone could have written: as the
+            // export, the file leaves no cell a spreadsheet would run as a formula.
+            for (const error of page.nodes)
+              yield [String(error.row), spreadsheetSafe(error.column ?? ''), spreadsheetSafe(error.message)];
             if (!page.pageInfo.hasNextPage) return;
             page = await fetchPage(page.pageInfo.endCursor ?? null);
           }

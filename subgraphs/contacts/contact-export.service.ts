@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { crlfRecords } from '../../lib/data/copy-csv.js';
+import { crlfRecords, spreadsheetSafeSql } from '../../lib/data/copy-csv.js';
 import type { EntityManager, Orm } from '../../lib/data/database.js';
 import { dbQueryDuration } from '../../lib/observability/metrics.js';
 import { signPayload, verifyPayload } from '../../lib/secrets.js';
@@ -114,15 +114,12 @@ interface ExportSelect {
  * The export's select, each cell formatted as the file has it: empty for null or empty (NULL, which
  * COPY writes unquoted), tags joined with `;`, times as JavaScript's toISOString writes them, and
  * a cell a spreadsheet would run as a formula made text with a leading apostrophe (OWASP "CSV
- * injection"). Doing this in SQL keeps COPY's speed: Node only passes the bytes on.
+ * injection", `spreadsheetSafeSql`: the rule every CSV the platform writes follows). Doing this in SQL keeps COPY's speed: Node only passes the bytes on.
  */
 function exportSelect(em: EntityManager, matching: 'all' | 'none' | 'search'): ExportSelect {
   const meta = em.getMetadata(Contact);
   const column = (field: keyof Contact) => `c."${meta.properties[field].fieldNames[0]}"`;
-  // The first character's code (=, +, -, @, tab, CR): an integer test, where comparing text would go
-  // through the collation and cost the COPY more than all the rest of the formatting.
-  const cell = (sql: string) =>
-    `case when ascii(${sql}) in (61, 43, 45, 64, 9, 13) then '''' || ${sql} else nullif(${sql}, '') end`;
+  const cell = spreadsheetSafeSql;
   const time = (sql: string) => `to_char(${sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const cells: Record<(typeof EXPORT_COLUMNS)[number], string> = {
     id: `${column('id')}::text`,

@@ -7,9 +7,10 @@ import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/
 async function postImport(
   base: string,
   csv: string,
-  options: { query?: string; headers?: Record<string, string> } = {},
+  options: { query?: string; headers?: Record<string, string>; mapping?: Record<string, string> } = {},
 ) {
   const form = new FormData();
+  if (options.mapping) form.append('mapping', JSON.stringify(options.mapping));
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
   const response = await fetch(`${base}/api/contacts/import${options.query ?? ''}`, {
     method: 'POST',
@@ -124,6 +125,21 @@ describe('contacts: imports as background jobs', () => {
     const rows: string[][] = parse(await (await fetch(`${base}${location}/errors.csv`)).text());
     expect(rows).toHaveLength(2301);
     expect(rows.slice(1).map(([row]) => Number(row))).toEqual(Array.from({ length: 2300 }, (_, index) => index + 2));
+  });
+
+  it('neutralises in errors.csv a cell a spreadsheet would run as a formula, as the export does', async () => {
+    const column = '=HYPERLINK("http://evil.example","Click")';
+    const csv = [`"${column.replace(/"/g, '""')}",Name`, 'not-an-email,Eve', '@SUM(1),Mallory'].join('\n');
+    const started = await postImport(base, csv, { headers: ASYNC, mapping: { [column]: 'email', Name: 'firstName' } });
+    expect(started.status).toBe(202);
+    const location = started.headers.get('location')!;
+    expect((await settled(location)).body).toMatchObject({ status: 'succeeded', errors: 2 });
+    const rows: string[][] = parse(await (await fetch(`${base}${location}/errors.csv`)).text());
+    expect(rows).toEqual([
+      ['row', 'column', 'message'],
+      ['2', `'${column}`, 'must be a valid e-mail address'],
+      ['3', `'${column}`, 'must be a valid e-mail address'],
+    ]);
   });
 
   it('checks every row on ?dryRun=true and answers what would happen, writing nothing', async () => {
