@@ -15,6 +15,7 @@ export interface ProductionSettings {
   CONTACTS_AUTH_GIVEN: boolean;
   SUBGRAPH_HOST: string;
   SUBGRAPH_TOKEN?: string;
+  TRUST_PROXY?: string;
 }
 
 /** Loopback addresses: a subgraph listening there is reached only from its own machine. */
@@ -50,8 +51,21 @@ export function productionProblems(settings: ProductionSettings): string[] {
 
 /** What production allows but an operator must hear about at every start. */
 export function productionWarnings(settings: ProductionSettings): string[] {
-  if (settings.IDENTITY_JWKS_URL || settings.DEV_IDENTITY !== 'allow') return [];
-  return [
-    'DEV_IDENTITY=allow: production is using the embedded development issuer; anyone who can read DATA_DIR (or a backup of it) can sign any token. Set IDENTITY_JWKS_URL instead.',
-  ];
+  const warnings: string[] = [];
+  if (!settings.IDENTITY_JWKS_URL && settings.DEV_IDENTITY === 'allow') {
+    warnings.push(
+      'DEV_IDENTITY=allow: production is using the embedded development issuer; anyone who can read DATA_DIR (or a backup of it) can sign any token. Set IDENTITY_JWKS_URL instead.',
+    );
+  }
+  // Not a refusal: a part that clients reach directly is right without it. But deployments almost
+  // always put a load balancer or ingress in front, and then nothing else says the limits are wrong.
+  if (!settings.TRUST_PROXY) {
+    warnings.push(
+      'TRUST_PROXY is unset: the client of a request is whoever opened the connection. Behind a load balancer or ingress ' +
+        'that is the proxy, so every client counts as one for the per-client limits (sign-in mail, review links, ' +
+        'Idempotency-Key records of anonymous callers). Set TRUST_PROXY to the proxies in front (1 for one hop, or ' +
+        'their addresses), or to 0 when clients connect directly.',
+    );
+  }
+  return warnings;
 }

@@ -218,6 +218,8 @@ describe('docker-compose.yml', () => {
       IDENTITY_AUDIENCE: 'platform',
     };
     expect(loadConfig(resolve({ ...envExample(), ...secrets, ...external })).warnings).toEqual([]);
+    // No proxy stands before the published ports: TRUST_PROXY says so (0) rather than being left unset.
+    expect(loadConfig(resolve({ ...envExample(), ...secrets, ...external })).env.TRUST_PROXY).toBe('0');
     expect(loadConfig(resolve(variables)).warnings.join('\n')).toMatch(/DEV_IDENTITY=allow/);
     expect(services.gateway.environment!.DEV_IDENTITY).toBe('${DEV_IDENTITY:-}');
     // The subgraphs run apart: beyond loopback, answering only the gateway's token (Hive Gateway sends it too).

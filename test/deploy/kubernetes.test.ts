@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { SUPERGRAPH_PATH } from '../../gateway/gateway.js';
-import { loadConfig, settingNames } from '../../lib/config.js';
+import { loadConfig, parseTrustProxy, settingNames } from '../../lib/config.js';
 import { DRAIN_TIMEOUT_MS } from '../../lib/http/http.js';
 import { PROJECT_ROOT } from '../../lib/paths.js';
 
@@ -78,6 +78,11 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
   const containerOf = (workload: Manifest) => workload.spec.template.spec.containers[0];
   const configMap = all('ConfigMap').find((object) => object.metadata.name.startsWith('platform-config-'))!;
   const secret = all('Secret').find((object) => object.metadata.name.startsWith('platform-secrets-'))!;
+  /** The settings a part runs with: the ConfigMap and the Secret (the example's key made valid). */
+  const renderedConfig = () => {
+    const secrets = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+    return loadConfig({ ...configMap.data, ...secrets, ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
+  };
 
   it('renders objects that all validate against the Kubernetes JSON schemas', async () => {
     expect(objects.length).toBeGreaterThan(30);
@@ -212,8 +217,7 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     expect(used.filter((name) => !known.has(name))).toEqual([]);
     expect(Object.keys(configMap.data).filter((name) => SECRET_LIKE.test(name))).toEqual([]);
     expect(Object.keys(secret.data).sort()).toEqual(expect.arrayContaining(['DATABASE_URL', 'ENCRYPTION_KEY', 'REDIS_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SMTP_URL', 'SUBGRAPH_TOKEN']));
-    const secrets = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
-    const config = loadConfig({ ...configMap.data, ...secrets, ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
+    const config = renderedConfig();
     expect(config.isProduction).toBe(true);
     expect(config.ports).toEqual(defaults);
     expect(config.env.IDENTITY_JWKS_URL).toBeDefined();
@@ -222,6 +226,18 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     expect(config.env.SUBGRAPH_HOST).toBe('0.0.0.0');
     expect(config.env.SUBGRAPH_TOKEN).toBeDefined();
     expect(config.env.CONTACTS_AUTH).toBe('required');
+  });
+
+  it('trusts the one ingress-nginx hop for the client address, which the network policies make the only way in', () => {
+    const config = renderedConfig();
+    // One hop: X-Forwarded-For's last address, the one the ingress controller saw, is the client; what a client wrote before it is not believed.
+    expect(parseTrustProxy(config.env.TRUST_PROXY)).toEqual({ setting: 1 });
+    expect(config.warnings.filter((warning) => warning.startsWith('TRUST_PROXY'))).toEqual([]);
+    // The parts that meet clients are reached only from the ingress controller's namespace, or by the REST services (which forward the client themselves).
+    const fromOutside = all('NetworkPolicy').flatMap((policy) => (policy.spec.ingress ?? []).flatMap((rule: any) => rule.from)).filter((peer: any) => peer.namespaceSelector);
+    const namespaces = new Set(fromOutside.map((peer: any) => peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']));
+    expect([...namespaces].sort()).toEqual(['ingress-nginx', 'monitoring']);
+    expect(one('Ingress', 'platform').spec.ingressClassName).toBe('nginx');
   });
 
   it('serves the supergraph from a ConfigMap that the gateway mounts where it reads it', () => {

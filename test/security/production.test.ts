@@ -21,6 +21,7 @@ const DECIDED = {
   IDENTITY_AUDIENCE: 'platform',
   SMTP_URL: 'smtp://mail.example.com:25',
   CONTACTS_AUTH: 'required',
+  TRUST_PROXY: '1',
 };
 
 const problemsOf = (env: Record<string, string>): string[] => {
@@ -102,6 +103,19 @@ describe('production refuses unsafe defaults', () => {
     expect(problemsOf({ ...DECIDED, CONTACTS_AUTH: 'open' })).toEqual([]);
   });
 
+  it('warns while TRUST_PROXY is unset: behind a proxy every client would count as one', () => {
+    const { TRUST_PROXY: _trustProxy, ...withoutTrustProxy } = DECIDED;
+    const [warning, ...others] = loadConfig(withoutTrustProxy).warnings;
+    expect(others).toEqual([]);
+    expect(warning).toMatch(/^TRUST_PROXY is unset: /);
+    expect(warning).toMatch(/sign-in/);
+    // A decision either way quiets it: the proxies in front, or 0 for clients that connect directly.
+    expect(loadConfig({ ...DECIDED, TRUST_PROXY: '0' }).warnings).toEqual([]);
+    expect(loadConfig({ ...DECIDED, TRUST_PROXY: '10.0.0.0/8' }).warnings).toEqual([]);
+    // Development proxies nothing and hears nothing.
+    expect(loadConfig({}).warnings).toEqual([]);
+  });
+
   it('wants a shared subgraph token once subgraphs listen beyond loopback', () => {
     expect(loadConfig({}).env.SUBGRAPH_HOST).toBe('127.0.0.1');
     expect(problemsOf({ ...DECIDED, SUBGRAPH_HOST: '0.0.0.0' }).map((problem) => problem.split(':')[0])).toEqual([
@@ -121,7 +135,7 @@ describe('production refuses unsafe defaults', () => {
       expect(output).toContain(name);
   });
 
-  it('warns at every start of a part that production lets use the development issuer', async () => {
+  it('warns at every start of a part: the development issuer production lets it use, and TRUST_PROXY unset', async () => {
     const env = {
       NODE_ENV: 'production',
       DEV_IDENTITY: 'allow',
@@ -132,12 +146,13 @@ describe('production refuses unsafe defaults', () => {
       GATEWAY_PORT: String(await freePort()),
     };
     const { output } = await runPart('gateway', env, (text) => text.includes('gateway listening on'));
-    const warning = output
+    const lines = output
       .split('\n')
       .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { level: number; msg: string })
-      .find((line) => line.msg.startsWith('DEV_IDENTITY=allow'));
-    expect(warning?.level).toBe(40);
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.find((line) => line.msg.startsWith('DEV_IDENTITY=allow'))?.level).toBe(40);
+    // TRUST_PROXY is not set here either: the part says what that means for its per-client limits.
+    expect(lines.find((line) => line.msg.startsWith('TRUST_PROXY is unset'))?.level).toBe(40);
   });
 
   it('never writes a sign-in mail to the log in production, and marks it as development-only elsewhere', async () => {
