@@ -78,8 +78,10 @@ export class ProblemError extends Error {
   constructor(
     readonly problem: ProblemDetails,
     readonly headers: Record<string, string> = {},
+    /** `cause`: what went wrong in the platform's own terms (a socket error...), for the log line of a 5xx, never the body. */
+    options?: ErrorOptions,
   ) {
-    super(problem.detail);
+    super(problem.detail, options);
     this.name = 'ProblemError';
   }
 }

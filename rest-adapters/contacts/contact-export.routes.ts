@@ -68,13 +68,14 @@ export function httpExports(subgraphUrl: string | undefined, subgraphToken: stri
             reject(refusal(response.statusCode));
           },
         );
+        // The socket error names internal addresses and ports: it goes to the log line of the 502
+        // (its cause), and the client hears only that the upstream failed.
         request.on('error', (error) =>
           reject(
             new ProblemError(
-              problemFor(
-                ErrorCode.BAD_GATEWAY,
-                `The contacts service could not be reached for the export: ${error.message}`,
-              ),
+              problemFor(ErrorCode.BAD_GATEWAY, 'The contacts service could not be reached for the export'),
+              {},
+              { cause: error },
             ),
           ),
         );

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'csv-stringify/sync';
 import pg from 'pg';
 import { createLogger } from '../../lib/observability/logger.js';
 import { deriveKey, masterKey, signPayload } from '../../lib/secrets.js';
 import { startContactsRest } from '../../rest-adapters/contacts/index.js';
+import { LogCollector } from '../support/logs.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 const COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'];
@@ -117,6 +119,32 @@ describe('contacts: CSV export streamed by the subgraph', () => {
       );
       expect(there.split('\r\n').length).toBeGreaterThan(2);
       expect(there).toBe(here);
+    } finally {
+      await apart.close();
+    }
+  });
+
+  it('answers 502 naming only the upstream when the subgraph cannot be reached; the socket error goes to the log', async () => {
+    // A port nothing listens on: the connection is refused, and the error names the address and port.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as net.AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const logs = new LogCollector();
+    const apart = await startContactsRest(
+      {
+        config: platform.config,
+        logger: createLogger({ env: { ...platform.config.env, LOG_LEVEL: 'error' }, logFormat: 'json' }, logs),
+      },
+      { port: 0, client: platform.gateway.client, contactsSubgraphUrl: `http://127.0.0.1:${port}/graphql` },
+    );
+    try {
+      const response = await fetch(`${apart.url}/api/contacts/export`);
+      expect(response.status).toBe(502);
+      const problem = (await response.json()) as Record<string, unknown>;
+      expect(problem).toMatchObject({ status: 502, code: 'BAD_GATEWAY' });
+      expect(JSON.stringify(problem)).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${port}|ECONNREFUSED`));
+      expect(JSON.stringify(logs.lines)).toMatch(new RegExp(`ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
     } finally {
       await apart.close();
     }
