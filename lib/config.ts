@@ -44,6 +44,20 @@ const EnvSchema = z.object({
   /** `GET /metrics` (Prometheus) of the whole process on this port; 0: not served. */
   METRICS_PORT: port(9464),
   /**
+   * Where `/metrics` listens. It answers anyone who reaches it, with no credential, so loopback unless a
+   * deployment opens it where its scraper comes from (`0.0.0.0` in a pod or container, behind a network policy).
+   */
+  METRICS_HOST: optionalText
+    .transform((value) => value ?? '127.0.0.1')
+    .pipe(
+      z
+        .string()
+        .refine(
+          (value) => isIP(value) !== 0 || value === 'localhost',
+          'must be an IP address to listen on (127.0.0.1, 0.0.0.0, ::) or localhost',
+        ),
+    ),
+  /**
    * OpenTelemetry's own variables, read by its SDK (lib/observability/tracing.ts); named here so deployments are
    * checked against them. Tracing is on only when an OTLP endpoint is set.
    */

@@ -132,11 +132,13 @@ describe('docker-compose.yml', () => {
     // Every part serves GET /metrics on METRICS_PORT inside the network, published nowhere.
     for (const [name, service] of platformServices) {
       if (name === 'migrate') continue;
-      expect({ name, metrics: service.environment?.METRICS_PORT, exposed: service.expose?.includes('9464') }).toEqual({
+      expect({
         name,
-        metrics: '9464',
-        exposed: true,
-      });
+        metrics: service.environment?.METRICS_PORT,
+        // Loopback by default: a Prometheus in the network comes from another container.
+        host: service.environment?.METRICS_HOST,
+        exposed: service.expose?.includes('9464'),
+      }).toEqual({ name, metrics: '9464', host: '0.0.0.0', exposed: true });
     }
     expect(
       Object.values(services)

@@ -7,8 +7,9 @@ import type { Logger } from '../observability/logger.js';
 import { enableProcessMetrics, metricsRegistry } from '../observability/metrics.js';
 
 /**
- * `GET /metrics` on `METRICS_PORT` (0: none). In a `node:cluster` primary whose workers serve the
- * traffic, the answer is every worker's metrics aggregated (prom-client's AggregatorRegistry asks
+ * `GET /metrics` on `METRICS_HOST`:`METRICS_PORT` (0: none), apart from `HOST`: it asks for no credential,
+ * so it stays on loopback unless a deployment opens it to its scraper. In a `node:cluster` primary whose
+ * workers serve the traffic, the answer is every worker's metrics aggregated (prom-client's AggregatorRegistry asks
  * each worker over IPC); a worker serves no port of its own and only answers the primary.
  */
 export async function serveMetrics(config: Config, logger: Logger): Promise<RunningServer | undefined> {
@@ -42,7 +43,7 @@ export async function serveMetrics(config: Config, logger: Logger): Promise<Runn
     return await listen(
       (req: IncomingMessage, res: ServerResponse) => void answer(req, res),
       port,
-      config.env.HOST,
+      config.env.METRICS_HOST,
       '/metrics',
     );
   } catch (error) {

@@ -204,6 +204,8 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
   it('serves every part\'s metrics on METRICS_PORT, a named container port Prometheus is told to scrape', () => {
     const port = Number(configMap.data.METRICS_PORT);
     expect(port).toBe(loadConfig({}).env.METRICS_PORT);
+    // Loopback by default; here Prometheus comes from another pod (the NetworkPolicy above admits it alone).
+    expect(renderedConfig().env.METRICS_HOST).toBe('0.0.0.0');
     for (const deployment of all('Deployment')) {
       expect(containerOf(deployment).ports).toEqual(expect.arrayContaining([{ name: 'metrics', containerPort: port }]));
       expect(deployment.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
