@@ -2,10 +2,30 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 
-/** Request headers a page may send: its credentials, a JSON body, and a request id to follow its call by. */
-export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-Id'];
+/**
+ * Request headers a page may send: its credentials, a JSON body, a request id to follow its call by, and
+ * the REST conventions' own: `Idempotency-Key` (a safe retry), `If-Match` and `If-None-Match` (a conditional
+ * change or read), `Prefer` (`respond-async` on the contacts import) and `Last-Event-ID` (resuming an event
+ * stream). A header missing here fails the preflight, so the page could not send the request at all.
+ */
+export const CORS_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-API-Key',
+  'X-Request-Id',
+  'Idempotency-Key',
+  'If-Match',
+  'If-None-Match',
+  'Prefer',
+  'Last-Event-ID',
+];
 
-/** Answer headers a page may read besides the CORS-safelisted ones (a page pages, waits and signs in again by them too). */
+/**
+ * Answer headers a page may read besides the CORS-safelisted ones: the browser hides any other from its
+ * script. A page pages (`Link`), waits (`Retry-After`, `RateLimit`, `RateLimit-Policy`), signs in again
+ * (`WWW-Authenticate`), follows what it made (`Location`, `Preference-Applied`), tells a replay
+ * (`Idempotent-Replayed`) and holds a version for its next conditional change (`ETag`) by them.
+ */
 export const CORS_EXPOSED_HEADERS = [
   'Retry-After',
   'Location',
@@ -14,6 +34,9 @@ export const CORS_EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'RateLimit',
   'WWW-Authenticate',
+  'ETag',
+  'Idempotent-Replayed',
+  'Preference-Applied',
 ];
 
 /** How long a browser may reuse one preflight answer (Chromium caps it at 2 hours). */

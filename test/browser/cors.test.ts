@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { describeInBrowser, launchBrowser, serveBlankPage, type Browser, type WebOrigin } from '../support/browser.js';
@@ -10,32 +11,43 @@ interface PageFetch {
   body?: any;
   location?: string | null;
   requestId?: string | null;
+  /** The answer's headers named in `read`, as the page's script sees them (null: hidden from it, or absent). */
+  read?: Record<string, string | null>;
   /** Set when the browser refused the call: the page never sees an answer. */
   refused?: string;
 }
 
+interface PageInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  credentials?: 'include' | 'omit';
+  /** Sent instead of `body` as multipart/form-data, the way a page uploads a file it was given. */
+  file?: { field: string; name: string; type: string; text: string };
+}
+
 /** `fetch` run by the page itself, so the browser applies CORS exactly as it does for a frontend. */
-function pageFetch(
-  page: Page,
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: 'include' | 'omit' } = {},
-): Promise<PageFetch> {
+function pageFetch(page: Page, url: string, init: PageInit = {}, read: string[] = []): Promise<PageFetch> {
   return page.evaluate(
-    async ({ url, init }) => {
+    async ({ url, init, read }) => {
+      const { file, ...request } = init;
+      const form = file ? new FormData() : undefined;
+      if (file) form?.append(file.field, new Blob([file.text], { type: file.type }), file.name);
       try {
-        const response = await fetch(url, init);
+        const response = await fetch(url, form ? { ...request, body: form } : request);
         const text = await response.text();
         return {
           status: response.status,
           body: text ? JSON.parse(text) : null,
           location: response.headers.get('location'),
           requestId: response.headers.get('x-request-id'),
+          ...(read.length ? { read: Object.fromEntries(read.map((name) => [name, response.headers.get(name)])) } : {}),
         };
       } catch (error) {
         return { refused: String(error) };
       }
     },
-    { url, init },
+    { url, init, read },
   );
 }
 
@@ -104,6 +116,81 @@ describeInBrowser('a frontend in a real browser (Chromium), across origins', () 
       headers: { authorization: bearer },
     });
     expect(listed.body.data.map((post: { content: string }) => post.content)).toContain('Written in a browser');
+  });
+
+  it('retries a write safely by Idempotency-Key and reads Idempotent-Replayed on the replay', async () => {
+    const key = randomUUID();
+    const create = () =>
+      pageFetch(
+        frontend,
+        `${platform.urls.contactsRest}/api/contacts`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify({ firstName: 'Retried', email: 'retried@example.com' }),
+        },
+        ['idempotent-replayed', 'etag'],
+      );
+    const first = await create();
+    expect(first.refused).toBeUndefined();
+    expect(first.status).toBe(201);
+    expect(first.read?.['idempotent-replayed']).toBeNull();
+    const replay = await create();
+    expect(replay.status).toBe(201);
+    expect(replay.body.id).toBe(first.body.id);
+    expect(replay.read?.['idempotent-replayed']).toBe('true');
+  });
+
+  it('reads a contact’s ETag and changes it only with a matching If-Match, asks again with If-None-Match', async () => {
+    const contacts = platform.urls.contactsRest;
+    const created = await rest('POST', `${contacts}/api/contacts`, { firstName: 'Versioned', company: 'Start' });
+    const url = `${contacts}/api/contacts/${created.body.id}`;
+    const read = await pageFetch(frontend, url, {}, ['etag']);
+    expect(read.refused).toBeUndefined();
+    const etag = read.read?.etag;
+    expect(etag).toMatch(/^"\d+"$/);
+    const unchanged = await pageFetch(frontend, url, { headers: { 'if-none-match': etag! } });
+    expect(unchanged.status).toBe(304);
+    const change = (company: string, ifMatch: string) =>
+      pageFetch(
+        frontend,
+        url,
+        {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'if-match': ifMatch },
+          body: JSON.stringify({ company }),
+        },
+        ['etag'],
+      );
+    const changed = await change('Matched', etag!);
+    expect(changed.status).toBe(200);
+    expect(changed.read?.etag).toMatch(/^"\d+"$/);
+    expect(changed.read?.etag).not.toBe(etag);
+    const stale = await change('Stale', etag!);
+    expect(stale.status).toBe(412);
+    expect(stale.body).toMatchObject({ code: 'PRECONDITION_FAILED' });
+  });
+
+  it('imports contacts in the background with Prefer: respond-async and reads Preference-Applied and Location', async () => {
+    const started = await pageFetch(
+      frontend,
+      `${platform.urls.contactsRest}/api/contacts/import`,
+      {
+        method: 'POST',
+        headers: { prefer: 'respond-async' },
+        file: {
+          field: 'file',
+          name: 'contacts.csv',
+          type: 'text/csv',
+          text: 'firstName,email\nImported,imported@example.com',
+        },
+      },
+      ['preference-applied'],
+    );
+    expect(started.refused).toBeUndefined();
+    expect(started.status).toBe(202);
+    expect(started.read?.['preference-applied']).toBe('respond-async');
+    expect(started.location).toBe(`/api/contacts/import/${started.body.id}`);
   });
 
   it('signs in by magic link and the session cookie then goes along on GET /api/auth/session', async () => {
