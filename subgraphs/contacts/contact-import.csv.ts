@@ -207,25 +207,18 @@ function utf8Guard(): Transform {
 }
 
 /**
- * The mapping as CSV column -> contact field (null targets ignore a column), from a JSON object or its
- * text (the legacy form); null when none was given.
+ * The mapping as CSV column -> contact field (null targets ignore a column), from the object GraphQL
+ * (a JSONObject) or a stored job brings; null when none was given. JSON text is a REST body's form,
+ * which its adapter parses: here it is no mapping.
  */
 export function parseMapping(given: unknown): ImportMapping | null {
-  if (given === null || given === undefined || (typeof given === 'string' && !given.trim())) return null;
-  let parsed: unknown = given;
-  if (typeof given === 'string') {
-    try {
-      parsed = JSON.parse(given);
-    } catch {
-      throw AppError.badInput('mapping', 'must be a JSON object from CSV column to contact field');
-    }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (given === null || given === undefined) return null;
+  if (typeof given !== 'object' || Array.isArray(given)) {
     throw AppError.badInput('mapping', 'must be a JSON object from CSV column to contact field');
   }
   const problems: FieldProblem[] = [];
   const mapping: ImportMapping = new Map();
-  for (const [column, target] of Object.entries(parsed)) {
+  for (const [column, target] of Object.entries(given)) {
     if (target === null || target === '') mapping.set(column.trim(), null);
     else if (typeof target === 'string' && (EDITABLE_FIELDS as readonly string[]).includes(target))
       mapping.set(column.trim(), target as ImportField);

@@ -12,11 +12,11 @@ class ImportContactsArgs {
   })
   uploadId!: string;
 
-  @Field(() => String, {
+  @Field(() => GraphQLJSONObject, {
     nullable: true,
-    description: 'JSON object from CSV column to contact field; absent: columns are matched by header name',
+    description: 'CSV column -> contact field (null ignores the column); absent: columns are matched by header name',
   })
-  mapping?: string | null;
+  mapping?: Record<string, unknown> | null;
 
   @Field(() => Boolean, {
     nullable: true,

@@ -44,8 +44,8 @@ const WAIT_STEPS_MS = [20, 50, 100, 200, 400];
 
 export interface ImportRequest {
   uploadId: string;
-  /** CSV column -> contact field, as an object or as JSON text (the legacy form). */
-  mapping: unknown;
+  /** CSV column -> contact field (null ignores a column), as GraphQL's JSONObject brings it; checked by `parseMapping`. */
+  mapping: Record<string, unknown> | null | undefined;
   dryRun: boolean;
   /** SHA-256 (hex) of the file as it was sent; when given, the stored bytes must match it. */
   sha256?: string | null;

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { createStorage } from '../../lib/storage/storage.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 async function importCsv(base: string, csv: string | Buffer, mapping?: unknown, filename = 'contacts.csv') {
   const form = new FormData();
@@ -82,6 +84,49 @@ describe('contacts: CSV import and export, list statement counts', () => {
       const late = await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form });
       expect(late.status).toBe(200);
       expect(await late.json()).toMatchObject({ created: 1 });
+    });
+
+    it('takes the mapping of importContacts in GraphQL as a JSONObject of column -> field, as startContactImport does', async () => {
+      const storage = createStorage(platform.config);
+      const uploaded = async (csv: string) => {
+        const reserved = await graphql<{ reserveContactImport: { uploadId: string; storageKey: string } }>(
+          platform.urls.gateway,
+          'mutation { reserveContactImport { uploadId storageKey } }',
+        );
+        const slot = reserved.body.data!.reserveContactImport;
+        await storage.put(slot.storageKey, Readable.from([Buffer.from(csv)]), {
+          contentType: 'text/csv',
+          maxBytes: 1 << 20,
+        });
+        return slot.uploadId;
+      };
+      const IMPORT = `mutation ($id: ID!, $mapping: JSONObject) {
+        importContacts(uploadId: $id, mapping: $mapping) { rows created }
+      }`;
+      const csv = 'Who,Address\nAlan,alan@graph-map.example\n';
+      const imported = await graphql(platform.urls.gateway, IMPORT, {
+        id: await uploaded(csv),
+        mapping: { Who: 'firstName', Address: 'email' },
+      });
+      expect(imported.body.errors).toBeUndefined();
+      expect(imported.body.data).toEqual({ importContacts: { rows: 1, created: 1 } });
+      expect(await total('alan@graph-map.example')).toBe(1);
+
+      const unknownField = await graphql(platform.urls.gateway, IMPORT, {
+        id: await uploaded(csv),
+        mapping: { Who: 'shoeSize', Address: 'email' },
+      });
+      expect(unknownField.body.errors?.[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        errors: [{ field: 'mapping.Who' }],
+      });
+      // JSON in a string is no longer a mapping: GraphQL's own validation refuses it.
+      const text = await graphql(platform.urls.gateway, IMPORT, {
+        id: await uploaded(csv),
+        mapping: JSON.stringify({ Who: 'firstName', Address: 'email' }),
+      });
+      expect(text.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      expect(await total('alan@graph-map.example')).toBe(1);
     });
 
     it('skips and reports rows with errors, and writes the others', async () => {
