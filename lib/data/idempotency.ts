@@ -66,15 +66,23 @@ function canonical(value: unknown): unknown {
 /**
  * Variables that name this attempt's own reservation rather than what was asked: the slot an upload's
  * bytes were staged in (lib/storage/uploads.ts), new on every attempt. A retry of the same upload
- * differs in them only, so they are no part of the fingerprint; the commit that takes one also takes
- * what the attempt carried (the file's `contentDigest`, the form's other fields), which is.
+ * (the REST adapters reserve again on every attempt) differs in them only, so they are left out of
+ * the fingerprint, but only when the request names its bytes by `CONTENT_DIGEST_VARIABLE`: the
+ * commit checks the staged bytes against that digest (refusing others), so it stands for the upload
+ * in the fingerprint. Without it the reservation itself is what tells one upload from another, and
+ * it stays: a commit of another upload under the same key is then another request (422), never a
+ * replay of the first's answer.
  */
 export const PER_ATTEMPT_VARIABLES: readonly string[] = ['uploadToken', 'uploadId'];
 
-/** What the request asks, hashed: the operation's text and its variables (but `PER_ATTEMPT_VARIABLES`). */
+/** The variable of an upload's commit that names its bytes (SHA-256, hex), checked by the commit. */
+export const CONTENT_DIGEST_VARIABLE = 'sha256';
+
+/** What the request asks, hashed: the operation's text and its variables (but `PER_ATTEMPT_VARIABLES` of an upload named by its digest). */
 export function fingerprintOf(query: string, variables: Record<string, unknown> | undefined): string {
+  const namesItsBytes = typeof variables?.[CONTENT_DIGEST_VARIABLE] === 'string';
   const asked = Object.fromEntries(
-    Object.entries(variables ?? {}).filter(([name]) => !PER_ATTEMPT_VARIABLES.includes(name)),
+    Object.entries(variables ?? {}).filter(([name]) => !(namesItsBytes && PER_ATTEMPT_VARIABLES.includes(name))),
   );
   return createHash('sha256')
     .update(query)

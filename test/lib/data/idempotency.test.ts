@@ -17,6 +17,15 @@ describe('fingerprintOf', () => {
       fingerprintOf(commit, { ...asked, sha256: 'cd', uploadToken: 'first' }),
     );
   });
+
+  it('keeps the upload slot when the request does not name its bytes: another upload is another request', () => {
+    const bare = 'mutation Commit($uploadToken: String!) { commit }';
+    expect(fingerprintOf(bare, { uploadToken: 'first' })).toBe(fingerprintOf(bare, { uploadToken: 'first' }));
+    expect(fingerprintOf(bare, { uploadToken: 'first' })).not.toBe(fingerprintOf(bare, { uploadToken: 'second' }));
+    expect(fingerprintOf(commit, { uploadToken: 'first', sha256: null })).not.toBe(
+      fingerprintOf(commit, { uploadToken: 'second', sha256: null }),
+    );
+  });
 });
 
 describe('sweepExpiredKeys (PostgreSQL, or PGlite when TEST_DATABASE_URL is unset)', () => {
