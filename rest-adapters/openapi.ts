@@ -19,7 +19,7 @@ export async function openApiDocuments(): Promise<Record<string, OpenApiDocument
     const config = loadConfig({ DATA_DIR: dataDir });
     const client = httpClient(`http://127.0.0.1:${config.ports.gateway}/graphql`);
     return {
-      social: await socialOpenApi(config, client),
+      social: socialOpenApi(client),
       surveys: surveysOpenApi(config, client),
       contacts: contactsOpenApi(config, client),
     };

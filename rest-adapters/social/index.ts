@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { DEFAULT_REST_PORTS, type Config } from '../../lib/config.js';
+import { DEFAULT_REST_PORTS } from '../../lib/config.js';
 import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
 import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
 import type { PartPort } from '../../lib/http/http.js';
@@ -16,8 +16,7 @@ import { aiRoutes } from './ai.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { mediaRoutes } from './media.routes.js';
 import { createStorage, storageRouter } from '../../lib/storage/storage.js';
-import { RateLimits, type RateLimiter } from '../../lib/http/rate-limit.js';
-import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS, reviewRoutes } from './review.routes.js';
+import { reviewRoutes } from './review.routes.js';
 
 const HEALTH: HealthQuery = {
   service: 'social-publishing',
@@ -77,7 +76,7 @@ const SOCIAL_API: ApiDescription = {
 };
 
 /** Every route of the social publishing REST contract, in matching order. */
-function socialRestRoutes(client: GraphQLClient, reviewPerClient: RateLimiter): RestRoute[] {
+function socialRestRoutes(client: GraphQLClient): RestRoute[] {
   const run = operationRunner(client);
   const routes: RestRoute[] = [
     // /health and /readyz of this service check its parts: see lib/rest/health-routes.ts.
@@ -90,36 +89,25 @@ function socialRestRoutes(client: GraphQLClient, reviewPerClient: RateLimiter): 
     ...integrationRoutes(run),
     ...mediaRoutes(run),
     ...aiRoutes(run),
-    ...reviewRoutes(run, reviewPerClient),
+    ...reviewRoutes(run),
   ];
   return routes;
 }
 
 /** The service's OpenAPI document without serving it (`npm run schema`): the routes are listed, not run. */
-export async function socialOpenApi(config: Config, client: GraphQLClient): Promise<OpenApiDocument> {
-  const limits = new RateLimits(config);
-  try {
-    const reviewPerClient = limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS);
-    return openApiDocument(SOCIAL_API, socialRestRoutes(client, reviewPerClient));
-  } finally {
-    await limits.close();
-  }
+export function socialOpenApi(client: GraphQLClient): OpenApiDocument {
+  return openApiDocument(SOCIAL_API, socialRestRoutes(client));
 }
 
 export async function startSocialRest(
   deps: Pick<Deps, 'config' | 'logger'>,
   options: { port: PartPort; client: GraphQLClient },
 ): Promise<RunningPart> {
-  const limits = new RateLimits(deps.config);
   return startRestService(deps, options, {
     name: 'social',
     health: HEALTH,
-    routes: socialRestRoutes(
-      options.client,
-      limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS),
-    ),
+    routes: socialRestRoutes(options.client),
     // Signed upload URLs of the file store land here, with raw bodies, before JSON parsing.
     routers: [apiKeyOnlyOnContentOps(), storageRouter(createStorage(deps.config), deps.config)],
-    release: () => limits.close(),
   });
 }

@@ -1,4 +1,3 @@
-import type { RateLimiter, RouteRateLimit } from '../../lib/http/rate-limit.js';
 import {
   jsonBody,
   type Answered,
@@ -16,21 +15,14 @@ import { restPost } from './rest.helpers.js';
 
 const TOKEN = { token: 'The token of the review link' };
 
-/** Requests per client address per minute on the public review routes. */
-export const REVIEW_PER_CLIENT = 60;
-export const REVIEW_WINDOW_SECONDS = 60;
-
 /**
  * `/api/review/{token}`: a client without an account sees one suggested post and approves or
- * rejects it. The token is the credential; requests are limited per client address here, at the
- * edge that sees the address, and every rule lives in the subgraph.
+ * rejects it. The token is the credential; every rule lives in the subgraph, the limit per client
+ * too, so that these routes and the GraphQL fields count as one (the client's address reaches it
+ * through the gateway, IPv6 per /64).
  */
-export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRoute[] {
-  const rateLimit: RouteRateLimit = {
-    limiter: perClient,
-    keyOf: (req) => req.ip ?? req.socket.remoteAddress ?? 'unknown',
-    message: 'Too many review requests from this client; try again later',
-  };
+export function reviewRoutes(run: RunOperation): RestRoute[] {
+  const rateLimit = 'subgraph';
   const decision = <Result>(
     operation: OperationDocument<Result, { token: string; comment?: string | null }>,
     postOf: (data: Answered<Result>) => { status: string; platforms: string[] },
@@ -61,13 +53,13 @@ export function reviewRoutes(run: RunOperation, perClient: RateLimiter): RestRou
       path: '/api/review/:token',
       rateLimit,
       summary:
-        'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked',
+        'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked, 409 once it is no longer suggested',
       doc: {
         operationId: 'getPostByReviewLink',
         tag: 'review',
         params: TOKEN,
         answer: { status: 200, description: 'The post to review', json: reviewedPostSchema },
-        problems: [410, 429],
+        problems: [409, 410, 429],
         open: true,
       },
       handler: async (req, res) => {

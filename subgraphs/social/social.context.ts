@@ -106,12 +106,19 @@ export async function createSocialContext(
     ),
     healthChecks: runtime.healthChecks,
     webhooks: new WebhookService(em, reach, { ...runtime.webhooks, boss: runtime.queue.boss }),
-    reviewLinks: new ReviewLinkService(em, reach, {
-      webUrl: runtime.integrations.webUrl,
-      media: runtime.media,
-      // A decision by review link applies the post rules within the link's brand, as its owner: a reach of its own.
-      postsIn: (within) => postsWithin(em, runtime, within),
-    }),
+    reviewLinks: new ReviewLinkService(
+      em,
+      reach,
+      {
+        webUrl: runtime.integrations.webUrl,
+        media: runtime.media,
+        // A decision by review link applies the post rules within the link's brand, as its owner: a reach of its own.
+        postsIn: (within) => postsWithin(em, runtime, within),
+        perClient: runtime.reviewLinks.perClient,
+      },
+      req.client ?? 'unknown',
+      reportInto(answerExtensions),
+    ),
     brandById: batchLoader(
       (ids) => brands.findMany(ids),
       () => null,

@@ -14,6 +14,7 @@ import { TokenCipher } from './integrations/token-cipher.js';
 import { imageProviderOf, type ImageProvider } from './media/ai-image.provider.js';
 import { sweepMediaUploads, type MediaSettings } from './media/media.service.js';
 import { PublishQueue } from './publishing/publish-queue.js';
+import { REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS } from './review/review-link.service.js';
 import type { PublisherTools } from './publishing/publisher.service.js';
 import { startPublisherWorkers } from './publishing/publisher.worker.js';
 import {
@@ -31,6 +32,8 @@ export interface SocialRuntime {
   integrations: IntegrationSettings;
   media: MediaSettings;
   images: { provider: ImageProvider | null; limiter: RateLimiter };
+  /** Review links: the limit per client of their public fields, counted here for REST and GraphQL alike. */
+  reviewLinks: { perClient: RateLimiter };
   /** The publisher's job queue, which every change of a post's state or time follows. */
   queue: PublishQueue;
   /** Signed webhooks: their secrets' cipher, URL policy and delivery timing (the queue is the publisher's). */
@@ -101,6 +104,7 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
       provider: imageProviderOf(config),
       limiter: limits.limiter('ai-image', config.env.AI_IMAGE_RATE_LIMIT, 60),
     },
+    reviewLinks: { perClient: limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS) },
     queue,
     webhooks,
     healthChecks: [

@@ -45,7 +45,7 @@ describe('social review links', () => {
 
   beforeAll(async () => {
     await receiver.start();
-    platform = await startTestPlatform({ WEB_URL: 'http://web.test/app' });
+    platform = await startTestPlatform({ WEB_URL: 'http://web.test/app', TRUST_PROXY: 'loopback' });
     base = platform.urls.socialRest;
     alice = { authorization: `Bearer ${await platform.token('alice')}` };
     brandId = (await ok(`mutation { createBrand(input: { name: "Acme Coffee" }) { id } }`)).createBrand.id;
@@ -115,12 +115,35 @@ describe('social review links', () => {
       },
     });
 
-    // A decision is final: the link still shows the post, but approving or rejecting again is 409.
+    // A decision is final: the post is no longer a suggestion, so the link answers 409 to every use.
     const replay = await rest('POST', `${base}/api/review/${created.token}/approve`, {});
     expect(replay.status).toBe(409);
     expect(replay.headers.get('content-type')).toContain('application/problem+json');
     expect((await rest('POST', `${base}/api/review/${created.token}/reject`)).status).toBe(409);
-    expect((await rest('GET', `${base}/api/review/${created.token}`)).body.status).toBe('queued');
+    expect((await rest('GET', `${base}/api/review/${created.token}`)).status).toBe(409);
+  });
+
+  it('answers 409 (REST) and CONFLICT (GraphQL) once the post is no longer a suggestion, showing nothing of it', async () => {
+    const post = await suggestion('Before the owner decided');
+    const created = await link(post.id);
+    expect((await rest('GET', `${base}/api/review/${created.token}`)).status).toBe(200);
+    // The owner approves it themselves, then edits it: the link must not show the new content.
+    await ok(`mutation ($id: ID!) { approveContentItem(id: $id) { id } }`, { id: post.id });
+    const edited = await rest('PUT', `${base}/api/posts/${post.id}`, { content: 'Changed after approval' }, alice);
+    expect(edited.status).toBe(200);
+
+    const shown = await rest('GET', `${base}/api/review/${created.token}`);
+    expect(shown.status).toBe(409);
+    expect(shown.body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(JSON.stringify(shown.body)).not.toContain('Changed after approval');
+    const { body } = await graphql<Record<string, any>>(
+      platform.urls.gateway,
+      'query ($token: String!) { reviewByToken(token: $token) { content mediaUrls } }',
+      { token: created.token },
+    );
+    expect(body.data?.reviewByToken).toBeNull();
+    expect(body.errors?.[0].extensions?.code).toBe('CONFLICT');
+    expect(JSON.stringify(body)).not.toContain('Changed after approval');
   });
 
   it('rejects with a comment, as the owner would', async () => {
@@ -197,6 +220,32 @@ describe('social review links', () => {
       (await graphql(platform.urls.gateway, CREATE_LINK, { postId: foreign.id }, reader)).body.errors?.[0].extensions
         ?.code,
     ).toBe('FORBIDDEN');
+  });
+
+  it('counts one limit per client for REST and GraphQL alike, IPv6 clients per /64', async () => {
+    // Behind a trusted proxy (TRUST_PROXY=loopback) X-Forwarded-For names the client; each request comes
+    // from another address of one /64, as one machine can pick them.
+    const from = (n: number) => ({ 'x-forwarded-for': `2001:db8:5:6::${n.toString(16)}` });
+    const SHOW = 'query ($token: String!) { reviewByToken(token: $token) { content } }';
+    const APPROVE = 'mutation ($token: String!) { approveByReviewLink(token: $token) { status } }';
+    for (let n = 1; n <= 30; n += 1) {
+      expect((await rest('GET', `${base}/api/review/unknown-v6-${n}`, undefined, from(n))).status).toBe(404);
+      const shown = await graphql(platform.urls.gateway, SHOW, { token: `unknown-v6-${n}` }, from(100 + n));
+      expect(shown.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    }
+    const limited = await rest('GET', `${base}/api/review/unknown-v6-x`, undefined, from(200));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    for (const query of [SHOW, APPROVE]) {
+      const refused = await graphql(platform.urls.gateway, query, { token: 'unknown-v6-x' }, from(201));
+      expect(refused.body.errors?.[0].extensions?.code).toBe('RATE_LIMITED');
+    }
+    expect((await rest('POST', `${base}/api/review/unknown-v6-x/reject`, {}, from(202))).status).toBe(429);
+    // Another /64 is another client.
+    expect(
+      (await rest('GET', `${base}/api/review/unknown-v6-y`, undefined, { 'x-forwarded-for': '2001:db8:5:7::1' }))
+        .status,
+    ).toBe(404);
   });
 
   it('limits the public routes per client', async () => {

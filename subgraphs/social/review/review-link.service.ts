@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../../lib/data/database.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
+import type { RateLimiter, RateLimitReport } from '../../../lib/http/rate-limit.js';
 import { isUuid } from '../../../lib/ids.js';
 import { randomToken, sha256Hex } from '../../../lib/secrets.js';
 import { Brand } from '../access/brand.entity.js';
@@ -15,12 +16,20 @@ import type { CreatedReviewLink, ReviewedPost } from './review-link.types.js';
 const DEFAULT_HOURS = 72;
 const MAX_HOURS = 720;
 
-/** What review links need beyond the request: where the web app lives, the media store, and posts bound to a reach. */
+/** Uses of the public fields (show, approve, reject) per client address per minute, REST and GraphQL together. */
+export const REVIEW_PER_CLIENT = 60;
+export const REVIEW_WINDOW_SECONDS = 60;
+
+/**
+ * What review links need beyond the request: where the web app lives, the media store, posts bound
+ * to a reach, and the limit per client (social.runtime.ts makes it once).
+ */
 export interface ReviewTools {
   webUrl: string;
   media: MediaSettings;
   /** The post rules as someone inside `reach` applies them (social.context.ts wires the service). */
   postsIn: (reach: Reach) => PostService;
+  perClient: RateLimiter;
 }
 
 /**
@@ -33,6 +42,10 @@ export class ReviewLinkService {
     private readonly em: EntityManager,
     private readonly reach: Reach,
     private readonly tools: ReviewTools,
+    /** The caller's address bucket (lib/http/client-address.ts: IPv6 per /64), for the limit per client. */
+    private readonly client = 'unknown',
+    /** Hears where the limit stands for this caller, for the answer to say. */
+    private readonly reportRateLimit?: RateLimitReport,
   ) {}
 
   async create(postId: string, expiresInHours: number | null | undefined): Promise<CreatedReviewLink> {
@@ -67,9 +80,19 @@ export class ReviewLinkService {
     return link;
   }
 
+  /**
+   * The post of a link while it is a suggestion. Once it is not (decided, by the link or by its
+   * owner), the link shows nothing more: the owner may have changed the post since, and its media
+   * URLs are fresh signatures, which a link valid for up to 720 hours would go on handing out.
+   */
   async show(token: string): Promise<ReviewedPost> {
     const link = await this.usableLink(token);
     const post = await this.em.findOneOrFail(Post, { id: link.postId });
+    if (post.status !== PostStatus.SUGGESTED) {
+      throw new AppError(ErrorCode.CONFLICT, `This post is no longer a suggestion to review; it is ${post.status}`, {
+        details: { currentState: post.status },
+      });
+    }
     return this.viewOf(link, post);
   }
 
@@ -91,8 +114,17 @@ export class ReviewLinkService {
     return this.viewOf(link, post);
   }
 
-  /** The link of `token`: 404 when there is none, 410 once it expired or was revoked. */
+  /**
+   * The link of `token`: 404 when there is none, 410 once it expired or was revoked. Every use of a
+   * token counts against the client's limit first, found or not, so tokens cannot be tried at speed;
+   * here, where REST and GraphQL both arrive, one limit holds for both.
+   */
   private async usableLink(token: string): Promise<ReviewLink> {
+    await this.tools.perClient.consume(
+      this.client,
+      'Too many review requests from this client; try again later',
+      this.reportRateLimit,
+    );
     const link =
       token && token.length <= 128 ? await this.em.findOne(ReviewLink, { tokenHash: sha256Hex(token) }) : null;
     if (!link) throw AppError.notFound('Review link');

@@ -2,7 +2,7 @@ import { allow, requireScope, type RuleTree } from '../../../lib/subgraph/shield
 
 /**
  * Making and revoking links is the owner's (suggestions.write); the token is the whole credential
- * of the three public fields, which the REST adapter rate-limits per client.
+ * of the three public fields, which the review link service limits per client.
  */
 export const reviewRules: RuleTree = {
   Query: {
