@@ -16,6 +16,11 @@ import type { EntityManager } from './database.js';
  * its write (which a retry would replay though nothing happened). Only the claim, which tells a
  * concurrent retry "still running", is committed before the work starts; a claim whose work never
  * committed (its process died) is taken over once its lease ends.
+ *
+ * An answer that holds a secret shown once (a new API key, a signing secret, a session) is never
+ * kept: its record is done without an answer (`answer` null), so a retry neither runs the work
+ * again nor sees the secret again, but is told so (409). Records are kept per credential (the
+ * caller, lib/subgraph/idempotent-operations.ts `idempotencyScopeOf`).
  */
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -113,7 +118,27 @@ function table(em: EntityManager): string {
   return `"${em.config.get('schema') ?? 'public'}".idempotency_key`;
 }
 
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; answer: unknown };
+/**
+ * What a claim found: the key is this request's now; or the first answer to replay; or the first
+ * request is done but its answer held a secret shown once, which was not kept (`withheld`).
+ */
+export type Claim = { kind: 'claimed' } | { kind: 'replay'; answer: unknown } | { kind: 'withheld' };
+
+/** The 409 of a retry whose first answer held a secret shown once, which is not kept. */
+export function withheldAnswerError(): AppError {
+  return new AppError(
+    ErrorCode.CONFLICT,
+    'The request with this Idempotency-Key was done, but its answer held a secret shown once and is not kept; it will not run again',
+    {
+      fields: [
+        {
+          field: 'Idempotency-Key',
+          message: 'was used by a request done once whose answer held a secret that is not kept',
+        },
+      ],
+    },
+  );
+}
 
 /**
  * Claims the key for this request (committed at once, outside any transaction), or says why not:
@@ -144,7 +169,8 @@ export async function claimKey(em: EntityManager, scope: IdempotencyScope): Prom
       { fields: [{ field: 'Idempotency-Key', message: 'was already used with another request' }] },
     );
   }
-  if (kept?.state === 'done') return { kind: 'replay', answer: kept.answer };
+  if (kept?.state === 'done')
+    return kept.answer === null ? { kind: 'withheld' } : { kind: 'replay', answer: kept.answer };
   throw new AppError(
     ErrorCode.CONFLICT,
     'A request with this Idempotency-Key is still running; retry once it has answered',
@@ -153,14 +179,20 @@ export async function claimKey(em: EntityManager, scope: IdempotencyScope): Prom
 }
 
 /**
- * Records the answer, in the transaction of the work that made it (`tx`): they commit together. The
+ * Records the answer, in the transaction of the work that made it (`tx`): they commit together.
+ * `withheld` (an answer holding a secret shown once) records the request as done with no answer. The
  * caller's expired records go meanwhile, so the table holds about a day of each caller's keys.
  */
-export async function completeKey(tx: EntityManager, scope: IdempotencyScope, answer: unknown): Promise<void> {
+export async function completeKey(
+  tx: EntityManager,
+  scope: IdempotencyScope,
+  answer: unknown,
+  { withheld = false }: { withheld?: boolean } = {},
+): Promise<void> {
   await tx.execute(`delete from ${table(tx)} where caller = ? and expires_at < now()`, [scope.caller]);
   await tx.execute(
     `update ${table(tx)} set state = 'done', answer = ? where caller = ? and key = ? and state = 'running'`,
-    [JSON.stringify(answer), scope.caller, scope.key],
+    [withheld ? null : JSON.stringify(answer), scope.caller, scope.key],
   );
 }
 

@@ -1,6 +1,14 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { HeaderMap, type ApolloServerPlugin, type BaseContext, type GraphQLResponse } from '@apollo/server';
-import { GraphQLError, OperationTypeNode, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import {
+  GraphQLError,
+  OperationTypeNode,
+  type DocumentNode,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+} from 'graphql';
+import type { Principal } from '../identity.js';
 import type { EntityManager } from '../data/database.js';
 import {
   claimKey,
@@ -9,9 +17,10 @@ import {
   IDEMPOTENT_REPLAY_EXTENSION,
   idempotencyKeyOf,
   releaseKey,
+  withheldAnswerError,
   type IdempotencyScope,
 } from '../data/idempotency.js';
-import type { AuthContext } from './shield.js';
+import type { AuthContext, MutationRules } from './shield.js';
 
 /**
  * A subgraph's mutations under an `Idempotency-Key` (lib/data/idempotency.ts), the same way in
@@ -21,8 +30,10 @@ import type { AuthContext } from './shield.js';
  */
 
 /**
- * The key's scope, or undefined when the request has none. The caller is the credential's subject;
- * a request without credentials (the contacts service when open, a sign-in) is its client's address.
+ * The key's scope, or undefined when the request has none. The caller is the credential, not only
+ * its user: a record answers only a request that could have made it, never a weaker credential of
+ * the same user (another API key, a token with fewer scopes). A request without credentials (the
+ * contacts service when open, a sign-in) is its client's address.
  */
 export function idempotencyScopeOf(
   request: { headers: IncomingHttpHeaders; client?: string },
@@ -32,23 +43,46 @@ export function idempotencyScopeOf(
   const key = idempotencyKeyOf(request.headers);
   if (key === undefined) return undefined;
   const principal = (contextValue as Partial<AuthContext>).principal;
-  const caller = principal ? `subject:${principal.userId}` : `client:${request.client ?? 'unknown'}`;
+  const caller = principal ? callerOf(principal) : `client:${request.client ?? 'unknown'}`;
   return { caller, key, fingerprint: fingerprintOf(operation.query ?? '', operation.variables) };
 }
 
 /**
+ * Who holds a record: an API key by its id (`api-key:<id>`); a token or a session by how it signs
+ * in, its user and a digest of what it may do (`bearer:<user>:<digest>`), its sorted scopes and
+ * brand reach, so the same user with other scopes or reach is another caller.
+ */
+function callerOf(principal: Principal): string {
+  if (principal.via === 'api-key' && principal.apiKeyId) return `api-key:${principal.apiKeyId}`;
+  const sorted = (values: ReadonlySet<string> | null | undefined) => (values ? [...values].sort() : null);
+  const grant = createHash('sha256')
+    .update(JSON.stringify([sorted(principal.scopes), sorted(principal.brandIds)]))
+    .digest('base64url');
+  return `${principal.via}:${principal.userId}:${grant}`;
+}
+
+/** The operation a key is claimed for, and its caller's context: what the shield's rules are asked about before a replay. */
+export interface IdempotentRequest {
+  document: DocumentNode;
+  variables: Record<string, unknown> | undefined;
+  contextValue: object;
+}
+
+/**
  * Runs `execute` once per key: a replay answers the recorded answer (marked with
- * `IDEMPOTENT_REPLAY_EXTENSION`) without running anything. `em` is the entity manager the
- * operation's context was made on; `claims` another one, for the statements that must not wait for
- * the operation's transaction. An answer with errors frees the key.
+ * `IDEMPOTENT_REPLAY_EXTENSION`) without running anything, once the shield's rules (`rules`) hold
+ * for the caller. `em` is the entity manager the operation's context was made on; `claims` another
+ * one, for the statements that must not wait for the operation's transaction. An answer with errors
+ * frees the key.
  */
 export async function runIdempotently(
   em: EntityManager,
   claims: EntityManager,
   scope: IdempotencyScope,
+  guard: { rules: MutationRules; request: IdempotentRequest },
   execute: () => Promise<FormattedExecutionResult>,
 ): Promise<FormattedExecutionResult> {
-  const replay = await startIdempotently(em, claims, scope);
+  const replay = await startIdempotently(em, claims, scope, guard);
   if (replay) return replay;
   let answer: FormattedExecutionResult;
   try {
@@ -57,21 +91,29 @@ export async function runIdempotently(
     await abandonIdempotently(em, claims, scope);
     throw error;
   }
-  await finishIdempotently(em, claims, scope, answer);
+  await finishIdempotently(em, claims, scope, answer, guard.request.contextValue);
   return answer;
 }
 
 /**
  * Claims the key: the recorded answer to send instead of running the operation, or undefined when
  * the operation is to run, `em` now in the transaction it runs in. Throws the 409 or 422 of a key
- * that cannot be used (lib/data/idempotency.ts `claimKey`).
+ * that cannot be used (lib/data/idempotency.ts `claimKey`), and, before anything recorded is
+ * answered, the error the shield would answer this caller for the operation's root fields: a
+ * replay never tells a caller what the same request sent afresh would refuse it.
  */
 export async function startIdempotently(
   em: EntityManager,
   claims: EntityManager,
   scope: IdempotencyScope,
+  { rules, request }: { rules: MutationRules; request: IdempotentRequest },
 ): Promise<FormattedExecutionResult | undefined> {
   const claim = await claimKey(claims, scope);
+  if (claim.kind !== 'claimed') {
+    const refusal = await rules(request.document, request.variables, request.contextValue);
+    if (refusal) throw refusal;
+  }
+  if (claim.kind === 'withheld') throw withheldAnswerError();
   if (claim.kind === 'replay') {
     const answer = claim.answer as FormattedExecutionResult;
     return { ...answer, extensions: { ...answer.extensions, [IDEMPOTENT_REPLAY_EXTENSION]: true } };
@@ -83,16 +125,20 @@ export async function startIdempotently(
 /**
  * Records the operation's answer in its transaction and commits them together. An answer with errors
  * is not kept: what its work wrote stands as it would without a key (each service rolls back its own
- * failed change), and the key is freed, so a retry runs again.
+ * failed change), and the key is freed, so a retry runs again. An answer its resolver declared to
+ * hold a secret shown once (`answerHoldsSecret`) is recorded as done without it.
  */
 export async function finishIdempotently(
   em: EntityManager,
   claims: EntityManager,
   scope: IdempotencyScope,
   answer: FormattedExecutionResult,
+  contextValue: object,
 ): Promise<void> {
   try {
-    if (!answer.errors?.length) await completeKey(em, scope, answer);
+    if (!answer.errors?.length) {
+      await completeKey(em, scope, answer, { withheld: madeOnOf(contextValue)?.holdsSecret === true });
+    }
     await em.commit();
   } catch (error) {
     await abandonIdempotently(em, claims, scope);
@@ -120,20 +166,41 @@ const MADE_ON = Symbol('made on');
 interface MadeOn {
   em: EntityManager;
   request: { headers: IncomingHttpHeaders; client?: string };
+  /** Set by `answerHoldsSecret`: the answer is shown once and not kept for a replay. */
+  holdsSecret?: boolean;
 }
 
 /** Records on a new context the entity manager and request it was made on. */
-export function markMadeOn<Context extends object>(contextValue: Context, madeOn: MadeOn): Context {
-  return Object.assign(contextValue, { [MADE_ON]: madeOn });
+export function markMadeOn<Context extends object>(
+  contextValue: Context,
+  madeOn: Omit<MadeOn, 'holdsSecret'>,
+): Context {
+  return Object.assign(contextValue, { [MADE_ON]: { ...madeOn } });
+}
+
+/**
+ * Declares, where a secret is made (a new API key, a signing secret, a session token), that this
+ * request's answer holds it: shown this once, it is never kept for an Idempotency-Key's replay
+ * (the keys and sessions are stored hashed, and their replay record would be a copy in clear). A
+ * retry under the same key gets a 409 saying so and does not run again. Every mutation whose answer
+ * carries a credential calls it, in all three services.
+ */
+export function answerHoldsSecret(contextValue: object): void {
+  const made = madeOnOf(contextValue);
+  if (made) made.holdsSecret = true;
 }
 
 function madeOnOf(contextValue: object): MadeOn | undefined {
   return (contextValue as { [MADE_ON]?: MadeOn })[MADE_ON];
 }
 
-/** How a subgraph served over HTTP makes the entity managers of the key's claims. */
+/**
+ * What a subgraph needs to run mutations under keys: the entity managers of the key's claims, and
+ * its shield's rules of the root mutation fields, asked before a replay.
+ */
 export interface IdempotentContexts {
   fork(): EntityManager;
+  rules: MutationRules;
 }
 
 /**
@@ -148,13 +215,14 @@ export function idempotencyPlugin<Context extends BaseContext>(
 ): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
-      let running: { em: EntityManager; claims: EntityManager; scope: IdempotencyScope } | undefined;
+      let running:
+        { em: EntityManager; claims: EntityManager; scope: IdempotencyScope; contextValue: object } | undefined;
       const answer = (result: FormattedExecutionResult): GraphQLResponse => ({
         http: { status: undefined, headers: new HeaderMap() },
         body: { kind: 'single', singleResult: result },
       });
       return {
-        async responseForOperation({ operation, request, contextValue }) {
+        async responseForOperation({ operation, document, request, contextValue }) {
           const made = operation.operation === OperationTypeNode.MUTATION ? madeOnOf(contextValue) : undefined;
           if (!made) return null;
           try {
@@ -162,9 +230,10 @@ export function idempotencyPlugin<Context extends BaseContext>(
             const scope = idempotencyScopeOf(made.request, operationSent, contextValue);
             if (!scope) return null;
             const claims = contexts.fork();
-            const replay = await startIdempotently(made.em, claims, scope);
+            const guard = { rules: contexts.rules, request: { document, variables: request.variables, contextValue } };
+            const replay = await startIdempotently(made.em, claims, scope, guard);
             if (replay) return answer(replay);
-            running = { em: made.em, claims, scope };
+            running = { em: made.em, claims, scope, contextValue };
             return null;
           } catch (error) {
             if (!(error instanceof GraphQLError)) throw error;
@@ -179,7 +248,7 @@ export function idempotencyPlugin<Context extends BaseContext>(
             ...(errors && { errors }),
             ...(extensions && { extensions }),
           };
-          await finishIdempotently(running.em, running.claims, running.scope, result);
+          await finishIdempotently(running.em, running.claims, running.scope, result, running.contextValue);
         },
       };
     },

@@ -7,6 +7,7 @@ import {
   Kind,
   parse,
   validate,
+  type DocumentNode,
   type ExecutionResult,
   type FormattedExecutionResult,
   type GraphQLFormattedError,
@@ -19,7 +20,7 @@ import { operationObserver } from '../observability/graphql-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { GRAPHQL_MAX_TOKENS } from './query-limits.js';
 import type { EntityManager } from '../data/database.js';
-import { idempotencyScopeOf, runIdempotently } from './idempotent-operations.js';
+import { idempotencyScopeOf, runIdempotently, type IdempotentContexts } from './idempotent-operations.js';
 
 /** What a subgraph's context is made from: the caller's headers (credentials, request id) and the request's id. */
 export interface SubgraphRequest {
@@ -69,6 +70,8 @@ interface PreparedOperation {
   /** `query`, `mutation`: names the operation's span. */
   type: string;
   name: string | undefined;
+  /** What the shield's rules are asked about before an Idempotency-Key's replay. */
+  document: DocumentNode;
   run(contextValue: object, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> | ExecutionResult;
 }
 
@@ -85,13 +88,16 @@ export function localSubgraph<Context extends object>(
     faults,
     log,
     part,
-    fork,
+    idempotency,
   }: {
     faults: SubgraphFaults;
     log: Logger;
     part: string;
-    /** A new entity manager on the subgraph's database: a mutation's context is made on one of its own (`runIdempotently`). */
-    fork?: () => EntityManager;
+    /**
+     * What a mutation under an Idempotency-Key runs on (`runIdempotently`): new entity managers on the
+     * subgraph's database (its context is made on one of its own) and the shield's rules asked before a replay.
+     */
+    idempotency?: IdempotentContexts;
   },
 ): LocalSubgraph {
   // Counted, timed and traced as its HTTP server's Apollo plugin would (`operationTelemetry`).
@@ -131,7 +137,7 @@ export function localSubgraph<Context extends object>(
   async function run(operation: SubgraphOperation, request: SubgraphRequest): Promise<FormattedExecutionResult> {
     const prepared = operationOf(operation.query ?? '');
     if (Array.isArray(prepared)) return observed({}, operation, { errors: prepared });
-    const em = prepared.type === 'mutation' ? fork?.() : undefined;
+    const em = prepared.type === 'mutation' ? idempotency?.fork() : undefined;
     let contextValue: Context;
     try {
       contextValue = await contextOf(request, em);
@@ -149,9 +155,16 @@ export function localSubgraph<Context extends object>(
     observation.resolved(prepared.type, prepared.name);
     let answer: FormattedExecutionResult;
     try {
-      const scope = em && fork ? idempotencyScopeOf(request, operation, contextValue) : undefined;
+      const scope = em && idempotency ? idempotencyScopeOf(request, operation, contextValue) : undefined;
       const execute = () => executed(prepared, operation, contextValue, request);
-      answer = scope && em && fork ? await runIdempotently(em, fork(), scope, execute) : await execute();
+      const guard = idempotency && {
+        rules: idempotency.rules,
+        request: { document: prepared.document, variables: operation.variables, contextValue },
+      };
+      answer =
+        scope && em && idempotency && guard
+          ? await runIdempotently(em, idempotency.fork(), scope, guard, execute)
+          : await execute();
     } catch (error) {
       // An Idempotency-Key refused (malformed, reused, still running): its error, formatted as every other.
       if (!(error instanceof GraphQLError)) throw error;
@@ -236,7 +249,7 @@ function prepare(
   const problems = validate(schema, document);
   if (problems.length) return problems.map((problem) => withCode(problem, 'GRAPHQL_VALIDATION_FAILED'));
   const definition = document.definitions.find((node) => node.kind === Kind.OPERATION_DEFINITION);
-  const operation = { type: definition?.operation ?? 'query', name: definition?.name?.value };
+  const operation = { type: definition?.operation ?? 'query', name: definition?.name?.value, document };
   if (execution === 'interpreted') {
     return {
       ...operation,

@@ -1,4 +1,19 @@
-import { isObjectType, OperationTypeNode, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
+import {
+  getArgumentValues,
+  getVariableValues,
+  isObjectType,
+  Kind,
+  locatedError,
+  OperationTypeNode,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import { createRequire } from 'node:module';
 import type { IMiddleware } from 'graphql-middleware';
 import { AppError, ErrorCode } from '../errors.js';
@@ -82,20 +97,7 @@ export const isFieldMap = (value: unknown): value is IRuleFieldMap =>
  * the entity type's own rules apply to what `_entities` returns.
  */
 export function applyShield(schema: GraphQLSchema, rules: RuleTree): GraphQLSchema {
-  const queryFields = schema.getQueryType()?.getFields() ?? {};
-  const federation: IRuleFieldMap = {};
-  for (const name of ['_service', '_entities']) if (queryFields[name]) federation[name] = allow;
-  const tree: RuleTree = {
-    ...rules,
-    Query: { ...(rules.Query as IRuleFieldMap | undefined), ...federation },
-    _Service: allow,
-  };
-  const generator = shield(tree, {
-    fallbackRule: deny,
-    allowExternalErrors: true,
-    fallbackError: () => new AppError(ErrorCode.FORBIDDEN, 'Not allowed'),
-  });
-  const everything = generator.generate(schema) as Record<string, Record<string, unknown>>;
+  const { tree, everything } = shieldOf(schema, rules);
   const guarded = new Set(Object.keys(tree));
   const roots = new Set<string>();
   for (const root of [schema.getQueryType(), schema.getMutationType()]) if (root) roots.add(root.name);
@@ -111,4 +113,119 @@ export function applyShield(schema: GraphQLSchema, rules: RuleTree): GraphQLSche
         : fields;
   }
   return applyMiddleware(schema, middleware as IMiddleware);
+}
+
+/** The shield's middleware of every field of `schema` under `rules` (deny by default), and the tree it was made from. */
+function shieldOf(
+  schema: GraphQLSchema,
+  rules: RuleTree,
+): { tree: RuleTree; everything: Record<string, Record<string, unknown>> } {
+  const queryFields = schema.getQueryType()?.getFields() ?? {};
+  const federation: IRuleFieldMap = {};
+  for (const name of ['_service', '_entities']) if (queryFields[name]) federation[name] = allow;
+  const tree: RuleTree = {
+    ...rules,
+    Query: { ...(rules.Query as IRuleFieldMap | undefined), ...federation },
+    _Service: allow,
+  };
+  const generator = shield(tree, {
+    fallbackRule: deny,
+    allowExternalErrors: true,
+    fallbackError: () => new AppError(ErrorCode.FORBIDDEN, 'Not allowed'),
+  });
+  return { tree, everything: generator.generate(schema) as Record<string, Record<string, unknown>> };
+}
+
+/**
+ * Asks the shield whether the caller may run an operation's root mutation fields, without running
+ * them: undefined when every field's rule holds, else the error the shield would have answered for
+ * the first that does not (FORBIDDEN, UNAUTHENTICATED), at that field's path. A replayed answer
+ * (lib/subgraph/idempotent-operations.ts) is given only once this says yes, so that a replay
+ * never answers a caller the same request sent afresh would refuse.
+ */
+export type MutationRules = (
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  contextValue: object,
+) => Promise<GraphQLError | undefined>;
+
+type FieldMiddleware = (
+  resolve: () => Promise<unknown>,
+  parent: unknown,
+  args: Record<string, unknown>,
+  contextValue: object,
+  info: GraphQLResolveInfo,
+) => Promise<unknown>;
+
+/** The `MutationRules` of `schema` under `rules`: the shield's own middleware of each Mutation field, called with a resolver that does nothing. */
+export function mutationRulesOf(schema: GraphQLSchema, rules: RuleTree): MutationRules {
+  const mutationType = schema.getMutationType();
+  const { everything } = shieldOf(schema, rules);
+  const middlewareOf = (field: string): FieldMiddleware | undefined => {
+    // graphql-shield makes a function, or `{ resolve, fragments }` for a rule with fragments.
+    const made: unknown = mutationType ? everything[mutationType.name]?.[field] : undefined;
+    if (typeof made === 'function') return made as FieldMiddleware;
+    return (made as { resolve?: FieldMiddleware } | undefined)?.resolve;
+  };
+  const ALLOWED = Symbol('allowed');
+  return async (document, variables, contextValue) => {
+    const operation = document.definitions.find(
+      (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+    );
+    if (!mutationType || operation?.operation !== OperationTypeNode.MUTATION) return undefined;
+    const fragments = Object.fromEntries(
+      document.definitions
+        .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+        .map((fragment) => [fragment.name.value, fragment]),
+    );
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+    // Variables that do not fit were refused when the request first ran: nothing was kept for them.
+    if (coerced.errors) return coerced.errors[0];
+    const variableValues = coerced.coerced;
+    for (const field of rootFieldsOf(operation.selectionSet, fragments)) {
+      const definition = mutationType.getFields()[field.name.value];
+      const middleware = middlewareOf(field.name.value);
+      // A field the schema has not is refused by validation before any key is claimed; deny all the same.
+      if (!definition || !middleware) return new AppError(ErrorCode.FORBIDDEN, 'Not allowed');
+      const responseKey = field.alias?.value ?? field.name.value;
+      const info = {
+        fieldName: field.name.value,
+        fieldNodes: [field],
+        returnType: definition.type,
+        parentType: mutationType,
+        path: { prev: undefined, key: responseKey, typename: mutationType.name },
+        schema,
+        fragments,
+        rootValue: undefined,
+        operation,
+        variableValues,
+      } as GraphQLResolveInfo;
+      const args = getArgumentValues(definition, field, variableValues);
+      const verdict = await middleware(async () => ALLOWED, undefined, args, contextValue, info);
+      if (verdict !== ALLOWED) {
+        const refusal = verdict instanceof Error ? verdict : new AppError(ErrorCode.FORBIDDEN, 'Not allowed');
+        return locatedError(refusal, [field], [responseKey]);
+      }
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The fields an operation selects at its root, through its fragments. `@skip` and `@include` are not
+ * read: a field they leave out is checked all the same, which can only refuse more, never less.
+ */
+function rootFieldsOf(
+  selectionSet: SelectionSetNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): FieldNode[] {
+  return selectionSet.selections.flatMap((selection) => {
+    if (selection.kind === Kind.FIELD) return selection.name.value === '__typename' ? [] : [selection];
+    if (selection.kind === Kind.INLINE_FRAGMENT) return rootFieldsOf(selection.selectionSet, fragments, seen);
+    const fragment = fragments[selection.name.value];
+    if (!fragment || seen.has(fragment.name.value)) return [];
+    seen.add(fragment.name.value);
+    return rootFieldsOf(fragment.selectionSet, fragments, seen);
+  });
 }

@@ -37,7 +37,7 @@ import { queryLimits } from './query-limits.js';
 import { requireSubgraphToken } from '../http/subgraph-token.js';
 import { resumeTrace, traceRequests, traceResolvers } from '../observability/tracing.js';
 import type { Deps, RunningPart } from '../service.js';
-import { applyShield, type RuleTree } from './shield.js';
+import { applyShield, mutationRulesOf, type MutationRules, type RuleTree } from './shield.js';
 
 const FEDERATION_LINK = `
   extend schema
@@ -76,12 +76,13 @@ export type EntityReferences<Context> = Record<
 /**
  * Builds a Federation 2 subgraph schema from type-graphql classes: type-graphql makes the schema,
  * it is printed with its directives, and @apollo/subgraph rebuilds it with the federation fields.
- * Returns the bare schema (for `npm run schema`) and the guarded one (served, over HTTP or in process;
- * its resolvers make spans while tracing is on).
+ * Returns the bare schema (for `npm run schema`), the guarded one (served, over HTTP or in process;
+ * its resolvers make spans while tracing is on), and the same shield's rules of the root mutation
+ * fields, asked before an Idempotency-Key's replay.
  */
 export async function buildFederatedSchema(
   definition: SubgraphDefinition,
-): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema }> {
+): Promise<{ schema: GraphQLSchema; guarded: GraphQLSchema; mutationRules: MutationRules }> {
   const typeGraphQLSchema = describeRootTypes(
     await buildSchema({
       resolvers: definition.resolvers,
@@ -98,7 +99,11 @@ export async function buildFederatedSchema(
   const schema = buildSubgraphSchema([
     { typeDefs: gql(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`), resolvers },
   ]);
-  return { schema, guarded: traceResolvers(applyShield(schema, definition.rules)) };
+  return {
+    schema,
+    guarded: traceResolvers(applyShield(schema, definition.rules)),
+    mutationRules: mutationRulesOf(schema, definition.rules),
+  };
 }
 
 export function printSdl(schema: GraphQLSchema): string {
@@ -360,15 +365,16 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
     orm = database;
     const serviceRuntime = await options.runtime(database);
     runtime = serviceRuntime;
-    const { guarded } = await buildFederatedSchema(options.definition);
+    const { guarded, mutationRules } = await buildFederatedSchema(options.definition);
     const fork = (): EntityManager => database.em.fork();
+    const idempotency = { fork, rules: mutationRules };
     // What each context was made on, for a mutation with an Idempotency-Key over HTTP (in process, `localSubgraph` holds it).
     const contextOf = async (request: SubgraphRequest, em: EntityManager = fork()) =>
       markMadeOn(await options.context(serviceRuntime, em, request), { em, request });
     await port.serve({
       schema: guarded,
       context: contextOf,
-      idempotency: { fork },
+      idempotency,
       isReady: () => answersWithin(() => databaseAnswers(database)),
       routes: options.routes?.(serviceRuntime, database),
     });
@@ -376,7 +382,7 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
       faults: port.faults,
       log: logger.child({ component: `${options.service}-subgraph` }),
       part: `${options.service}-subgraph`,
-      fork,
+      idempotency,
     });
     return {
       name: `${options.service}-subgraph`,

@@ -4,6 +4,7 @@ import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '../../lib/ht
 import { MagicLinkRequested, SurveySession, SurveySignIn } from './auth.types.js';
 import { MagicLinkRequestInput, MagicLinkVerifyInput } from './auth.input.js';
 import type { SurveysContext } from './surveys.context.js';
+import { answerHoldsSecret } from '../../lib/subgraph/idempotent-operations.js';
 
 @Resolver()
 export class SurveyAuthResolver {
@@ -27,6 +28,9 @@ export class SurveyAuthResolver {
     @Arg('input', () => MagicLinkVerifyInput, { description: 'The token of the link' }) input: MagicLinkVerifyInput,
     @Ctx() ctx: SurveysContext,
   ): Promise<SurveySignIn> {
+    // The session token (in the answer and its cookie) is shown this once: never kept for an
+    // Idempotency-Key's replay, so a link signs in once whatever the key.
+    answerHoldsSecret(ctx);
     const signIn = await ctx.auth.verifyLink(input.token);
     askForSessionCookie(ctx, { token: signIn.token, expiresAt: signIn.expiresAt.toISOString() });
     return signIn;

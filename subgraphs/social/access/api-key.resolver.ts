@@ -3,6 +3,7 @@ import { ApiKey } from './api-key.entity.js';
 import { CreateApiKeyInput } from './api-key.input.js';
 import { CreatedApiKey } from './api-key.types.js';
 import type { AccessContext } from './access.context.js';
+import { answerHoldsSecret } from '../../../lib/subgraph/idempotent-operations.js';
 
 @Resolver(() => ApiKey)
 export class ApiKeyResolver {
@@ -20,6 +21,8 @@ export class ApiKeyResolver {
     input: CreateApiKeyInput,
     @Ctx() ctx: AccessContext,
   ) {
+    // The new key is shown this once: never kept for an Idempotency-Key's replay.
+    answerHoldsSecret(ctx);
     return ctx.apiKeys.create(input);
   }
 

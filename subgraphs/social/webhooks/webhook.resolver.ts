@@ -4,6 +4,7 @@ import { Webhook, WebhookMessage } from './webhook.entity.js';
 import { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesArgs } from './webhook.input.js';
 import { CreatedWebhook, WebhookDeliveryConnection } from './webhook.types.js';
 import type { WebhooksContext } from './webhooks.context.js';
+import { answerHoldsSecret } from '../../../lib/subgraph/idempotent-operations.js';
 
 const DeleteWebhookPayload = DeletePayloadType(Webhook, 'Webhook');
 
@@ -31,6 +32,8 @@ export class WebhookResolver {
     input: CreateWebhookInput,
     @Ctx() ctx: WebhooksContext,
   ) {
+    // The signing secret is shown this once: never kept for an Idempotency-Key's replay.
+    answerHoldsSecret(ctx);
     return ctx.webhooks.create(input);
   }
 
