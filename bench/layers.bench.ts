@@ -18,7 +18,7 @@ import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { createLogger } from '../lib/observability/logger.js';
 import { ContactDocument, ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
 import { startPlatform } from '../scripts/platform.js';
-import { ContactService, createSearchEstimates } from '../subgraphs/contacts/contact.service.js';
+import { ContactService, createSearchEstimates } from '../subgraphs/contacts/contact/contact.service.js';
 import {
   benchPlatformConfig,
   SERVE,

@@ -11,7 +11,7 @@ import { startContactsRest } from '../rest-adapters/contacts/index.js';
 import { startSocialRest } from '../rest-adapters/social/index.js';
 import { startSurveysRest } from '../rest-adapters/surveys/index.js';
 import type { ContactsRuntime } from '../subgraphs/contacts/contacts.runtime.js';
-import { contactExportStream } from '../subgraphs/contacts/contact-export.service.js';
+import { contactExportStream } from '../subgraphs/contacts/export/contact-export.service.js';
 import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
 import { startSocialSubgraph } from '../subgraphs/social/index.js';
 import type { SocialRuntime } from '../subgraphs/social/social.runtime.js';

@@ -9,7 +9,7 @@ import { ProblemError, stringParam, type RestRoute, type RunOperation } from '..
 import { contentDisposition } from '../../lib/storage/storage.js';
 import { ContactExportGrantDocument } from './operations.generated.js';
 
-/** The columns of the file, as the contacts subgraph writes them (subgraphs/contacts/contact-export.service.ts). */
+/** The columns of the file, as the contacts subgraph writes them (subgraphs/contacts/export/contact-export.service.ts). */
 const EXPORT_COLUMNS = 'id, firstName, lastName, email, phone, company, tags, createdAt, updatedAt';
 
 /**

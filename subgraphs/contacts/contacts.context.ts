@@ -5,15 +5,15 @@ import type { KeysetArgs, KeysetConnection } from '../../lib/data/keyset.js';
 import { batchLoader } from '../../lib/data/loaders.js';
 import type { AuthContext } from '../../lib/subgraph/shield.js';
 import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
-import { AttachmentService } from './attachment.service.js';
-import { ContactExportService } from './contact-export.service.js';
-import { ContactImportService } from './contact-import.service.js';
-import type { Contact } from './contact.entity.js';
-import { ContactService } from './contact.service.js';
-import { NoteService } from './note.service.js';
+import { AttachmentService } from './attachments/attachment.service.js';
+import { ContactExportService } from './export/contact-export.service.js';
+import { ContactImportService } from './import/contact-import.service.js';
+import type { Contact } from './contact/contact.entity.js';
+import { ContactService } from './contact/contact.service.js';
+import { NoteService } from './notes/note.service.js';
 import type { ContactsRuntime } from './contacts.runtime.js';
-import type { Stage } from './pipeline.entity.js';
-import { PipelineService } from './pipeline.service.js';
+import type { Stage } from './pipelines/pipeline.entity.js';
+import { PipelineService } from './pipelines/pipeline.service.js';
 
 /** Everything a contacts resolver may use during one request: one entity manager fork, one principal. */
 export interface ContactsContext extends AuthContext {

@@ -1,8 +1,8 @@
-import { Attachment } from './attachment.entity.js';
-import { ContactImport, ImportUpload } from './contact-import.entity.js';
-import { Contact } from './contact.entity.js';
-import { Note } from './note.entity.js';
-import { ContactStage, Pipeline, Stage, StageMove } from './pipeline.entity.js';
+import { Attachment } from './attachments/attachment.entity.js';
+import { ContactImport, ImportUpload } from './import/contact-import.entity.js';
+import { Contact } from './contact/contact.entity.js';
+import { Note } from './notes/note.entity.js';
+import { ContactStage, Pipeline, Stage, StageMove } from './pipelines/pipeline.entity.js';
 
 /** Every MikroORM entity of the contacts schema. */
 export const contactsEntities = [

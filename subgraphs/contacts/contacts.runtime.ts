@@ -6,12 +6,12 @@ import type { Deps } from '../../lib/service.js';
 import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
 import { startUploadSweeper } from '../../lib/storage/uploads.js';
 import { sweepExpiredKeys } from '../../lib/data/idempotency.js';
-import { sweepAttachmentUploads, type AttachmentSettings } from './attachment.service.js';
-import type { ContactExportSettings } from './contact-export.service.js';
-import type { ImportLimits } from './contact-import.csv.js';
-import { ContactImportQueue } from './contact-import.queue.js';
-import { sweepImportUploads } from './contact-import.service.js';
-import { createSearchEstimates, type SearchEstimates } from './contact.service.js';
+import { sweepAttachmentUploads, type AttachmentSettings } from './attachments/attachment.service.js';
+import type { ContactExportSettings } from './export/contact-export.service.js';
+import type { ImportLimits } from './import/contact-import.csv.js';
+import { ContactImportQueue } from './import/contact-import.queue.js';
+import { sweepImportUploads } from './import/contact-import.service.js';
+import { createSearchEstimates, type SearchEstimates } from './contact/contact.service.js';
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
 export interface ContactsRuntime {

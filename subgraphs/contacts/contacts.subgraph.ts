@@ -1,14 +1,14 @@
 import type { Config } from '../../lib/config.js';
 import type { SubgraphDefinition } from '../../lib/subgraph/subgraph.js';
-import { AttachmentResolver } from './attachment.resolver.js';
-import { ContactExportResolver } from './contact-export.resolver.js';
-import { ContactImportResolver } from './contact-import.resolver.js';
-import { ContactResolver } from './contact.resolver.js';
+import { AttachmentResolver } from './attachments/attachment.resolver.js';
+import { ContactExportResolver } from './export/contact-export.resolver.js';
+import { ContactImportResolver } from './import/contact-import.resolver.js';
+import { ContactResolver } from './contact/contact.resolver.js';
 import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
-import { HealthResolver } from './health.resolver.js';
-import { NoteResolver } from './note.resolver.js';
-import { PipelineResolver, StageResolver } from './pipeline.resolver.js';
+import { HealthResolver } from './health/health.resolver.js';
+import { NoteResolver } from './notes/note.resolver.js';
+import { PipelineResolver, StageResolver } from './pipelines/pipeline.resolver.js';
 
 export function contactsSubgraph(config: Config): SubgraphDefinition {
   return {

@@ -1,6 +1,6 @@
 import type { Deps } from '../../lib/service.js';
 import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '../../lib/subgraph/subgraph.js';
-import { contactExportRoutes } from './contact-export.routes.js';
+import { contactExportRoutes } from './export/contact-export.routes.js';
 import { createContactsContext } from './contacts.context.js';
 import { contactsEntities } from './contacts.entities.js';
 import { createContactsRuntime, type ContactsRuntime } from './contacts.runtime.js';

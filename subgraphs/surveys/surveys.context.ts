@@ -7,13 +7,13 @@ import { sessionCookieOf } from '../../lib/http/session-cookie.js';
 import { reportInto } from '../../lib/http/rate-limit.js';
 import type { AuthContext } from '../../lib/subgraph/shield.js';
 import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
-import { AssetService } from './asset.service.js';
-import { AuthService, type ActiveSession } from './auth.service.js';
-import type { SurveyUser } from './auth.types.js';
-import { ExportService } from './export.service.js';
-import type { SurveyAsset } from './survey-asset.entity.js';
-import type { Survey } from './survey.entity.js';
-import { SurveyService } from './survey.service.js';
+import { AssetService } from './assets/asset.service.js';
+import { AuthService, type ActiveSession } from './sign-in/auth.service.js';
+import type { SurveyUser } from './sign-in/auth.types.js';
+import { ExportService } from './export/export.service.js';
+import type { SurveyAsset } from './assets/survey-asset.entity.js';
+import type { Survey } from './survey/survey.entity.js';
+import { SurveyService } from './survey/survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
 /** Who is signed in to surveys, by either credential, and until when. */

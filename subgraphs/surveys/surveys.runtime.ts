@@ -6,8 +6,8 @@ import type { Deps } from '../../lib/service.js';
 import { createStorage } from '../../lib/storage/storage.js';
 import { startUploadSweeper } from '../../lib/storage/uploads.js';
 import { sweepExpiredKeys } from '../../lib/data/idempotency.js';
-import { sweepAssetUploads, type AssetSettings } from './asset.service.js';
-import type { SignInSettings } from './auth.service.js';
+import { sweepAssetUploads, type AssetSettings } from './assets/asset.service.js';
+import type { SignInSettings } from './sign-in/auth.service.js';
 
 /** Sign-in requests per window (15 minutes). */
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;

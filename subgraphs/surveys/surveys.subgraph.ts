@@ -1,10 +1,10 @@
 import type { SubgraphDefinition } from '../../lib/subgraph/subgraph.js';
-import { SurveyAssetResolver } from './asset.resolver.js';
-import { SurveyAuthResolver } from './auth.resolver.js';
-import { SurveyExportResolver } from './export.resolver.js';
-import { ContactSurveysResolver } from './contact.resolver.js';
-import { HealthResolver } from './health.resolver.js';
-import { SurveyResolver } from './survey.resolver.js';
+import { SurveyAssetResolver } from './assets/asset.resolver.js';
+import { SurveyAuthResolver } from './sign-in/auth.resolver.js';
+import { SurveyExportResolver } from './export/export.resolver.js';
+import { ContactSurveysResolver } from './survey/contact.resolver.js';
+import { HealthResolver } from './health/health.resolver.js';
+import { SurveyResolver } from './survey/survey.resolver.js';
 import { surveysReferences } from './surveys.references.js';
 import { surveysRules } from './surveys.rules.js';
 

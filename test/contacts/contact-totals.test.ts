@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ContactService, createSearchEstimates, EXACT_COUNT_LIMIT } from '../../subgraphs/contacts/contact.service.js';
+import { ContactService, createSearchEstimates, EXACT_COUNT_LIMIT } from '../../subgraphs/contacts/contact/contact.service.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../lib/config.js';
 import { redactUrl } from '../../lib/observability/log-redaction.js';
 import { createFileOnce, masterKey } from '../../lib/secrets.js';
-import { AuthService } from '../../subgraphs/surveys/auth.service.js';
+import { AuthService } from '../../subgraphs/surveys/sign-in/auth.service.js';
 import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { LogCollector } from '../support/logs.js';
 import { freePort } from '../support/ports.js';

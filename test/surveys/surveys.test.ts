@@ -8,7 +8,7 @@ import { loadConfig } from '../../lib/config.js';
 import { createMailer } from '../../lib/subgraph/mail.js';
 import { createStorage } from '../../lib/storage/storage.js';
 import { stagingKeyOf } from '../../lib/storage/uploads.js';
-import { sweepAssetUploads } from '../../subgraphs/surveys/asset.service.js';
+import { sweepAssetUploads } from '../../subgraphs/surveys/assets/asset.service.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { freePort } from '../support/ports.js';
 import { linkIn, MailCatcher } from './support.js';

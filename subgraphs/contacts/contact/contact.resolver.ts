@@ -1,0 +1,109 @@
+import { Arg, Args, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { KeysetConnection } from '../../../lib/data/keyset.js';
+import { ConnectionType, PageInfo, PageType, toPage, windowOfPage } from '../../../lib/data/pagination.js';
+import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
+import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { Contact } from './contact.entity.js';
+import {
+  ContactConnectionArgs,
+  CreateContactInput,
+  UpdateContactInput,
+  ContactPageArgs,
+  ContactScrollArgs,
+  SCROLL_MAX,
+} from './contact.input.js';
+import type { ContactsContext } from '../contacts.context.js';
+
+export const ContactConnection = ConnectionType(Contact, 'Contact');
+export const ContactPage = PageType(Contact, 'Contact');
+
+@ObjectType('ContactScrollEdge', { description: 'One contact of a keyset walk, with its cursor' })
+class ContactScrollEdge {
+  @Field(() => String, { description: 'Position of this contact in the walk: pass it as `after` to continue after it' })
+  cursor!: string;
+  @Field(() => Contact, { description: 'The contact itself' }) node!: Contact;
+}
+
+@ObjectType({
+  description: 'A page of a keyset walk over every live contact (no total: counting would cost each page a scan)',
+})
+export class ContactScrollConnection {
+  @Field(() => [ContactScrollEdge], { description: 'The contacts of this page, each with its cursor' })
+  edges!: ContactScrollEdge[];
+  @Field(() => [Contact], { description: 'The contacts of this page, without cursors' }) nodes!: Contact[];
+  @Field(() => PageInfo, { description: 'Whether more contacts follow, and the cursor to continue after' })
+  pageInfo!: PageInfo;
+}
+
+const DeleteContactPayload = DeletePayloadType(Contact, 'Contact');
+
+@Resolver(() => Contact)
+export class ContactResolver {
+  @Query(() => Contact, { nullable: true, description: 'A live contact; null when unknown or deleted' })
+  contact(@Arg('id', () => ID, { description: 'The contact' }) id: string, @Ctx() ctx: ContactsContext) {
+    return ctx.contacts.read(id);
+  }
+
+  @Query(() => ContactConnection, {
+    nullable: true,
+    description: 'Live contacts, newest first, optionally matching a full-text search',
+  })
+  contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactsContext) {
+    return ctx.contacts.connection(args, args.search);
+  }
+
+  @Query(() => ContactScrollConnection, {
+    nullable: true,
+    description: `The list of \`contacts\` (same order, same cursors) in pages of up to ${SCROLL_MAX} and without a total: it stays for exports, which read every contact in few round trips and need no count`,
+  })
+  contactScroll(
+    @Args(() => ContactScrollArgs) args: ContactScrollArgs,
+    @Ctx() ctx: ContactsContext,
+  ): Promise<KeysetConnection<Contact>> {
+    return ctx.contacts.scroll(args, args.search);
+  }
+
+  @Query(() => ContactPage, {
+    nullable: true,
+    description:
+      'The same list as numbered pages: it stays for the REST list (`page`/`limit`); GraphQL clients page `contacts` by cursor',
+  })
+  async contactPage(@Args(() => ContactPageArgs) args: ContactPageArgs, @Ctx() ctx: ContactsContext) {
+    const window = windowOfPage(args);
+    return toPage(await ctx.contacts.list(window, args.search), window);
+  }
+
+  @Mutation(() => Contact, {
+    nullable: true,
+    description: 'Creates a contact (a first name or an e-mail address is required)',
+  })
+  createContact(
+    @Arg('input', () => CreateContactInput, { description: 'Fields of the new contact' }) input: CreateContactInput,
+    @Ctx() ctx: ContactsContext,
+  ) {
+    return ctx.contacts.create(input);
+  }
+
+  @Mutation(() => Contact, { nullable: true, description: 'Changes fields of a live contact' })
+  updateContact(
+    @Arg('id', () => ID, { description: 'The contact to change' }) id: string,
+    @Arg('input', () => UpdateContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
+    input: UpdateContactInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
+    @Ctx() ctx: ContactsContext,
+  ) {
+    return ctx.contacts.update(id, input, ifVersion);
+  }
+
+  @Mutation(() => DeleteContactPayload.type, {
+    nullable: true,
+    description: 'Soft delete: the record stays with deleted set, and leaves every list',
+  })
+  async deleteContact(
+    @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
+    @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
+    @Ctx() ctx: ContactsContext,
+  ) {
+    return DeleteContactPayload.of(await ctx.contacts.softDelete(id, ifVersion));
+  }
+}

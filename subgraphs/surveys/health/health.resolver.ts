@@ -1,0 +1,15 @@
+import { Ctx, Query, Resolver } from 'type-graphql';
+import { databaseCheck, runHealthChecks, ServiceHealth } from '../../../lib/data/health.js';
+import type { SurveysContext } from '../surveys.context.js';
+
+@Resolver()
+export class HealthResolver {
+  @Query(() => ServiceHealth, {
+    nullable: true,
+    description:
+      'The database of the venue survey service (public: names and verdicts only), behind its /health and /readyz',
+  })
+  surveysHealth(@Ctx() ctx: SurveysContext) {
+    return runHealthChecks([databaseCheck(ctx.em)]);
+  }
+}

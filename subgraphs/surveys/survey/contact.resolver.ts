@@ -1,0 +1,18 @@
+import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { SurveyContact } from './contact.types.js';
+import { Survey } from './survey.entity.js';
+import type { SurveysContext } from '../surveys.context.js';
+
+/** `Contact.surveys`: what this subgraph adds to the contacts service's Contact. */
+@Resolver(() => SurveyContact)
+export class ContactSurveysResolver {
+  // Nullable: a caller without survey credentials still gets the contact, this field null with its error.
+  @FieldResolver(() => [Survey], {
+    nullable: true,
+    description:
+      'Surveys about this contact that the signed-in surveyor may see (all, for admins); null, with an error, for a caller who is no surveyor',
+  })
+  surveys(@Root() contact: SurveyContact, @Ctx() ctx: SurveysContext): Promise<Survey[]> {
+    return ctx.surveysByContact.load(contact.id);
+  }
+}
