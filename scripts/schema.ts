@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { composeSupergraph } from '../gateway/supergraph.js';
+import { composeSupergraph } from './codegen/supergraph.js';
 import { exitWithHelpIfAsked } from '../lib/cli.js';
 import { loadConfig } from '../lib/config.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
-import { openApiDocuments, openApiText } from '../rest-adapters/openapi.js';
-import { generateOperationTypes } from '../rest-adapters/operation-types.js';
+import { openApiDocuments, openApiText } from './codegen/openapi.js';
+import { generateOperationTypes } from './codegen/operation-types.js';
 
 exitWithHelpIfAsked(`
 usage: npm run schema       (node dist/scripts/schema.js)

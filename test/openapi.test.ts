@@ -10,7 +10,7 @@ import { httpClient } from '../lib/rest/graphql-client.js';
 import { openApiDocument, type ApiDescription, type DocumentedRoute } from '../lib/rest/openapi.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
 import { contactsOpenApi } from '../rest-adapters/contacts/index.js';
-import { openApiDocuments, openApiText } from '../rest-adapters/openapi.js';
+import { openApiDocuments, openApiText } from '../scripts/codegen/openapi.js';
 import { rest, startTestPlatform, type TestPlatform } from './support/platform.js';
 
 type Document = Record<string, any> & { openapi: string; info: any };

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { buildSchema, isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
-import { composeSupergraph } from '../gateway/supergraph.js';
+import { composeSupergraph } from '../scripts/codegen/supergraph.js';
 import { loadConfig } from '../lib/config.js';
 import { executionOf } from '../lib/subgraph/local-subgraph.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
