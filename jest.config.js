@@ -4,7 +4,11 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // package.json's "imports" (#lib/...) name the compiled files under dist/; Jest runs the sources.
+    '^#(lib|subgraphs|gateway|rest-adapters|scripts|test)/(.*)\\.js$': '<rootDir>/$1/$2',
+  },
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

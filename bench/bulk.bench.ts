@@ -29,9 +29,9 @@ import busboy from 'busboy';
 import express from 'express';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { createLogger } from '../lib/observability/logger.js';
-import { startPlatform } from '../scripts/platform.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { startPlatform } from '#scripts/platform.js';
 import {
   benchPlatformConfig,
   benchDatabase,

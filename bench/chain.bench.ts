@@ -24,15 +24,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import pg from 'pg';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { freePort } from '../test/support/ports.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { freePort } from '#test/support/ports.js';
 import {
   ContactDocument,
   ContactPageDocument,
   CreateContactDocument,
   UpdateContactDocument,
-} from '../rest-adapters/contacts/operations.generated.js';
+} from '#rest-adapters/contacts/operations.generated.js';
 import {
   SERVE,
   benchDatabase,

@@ -22,14 +22,14 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { parse } from 'csv-parse';
 import pg from 'pg';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { loadConfig } from '../lib/config.js';
-import { createLogger } from '../lib/observability/logger.js';
-import { ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
-import { startGateway } from '../gateway/gateway.js';
-import { Identity } from '../lib/identity.js';
-import { startContactsRest } from '../rest-adapters/contacts/index.js';
-import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { loadConfig } from '#lib/config.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { ContactPageDocument } from '#rest-adapters/contacts/operations.generated.js';
+import { startGateway } from '#gateway/gateway.js';
+import { Identity } from '#lib/identity.js';
+import { startContactsRest } from '#rest-adapters/contacts/index.js';
+import { startContactsSubgraph } from '#subgraphs/contacts/index.js';
 import { serveFloor } from './floor.js';
 import {
   cpuSeconds,

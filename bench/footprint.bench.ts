@@ -11,9 +11,9 @@ import { cpSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { freePorts, PORT_VARIABLES } from '../test/support/ports.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
 import { fmt, rssMb, stopProcess } from './support.js';
 
 const TARGETS = { installMb: 200, embeddedMb: 500, postgresqlMb: 250, firstStartS: 20, warmStartS: 3 };

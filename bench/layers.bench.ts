@@ -14,11 +14,11 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { createLogger } from '../lib/observability/logger.js';
-import { ContactDocument, ContactPageDocument } from '../rest-adapters/contacts/operations.generated.js';
-import { startPlatform } from '../scripts/platform.js';
-import { ContactService, createSearchEstimates } from '../subgraphs/contacts/contact/contact.service.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { ContactDocument, ContactPageDocument } from '#rest-adapters/contacts/operations.generated.js';
+import { startPlatform } from '#scripts/platform.js';
+import { ContactService, createSearchEstimates } from '#subgraphs/contacts/contact/contact.service.js';
 import {
   benchPlatformConfig,
   SERVE,

@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import os from 'node:os';
 import pg from 'pg';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { SERVE, benchDatabase, fmt, percentile, randomWord, seedContacts, startChild, steadyLoad } from './support.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);

@@ -10,8 +10,8 @@ import cluster from 'node:cluster';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger } from '../lib/observability/logger.js';
-import { startPlatform } from '../scripts/platform.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { startPlatform } from '#scripts/platform.js';
 import { benchPlatformConfig } from './support.js';
 import { serveFloor } from './floor.js';
 

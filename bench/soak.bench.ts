@@ -10,7 +10,7 @@
  */
 import 'reflect-metadata';
 import os from 'node:os';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { benchDatabase, fmt, percentile, randomWord, rssMb, startNpmStart, steadyLoad } from './support.js';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);

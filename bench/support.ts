@@ -11,9 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { loadConfig, type Config } from '../lib/config.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { freePorts, PORT_VARIABLES } from '../test/support/ports.js';
+import { loadConfig, type Config } from '#lib/config.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
 
 /** bench/serve.ts, compiled: the child process that serves the platform or the floor. */
 export const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));

@@ -1,8 +1,8 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import express, { type Router } from 'express';
-import type { Logger } from '../lib/observability/logger.js';
-import { packageAsset, packageAssetsRouter, type PackageAsset } from '../lib/rest/package-assets.js';
+import type { Logger } from '#lib/observability/logger.js';
+import { packageAsset, packageAssetsRouter, type PackageAsset } from '#lib/rest/package-assets.js';
 
 /** Where GraphiQL lives beside the GraphQL endpoint. */
 export const GRAPHIQL_PATH = '/graphiql';

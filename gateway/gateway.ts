@@ -16,26 +16,26 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import { settleUrlParseWarning } from '../lib/http/url-parse-warning.js';
+import { settleUrlParseWarning } from '#lib/http/url-parse-warning.js';
 import { keepFederationOperations } from './operation-memo.js';
 import express from 'express';
 import { getOperationAST, GraphQLError, Kind, parse, type GraphQLFormattedError, type SelectionNode } from 'graphql';
-import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '../lib/http/client-address.js';
-import type { Config } from '../lib/config.js';
-import { corsFor } from '../lib/http/cors.js';
-import { refuseCrossSiteRequests } from '../lib/http/csrf.js';
-import { ErrorCode, formatGraphQLError } from '../lib/errors.js';
+import { applyTrustProxy, CLIENT_ADDRESS_HEADER, clientBucket, gatewayClientOf } from '#lib/http/client-address.js';
+import type { Config } from '#lib/config.js';
+import { corsFor } from '#lib/http/cors.js';
+import { refuseCrossSiteRequests } from '#lib/http/csrf.js';
+import { ErrorCode, formatGraphQLError } from '#lib/errors.js';
 import {
   forwardHeadersOf,
   inProcessClient,
   type GatewayContext,
   type GraphQLClient,
-} from '../lib/rest/graphql-client.js';
-import { operationTelemetry } from '../lib/observability/graphql-telemetry.js';
-import { addProbes, graphqlRequestErrorHandler, listen, type PartPort } from '../lib/http/http.js';
-import { compressAnswers } from '../lib/http/http-answers.js';
-import { checkJsonBody, refuseUnstorableGraphQLText } from '../lib/http/input.js';
-import type { LocalSubgraph } from '../lib/subgraph/local-subgraph.js';
+} from '#lib/rest/graphql-client.js';
+import { operationTelemetry } from '#lib/observability/graphql-telemetry.js';
+import { addProbes, graphqlRequestErrorHandler, listen, type PartPort } from '#lib/http/http.js';
+import { compressAnswers } from '#lib/http/http-answers.js';
+import { checkJsonBody, refuseUnstorableGraphQLText } from '#lib/http/input.js';
+import type { LocalSubgraph } from '#lib/subgraph/local-subgraph.js';
 import {
   assignRequestId,
   httpLogger,
@@ -43,23 +43,23 @@ import {
   REQUEST_ID_HEADER,
   requestIdOf,
   type Logger,
-} from '../lib/observability/logger.js';
-import { httpMetrics } from '../lib/observability/metrics.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { queryLimits } from '../lib/subgraph/query-limits.js';
-import { refuseUntrustedDocuments } from '../lib/http/document-safelist.js';
-import { REST_OPERATION_TEXTS } from '../rest-adapters/operation-texts.js';
-import { RATE_LIMIT_EXTENSION, rateLimitStatesSchema } from '../lib/http/rate-limit.js';
-import { IDEMPOTENT_REPLAY_EXTENSION } from '../lib/data/idempotency.js';
+} from '#lib/observability/logger.js';
+import { httpMetrics } from '#lib/observability/metrics.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { queryLimits } from '#lib/subgraph/query-limits.js';
+import { refuseUntrustedDocuments } from '#lib/http/document-safelist.js';
+import { REST_OPERATION_TEXTS } from '#rest-adapters/operation-texts.js';
+import { RATE_LIMIT_EXTENSION, rateLimitStatesSchema } from '#lib/http/rate-limit.js';
+import { IDEMPOTENT_REPLAY_EXTENSION } from '#lib/data/idempotency.js';
 import {
   applySessionCookie,
   SESSION_COOKIE_EXTENSION,
   SESSION_COOKIE_SUBGRAPH,
   sessionCookieChangeSchema,
-} from '../lib/http/session-cookie.js';
-import { SUBGRAPH_TOKEN_HEADER } from '../lib/http/subgraph-token.js';
-import type { RunningPart } from '../lib/service.js';
-import { resumeTrace, traceHeaders, traceRequests } from '../lib/observability/tracing.js';
+} from '#lib/http/session-cookie.js';
+import { SUBGRAPH_TOKEN_HEADER } from '#lib/http/subgraph-token.js';
+import type { RunningPart } from '#lib/service.js';
+import { resumeTrace, traceHeaders, traceRequests } from '#lib/observability/tracing.js';
 import { graphiqlRouter, sandboxLandingPage } from './explorer.js';
 import { refuseUnsupportedOperations } from './unsupported-operations.js';
 

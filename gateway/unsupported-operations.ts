@@ -9,7 +9,7 @@ import {
   type DocumentNode,
   type ParseOptions,
 } from 'graphql';
-import { AppError, ErrorCode } from '../lib/errors.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
 
 /**
  * What the gateway cannot run: Apollo Gateway executes neither subscriptions nor incremental delivery.

@@ -1,6 +1,6 @@
-import * as contacts from './contacts/operations.generated.js';
-import * as social from './social/operations.generated.js';
-import * as surveys from './surveys/operations.generated.js';
+import * as contacts from '#rest-adapters/contacts/operations.generated.js';
+import * as social from '#rest-adapters/social/operations.generated.js';
+import * as surveys from '#rest-adapters/surveys/operations.generated.js';
 
 /**
  * The text of every operation the REST adapters run (their generated `...Document`s, fragments

@@ -1,15 +1,15 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { ConfigError, loadConfig, type Config } from '../lib/config.js';
-import { openDatabase } from '../lib/data/database.js';
-import { AppError } from '../lib/errors.js';
-import { Identity } from '../lib/identity.js';
-import { createLogger } from '../lib/observability/logger.js';
-import { ApiKeyService } from '../subgraphs/social/access/api-key.service.js';
-import { Reach } from '../subgraphs/social/access/reach.js';
-import { socialMigrations } from '../subgraphs/social/migrations/index.js';
-import { socialEntities } from '../subgraphs/social/social.entities.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { ConfigError, loadConfig, type Config } from '#lib/config.js';
+import { openDatabase } from '#lib/data/database.js';
+import { AppError } from '#lib/errors.js';
+import { Identity } from '#lib/identity.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { ApiKeyService } from '#subgraphs/social/access/api-key.service.js';
+import { Reach } from '#subgraphs/social/access/reach.js';
+import { socialMigrations } from '#subgraphs/social/migrations/index.js';
+import { socialEntities } from '#subgraphs/social/social.entities.js';
 
 const USAGE = `usage:
   npm run apikey -- create --sub USER_ID --scopes posts.read,posts.write [--name NAME] [--brands BRAND_ID,...]

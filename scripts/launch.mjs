@@ -137,11 +137,15 @@ const newestSettingsTime = () =>
 
 const outputOf = (source) => path.join(dist, source.replace(/\.ts$/, '.js'));
 
-/** The relative imports of compiled code that name a TypeScript source (`./x.js` for `./x.ts`), relative to the root. */
+/**
+ * The imports of compiled code that name a TypeScript source, relative to the root: relative ones
+ * (`./x.js` for `./x.ts`) and package.json's subpath imports (`#test/support/x.js` for test/support/x.ts).
+ */
 function importedSources(source, code) {
   const found = [];
-  for (const match of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.\.?\/[^"']+)\.js["']/g)) {
-    const target = path.join(path.dirname(source), `${match[1]}.ts`);
+  for (const match of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']((?:\.\.?\/|#)[^"']+)\.js["']/g)) {
+    const named = match[1];
+    const target = named.startsWith('#') ? `${named.slice(1)}.ts` : path.join(path.dirname(source), `${named}.ts`);
     if (existsSync(path.join(root, target))) found.push(target);
   }
   return found;

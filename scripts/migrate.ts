@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { openDatabase, type DatabaseOptions } from '../lib/data/database.js';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { runTask } from '../lib/process/main.js';
-import { contactsMigrations } from '../subgraphs/contacts/migrations/index.js';
-import { socialMigrations } from '../subgraphs/social/migrations/index.js';
-import { surveysMigrations } from '../subgraphs/surveys/migrations/index.js';
+import { openDatabase, type DatabaseOptions } from '#lib/data/database.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { runTask } from '#lib/process/main.js';
+import { contactsMigrations } from '#subgraphs/contacts/migrations/index.js';
+import { socialMigrations } from '#subgraphs/social/migrations/index.js';
+import { surveysMigrations } from '#subgraphs/surveys/migrations/index.js';
 
 /** Every service's database with its migrations; the migrations are SQL of their own, so no entity is needed to run them. */
 const SERVICE_MIGRATIONS: Array<Pick<DatabaseOptions, 'service' | 'migrations'>> = [

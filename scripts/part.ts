@@ -1,17 +1,17 @@
 import 'reflect-metadata';
-import { startGateway } from '../gateway/gateway.js';
-import type { Config } from '../lib/config.js';
-import { httpClient } from '../lib/rest/graphql-client.js';
-import { Identity } from '../lib/identity.js';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { runMain } from '../lib/process/main.js';
-import type { Deps, RunningPart } from '../lib/service.js';
-import { startContactsRest } from '../rest-adapters/contacts/index.js';
-import { startSocialRest } from '../rest-adapters/social/index.js';
-import { startSurveysRest } from '../rest-adapters/surveys/index.js';
-import { startContactsSubgraph } from '../subgraphs/contacts/index.js';
-import { startSocialSubgraph } from '../subgraphs/social/index.js';
-import { startSurveysSubgraph } from '../subgraphs/surveys/index.js';
+import { startGateway } from '#gateway/gateway.js';
+import type { Config } from '#lib/config.js';
+import { httpClient } from '#lib/rest/graphql-client.js';
+import { Identity } from '#lib/identity.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { runMain } from '#lib/process/main.js';
+import type { Deps, RunningPart } from '#lib/service.js';
+import { startContactsRest } from '#rest-adapters/contacts/index.js';
+import { startSocialRest } from '#rest-adapters/social/index.js';
+import { startSurveysRest } from '#rest-adapters/surveys/index.js';
+import { startContactsSubgraph } from '#subgraphs/contacts/index.js';
+import { startSocialSubgraph } from '#subgraphs/social/index.js';
+import { startSurveysSubgraph } from '#subgraphs/surveys/index.js';
 
 /**
  * `node dist/scripts/part.js <part>`: one part of the platform in its own process, as

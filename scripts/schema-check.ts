@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 import {
   baseCommit,
   breakingChanges,

@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { composeSupergraph } from './codegen/supergraph.js';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { loadConfig } from '../lib/config.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { loadConfig } from '#lib/config.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 import { openApiDocuments, openApiText } from './codegen/openapi.js';
 import { generateOperationTypes } from './codegen/operation-types.js';
 

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { configOrExit, runMain } from '../lib/process/main.js';
-import { createLogger } from '../lib/observability/logger.js';
-import { runWorkers, WORKER_NUMBER } from '../lib/process/workers.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { configOrExit, runMain } from '#lib/process/main.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { runWorkers, WORKER_NUMBER } from '#lib/process/workers.js';
 import { startPlatform } from './platform.js';
 
 exitWithHelpIfAsked(`

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { loadConfig } from '../lib/config.js';
-import { Identity } from '../lib/identity.js';
-import { CONTACTS_SCOPES } from '../subgraphs/contacts/contacts.rules.js';
-import { SOCIAL_SCOPES } from '../subgraphs/social/access/scopes.js';
-import { SURVEYS_SCOPES } from '../subgraphs/surveys/surveys.rules.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { loadConfig } from '#lib/config.js';
+import { Identity } from '#lib/identity.js';
+import { CONTACTS_SCOPES } from '#subgraphs/contacts/contacts.rules.js';
+import { SOCIAL_SCOPES } from '#subgraphs/social/access/scopes.js';
+import { SURVEYS_SCOPES } from '#subgraphs/surveys/surveys.rules.js';
 
 /** Every scope a service checks: a token carrying any other would grant nothing, so it is refused. */
 const SCOPES: readonly string[] = [...SOCIAL_SCOPES, ...CONTACTS_SCOPES, ...SURVEYS_SCOPES];

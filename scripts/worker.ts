@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { exitWithHelpIfAsked } from '../lib/cli.js';
-import { runMain } from '../lib/process/main.js';
-import { publisherWorkerRefusal, startPublisherWorker } from '../subgraphs/social/index.js';
+import { exitWithHelpIfAsked } from '#lib/cli.js';
+import { runMain } from '#lib/process/main.js';
+import { publisherWorkerRefusal, startPublisherWorker } from '#subgraphs/social/index.js';
 
 exitWithHelpIfAsked(`
 usage: npm run worker       (node dist/scripts/worker.js)

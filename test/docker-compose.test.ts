@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import { loadConfig, settingNames } from '../lib/config.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
+import { loadConfig, settingNames } from '#lib/config.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 interface ComposeService {
   image?: string;

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { graphql, rest, startTestPlatform, type TestPlatform } from './support/platform.js';
-import { rawRequest } from './support/raw-http.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { rawRequest } from '#test/support/raw-http.js';
 
 interface Endpoint {
   method: string;

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { rest, startTestPlatform } from './support/platform.js';
-import { freePorts } from './support/ports.js';
-import { startPlatformProcess } from './support/process.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { rest, startTestPlatform } from '#test/support/platform.js';
+import { freePorts } from '#test/support/ports.js';
+import { startPlatformProcess } from '#test/support/process.js';
 
 const startProcess = startPlatformProcess;
 

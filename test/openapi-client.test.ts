@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import createClient from 'openapi-fetch';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import type { operations, paths } from './support/contacts-client.generated.js';
-import { startTestPlatform, type TestPlatform } from './support/platform.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import type { operations, paths } from '#test/support/contacts-client.generated.js';
+import { startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /**
  * What a client developer of the contacts service gets from its OpenAPI document with a common

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { buildSchema, parse, validate } from 'graphql';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { generateOperationTypes } from '../scripts/codegen/operation-types.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { generateOperationTypes } from '#scripts/codegen/operation-types.js';
 
 const supergraph = buildSchema(readFileSync(path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql'), 'utf8'));
 const ADAPTERS = ['social', 'surveys', 'contacts'];

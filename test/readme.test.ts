@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { CHROMIUM_PATH, launchBrowser, runInGraphiQL } from './support/browser.js';
-import { freePorts } from './support/ports.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { CHROMIUM_PATH, launchBrowser, runInGraphiQL } from '#test/support/browser.js';
+import { freePorts } from '#test/support/ports.js';
 
 /** A fenced code block of the README, with the heading it sits under. */
 interface Block {

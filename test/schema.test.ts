@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { buildSchema, isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
-import { composeSupergraph } from '../scripts/codegen/supergraph.js';
-import { loadConfig } from '../lib/config.js';
-import { executionOf } from '../lib/subgraph/local-subgraph.js';
-import { PROJECT_ROOT } from '../lib/paths.js';
-import { buildFederatedSchema } from '../lib/subgraph/subgraph.js';
-import { contactsSubgraph } from '../subgraphs/contacts/contacts.subgraph.js';
-import { socialSubgraph } from '../subgraphs/social/social.subgraph.js';
-import { surveysSubgraph } from '../subgraphs/surveys/surveys.subgraph.js';
+import { composeSupergraph } from '#scripts/codegen/supergraph.js';
+import { loadConfig } from '#lib/config.js';
+import { executionOf } from '#lib/subgraph/local-subgraph.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { buildFederatedSchema } from '#lib/subgraph/subgraph.js';
+import { contactsSubgraph } from '#subgraphs/contacts/contacts.subgraph.js';
+import { socialSubgraph } from '#subgraphs/social/social.subgraph.js';
+import { surveysSubgraph } from '#subgraphs/surveys/surveys.subgraph.js';
 
 /** Names federation and composition generate (`_Service`, `_Any`, `join__Graph`, `link__Import`...): not ours to describe. */
 const GENERATED = /^(__|_|join__|link__)/;

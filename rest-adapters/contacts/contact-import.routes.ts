@@ -3,11 +3,11 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
-import { spreadsheetSafe } from '../../lib/data/copy-csv.js';
-import { receiveUpload } from '../../lib/storage/multipart-upload.js';
-import { AppError } from '../../lib/errors.js';
-import { booleanParam, isIdempotentReplay, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { contentDisposition, type ObjectStorage } from '../../lib/storage/storage.js';
+import { spreadsheetSafe } from '#lib/data/copy-csv.js';
+import { receiveUpload } from '#lib/storage/multipart-upload.js';
+import { AppError } from '#lib/errors.js';
+import { booleanParam, isIdempotentReplay, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { contentDisposition, type ObjectStorage } from '#lib/storage/storage.js';
 import { importFormSchema, importJobSchema, importResultSchema } from './contacts.bodies.js';
 import {
   CancelContactImportDocument,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, inputOf, instantSchema, pageOf } from '../../lib/rest/openapi.js';
+import { idSchema, inputOf, instantSchema, pageOf } from '#lib/rest/openapi.js';
 
 /**
  * The bodies of the contact management REST contract (the field names legacy clients rely on), once: the routes'

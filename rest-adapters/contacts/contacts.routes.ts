@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { pageQuery } from '../../lib/rest/openapi.js';
-import { pageBody } from '../../lib/data/pagination.js';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
+import { pageQuery } from '#lib/rest/openapi.js';
+import { pageBody } from '#lib/data/pagination.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { contactInputSchema, contactPage, contactSchema } from './contacts.bodies.js';
 import {
   ContactDocument,

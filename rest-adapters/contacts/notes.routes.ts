@@ -1,7 +1,7 @@
-import { pageQuery } from '../../lib/rest/openapi.js';
-import { pageBody } from '../../lib/data/pagination.js';
-import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
+import { pageQuery } from '#lib/rest/openapi.js';
+import { pageBody } from '#lib/data/pagination.js';
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
 import {
   CreateNoteDocument,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { CACHE_CONTROL } from '../../lib/http/http-answers.js';
-import { pageQuery } from '../../lib/rest/openapi.js';
-import { MAX_PAGE_SIZE, pageBody } from '../../lib/data/pagination.js';
-import { jsonBody, numberParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
+import { CACHE_CONTROL } from '#lib/http/http-answers.js';
+import { pageQuery } from '#lib/rest/openapi.js';
+import { MAX_PAGE_SIZE, pageBody } from '#lib/data/pagination.js';
+import { jsonBody, numberParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
 import {
   boardSchema,
   moveInputSchema,

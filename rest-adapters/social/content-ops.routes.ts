@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { RouteDoc } from '../../lib/rest/openapi.js';
+import type { RouteDoc } from '#lib/rest/openapi.js';
 import {
   jsonBody,
   numberParam,
@@ -9,11 +9,11 @@ import {
   type RestRoute,
   type RunOperation,
   type OperationDocument,
-} from '../../lib/rest/rest.js';
-import { isoInstant } from '../../lib/rest/rest-instants.js';
-import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
-import { pageBody } from '../../lib/data/pagination.js';
-import { graphqlEnum } from '../../lib/rest/rest-enums.js';
+} from '#lib/rest/rest.js';
+import { isoInstant } from '#lib/rest/rest-instants.js';
+import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
+import { pageBody } from '#lib/data/pagination.js';
+import { graphqlEnum } from '#lib/rest/rest-enums.js';
 import { listParam, postInput, restEvent, restOfPlatform, restPost } from './rest.helpers.js';
 import {
   contentEditSchema,

@@ -1,21 +1,21 @@
 import express, { type Router } from 'express';
-import { DEFAULT_REST_PORTS } from '../../lib/config.js';
-import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
-import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
-import type { PartPort } from '../../lib/http/http.js';
-import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/rest/openapi.js';
+import { DEFAULT_REST_PORTS } from '#lib/config.js';
+import { apiReferenceRoutes } from '#lib/rest/api-reference.js';
+import type { GraphQLClient } from '#lib/rest/graphql-client.js';
+import type { PartPort } from '#lib/http/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '#lib/rest/openapi.js';
 import { SocialHealthDocument, SocialReadinessDocument } from './operations.generated.js';
-import { healthRoutes, type HealthQuery } from '../../lib/rest/health-routes.js';
-import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest/rest.js';
-import { startRestService } from '../../lib/rest/rest-service.js';
-import type { Deps, RunningPart } from '../../lib/service.js';
+import { healthRoutes, type HealthQuery } from '#lib/rest/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '#lib/rest/rest.js';
+import { startRestService } from '#lib/rest/rest-service.js';
+import type { Deps, RunningPart } from '#lib/service.js';
 import { brandRoutes } from './brands.routes.js';
 import { contentOpsRoutes } from './content-ops.routes.js';
 import { postRoutes } from './posts.routes.js';
 import { aiRoutes } from './ai.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { mediaRoutes } from './media.routes.js';
-import { createStorage, storageRouter } from '../../lib/storage/storage.js';
+import { createStorage, storageRouter } from '#lib/storage/storage.js';
 import { reviewRoutes } from './review.routes.js';
 
 const HEALTH: HealthQuery = {

@@ -1,10 +1,10 @@
 import type { CookieOptions, Request } from 'express';
 import { z } from 'zod';
-import { AppError, ErrorCode } from '../../lib/errors.js';
-import { stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { graphqlEnumOfWord, restEnum } from '../../lib/rest/rest-enums.js';
-import { randomToken, sha256Hex } from '../../lib/secrets.js';
-import { cookieOf } from '../../lib/http/session-cookie.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { graphqlEnumOfWord, restEnum } from '#lib/rest/rest-enums.js';
+import { randomToken, sha256Hex } from '#lib/secrets.js';
+import { cookieOf } from '#lib/http/session-cookie.js';
 import { integrationsSchema } from './social.bodies.js';
 import { restOfPlatform } from './rest.helpers.js';
 import {

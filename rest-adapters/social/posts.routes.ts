@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
-import { pageBody } from '../../lib/data/pagination.js';
-import { graphqlEnum } from '../../lib/rest/rest-enums.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
+import { pageBody } from '#lib/data/pagination.js';
+import { graphqlEnum } from '#lib/rest/rest-enums.js';
 import { postInput, restPost } from './rest.helpers.js';
 import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
 import {

@@ -1,6 +1,6 @@
-import { queryText } from '../../lib/rest/rest.js';
-import { graphqlEnumList, restEnum, withGraphQLEnums, withRestEnums } from '../../lib/rest/rest-enums.js';
-import { withIsoInstants } from '../../lib/rest/rest-instants.js';
+import { queryText } from '#lib/rest/rest.js';
+import { graphqlEnumList, restEnum, withGraphQLEnums, withRestEnums } from '#lib/rest/rest-enums.js';
+import { withIsoInstants } from '#lib/rest/rest-instants.js';
 import { Platform } from './operations.generated.js';
 
 /** A comma-separated query parameter as a list (`status=queued,failed`), or undefined when absent. */

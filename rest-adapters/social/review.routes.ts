@@ -1,10 +1,4 @@
-import {
-  jsonBody,
-  type Answered,
-  type RestRoute,
-  type RunOperation,
-  type OperationDocument,
-} from '../../lib/rest/rest.js';
+import { jsonBody, type Answered, type RestRoute, type RunOperation, type OperationDocument } from '#lib/rest/rest.js';
 import {
   ApproveByReviewLinkDocument,
   RejectByReviewLinkDocument,

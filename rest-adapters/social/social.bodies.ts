@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '../../lib/rest/openapi.js';
-import { MAX_PAGE_SIZE } from '../../lib/data/pagination.js';
-import { restEnum } from '../../lib/rest/rest-enums.js';
+import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '#lib/rest/openapi.js';
+import { MAX_PAGE_SIZE } from '#lib/data/pagination.js';
+import { restEnum } from '#lib/rest/rest-enums.js';
 import { Platform } from './operations.generated.js';
 
 /**

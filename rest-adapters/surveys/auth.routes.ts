@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Config } from '../../lib/config.js';
-import { jsonBody, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { applySessionCookie, SESSION_COOKIE } from '../../lib/http/session-cookie.js';
+import type { Config } from '#lib/config.js';
+import { jsonBody, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { applySessionCookie, SESSION_COOKIE } from '#lib/http/session-cookie.js';
 import {
   magicRequestedSchema,
   magicRequestSchema,

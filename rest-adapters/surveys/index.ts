@@ -1,15 +1,15 @@
-import { apiReferenceRoutes } from '../../lib/rest/api-reference.js';
-import { DEFAULT_REST_PORTS, type Config } from '../../lib/config.js';
-import type { GraphQLClient } from '../../lib/rest/graphql-client.js';
-import type { PartPort } from '../../lib/http/http.js';
-import { openApiDocument, type ApiDescription, type OpenApiDocument } from '../../lib/rest/openapi.js';
+import { apiReferenceRoutes } from '#lib/rest/api-reference.js';
+import { DEFAULT_REST_PORTS, type Config } from '#lib/config.js';
+import type { GraphQLClient } from '#lib/rest/graphql-client.js';
+import type { PartPort } from '#lib/http/http.js';
+import { openApiDocument, type ApiDescription, type OpenApiDocument } from '#lib/rest/openapi.js';
 import { SurveysHealthDocument, SurveysReadinessDocument } from './operations.generated.js';
-import { healthRoutes, type HealthQuery } from '../../lib/rest/health-routes.js';
-import { operationRunner, serviceInfoRoutes, type RestRoute } from '../../lib/rest/rest.js';
-import { startRestService } from '../../lib/rest/rest-service.js';
-import type { Deps, RunningPart } from '../../lib/service.js';
-import { SESSION_COOKIE } from '../../lib/http/session-cookie.js';
-import { createStorage, storageRouter } from '../../lib/storage/storage.js';
+import { healthRoutes, type HealthQuery } from '#lib/rest/health-routes.js';
+import { operationRunner, serviceInfoRoutes, type RestRoute } from '#lib/rest/rest.js';
+import { startRestService } from '#lib/rest/rest-service.js';
+import type { Deps, RunningPart } from '#lib/service.js';
+import { SESSION_COOKIE } from '#lib/http/session-cookie.js';
+import { createStorage, storageRouter } from '#lib/storage/storage.js';
 import { authRoutes } from './auth.routes.js';
 import { surveyRoutes } from './surveys.routes.js';
 

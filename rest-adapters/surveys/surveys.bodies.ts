@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '../../lib/rest/openapi.js';
+import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '#lib/rest/openapi.js';
 
 /**
  * The bodies of the venue survey REST contract (the field names legacy clients rely on), once: the routes'

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '../../lib/rest/rest.js';
-import { ifMatchVersion } from '../../lib/rest/conditional-requests.js';
-import { pageBody } from '../../lib/data/pagination.js';
-import { graphqlEnum, withRestEnums } from '../../lib/rest/rest-enums.js';
-import { contentDisposition } from '../../lib/storage/storage.js';
+import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
+import { pageBody } from '#lib/data/pagination.js';
+import { graphqlEnum, withRestEnums } from '#lib/rest/rest-enums.js';
+import { contentDisposition } from '#lib/storage/storage.js';
 import {
   assetSchema,
   commitInputSchema,

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../lib/config.js';
-import { httpClient } from '../../lib/rest/graphql-client.js';
-import type { OpenApiDocument } from '../../lib/rest/openapi.js';
-import { contactsOpenApi } from '../../rest-adapters/contacts/index.js';
-import { socialOpenApi } from '../../rest-adapters/social/index.js';
-import { surveysOpenApi } from '../../rest-adapters/surveys/index.js';
+import { loadConfig } from '#lib/config.js';
+import { httpClient } from '#lib/rest/graphql-client.js';
+import type { OpenApiDocument } from '#lib/rest/openapi.js';
+import { contactsOpenApi } from '#rest-adapters/contacts/index.js';
+import { socialOpenApi } from '#rest-adapters/social/index.js';
+import { surveysOpenApi } from '#rest-adapters/surveys/index.js';
 
 /**
  * The OpenAPI document of each REST service on default settings (contacts open), from the route

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { generate, type CodegenConfig } from '@graphql-codegen/cli';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 /** The adapters whose `operations/*.graphql` are typed. */
 const ADAPTERS = ['social', 'surveys', 'contacts'] as const;

@@ -1,10 +1,10 @@
 import { composeServices } from '@apollo/composition';
 import { parse } from 'graphql';
-import type { Config } from '../../lib/config.js';
-import { buildFederatedSchema, printSdl, type SubgraphDefinition } from '../../lib/subgraph/subgraph.js';
-import { contactsSubgraph } from '../../subgraphs/contacts/contacts.subgraph.js';
-import { socialSubgraph } from '../../subgraphs/social/social.subgraph.js';
-import { surveysSubgraph } from '../../subgraphs/surveys/surveys.subgraph.js';
+import type { Config } from '#lib/config.js';
+import { buildFederatedSchema, printSdl, type SubgraphDefinition } from '#lib/subgraph/subgraph.js';
+import { contactsSubgraph } from '#subgraphs/contacts/contacts.subgraph.js';
+import { socialSubgraph } from '#subgraphs/social/social.subgraph.js';
+import { surveysSubgraph } from '#subgraphs/surveys/surveys.subgraph.js';
 
 export interface ComposedSupergraph {
   subgraphs: { name: string; sdl: string }[];

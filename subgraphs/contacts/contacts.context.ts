@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
-import type { EntityManager } from '../../lib/data/database.js';
-import { bearerCallerOf } from '../../lib/identity.js';
-import type { KeysetArgs, KeysetConnection } from '../../lib/data/keyset.js';
-import { batchLoader } from '../../lib/data/loaders.js';
-import type { AuthContext } from '../../lib/subgraph/shield.js';
-import type { SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { bearerCallerOf } from '#lib/identity.js';
+import type { KeysetArgs, KeysetConnection } from '#lib/data/keyset.js';
+import { batchLoader } from '#lib/data/loaders.js';
+import type { AuthContext } from '#lib/subgraph/shield.js';
+import type { SubgraphRequest } from '#lib/subgraph/local-subgraph.js';
 import { AttachmentService } from './attachments/attachment.service.js';
 import { ContactExportService } from './export/contact-export.service.js';
 import { ContactImportService } from './import/contact-import.service.js';

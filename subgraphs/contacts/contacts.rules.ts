@@ -1,5 +1,5 @@
-import type { Config } from '../../lib/config.js';
-import { allow, answerOfWrite, or, requireScope, type RuleTree } from '../../lib/subgraph/shield.js';
+import type { Config } from '#lib/config.js';
+import { allow, answerOfWrite, or, requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 /** The contacts scopes; a token without a `scope` claim holds them all. */
 export const CONTACTS_SCOPES = ['contacts.read', 'contacts.write', 'contacts.import', 'contacts.export'] as const;

@@ -1,11 +1,11 @@
 import pg from 'pg';
-import type { Orm } from '../../lib/data/database.js';
-import type { Identity } from '../../lib/identity.js';
-import { deriveKey, masterKey } from '../../lib/secrets.js';
-import type { Deps } from '../../lib/service.js';
-import { createStorage, type ObjectStorage } from '../../lib/storage/storage.js';
-import { startUploadSweeper } from '../../lib/storage/uploads.js';
-import { sweepExpiredKeys } from '../../lib/data/idempotency.js';
+import type { Orm } from '#lib/data/database.js';
+import type { Identity } from '#lib/identity.js';
+import { deriveKey, masterKey } from '#lib/secrets.js';
+import type { Deps } from '#lib/service.js';
+import { createStorage, type ObjectStorage } from '#lib/storage/storage.js';
+import { startUploadSweeper } from '#lib/storage/uploads.js';
+import { sweepExpiredKeys } from '#lib/data/idempotency.js';
 import { sweepAttachmentUploads, type AttachmentSettings } from './attachments/attachment.service.js';
 import type { ContactExportSettings } from './export/contact-export.service.js';
 import type { ImportLimits } from './import/contact-import.csv.js';

@@ -1,5 +1,5 @@
-import type { Deps } from '../../lib/service.js';
-import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '../../lib/subgraph/subgraph.js';
+import type { Deps } from '#lib/service.js';
+import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '#lib/subgraph/subgraph.js';
 import { contactExportRoutes } from './export/contact-export.routes.js';
 import { createContactsContext } from './contacts.context.js';
 import { contactsEntities } from './contacts.entities.js';

@@ -1,8 +1,8 @@
-import type { Config } from '../../lib/config.js';
-import { openDatabase } from '../../lib/data/database.js';
-import type { Logger } from '../../lib/observability/logger.js';
-import type { Deps } from '../../lib/service.js';
-import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '../../lib/subgraph/subgraph.js';
+import type { Config } from '#lib/config.js';
+import { openDatabase } from '#lib/data/database.js';
+import type { Logger } from '#lib/observability/logger.js';
+import type { Deps } from '#lib/service.js';
+import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '#lib/subgraph/subgraph.js';
 import { socialMigrations } from './migrations/index.js';
 import { PublishQueue } from './publishing/publish-queue.js';
 import { startPublisherWorkers } from './publishing/publisher.worker.js';

@@ -1,9 +1,9 @@
-import type { EntityManager } from '../../lib/data/database.js';
-import type { AppError } from '../../lib/errors.js';
-import { bearerCallerOf, type Principal } from '../../lib/identity.js';
-import { batchLoader } from '../../lib/data/loaders.js';
-import type { AnswerExtensionsContext, SubgraphRequest } from '../../lib/subgraph/local-subgraph.js';
-import { reportInto } from '../../lib/http/rate-limit.js';
+import type { EntityManager } from '#lib/data/database.js';
+import type { AppError } from '#lib/errors.js';
+import { bearerCallerOf, type Principal } from '#lib/identity.js';
+import { batchLoader } from '#lib/data/loaders.js';
+import type { AnswerExtensionsContext, SubgraphRequest } from '#lib/subgraph/local-subgraph.js';
+import { reportInto } from '#lib/http/rate-limit.js';
 import { ApiKeyService, authenticateApiKey } from './access/api-key.service.js';
 import { BrandService } from './access/brand.service.js';
 import { Reach } from './access/reach.js';

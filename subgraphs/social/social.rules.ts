@@ -1,4 +1,4 @@
-import { isFieldMap as isMap, type RuleTree, type ShieldRule } from '../../lib/subgraph/shield.js';
+import { isFieldMap as isMap, type RuleTree, type ShieldRule } from '#lib/subgraph/shield.js';
 import { accessRules } from './access/access.rules.js';
 import { contentRules } from './content/content.rules.js';
 import { healthRules } from './health/health.rules.js';

@@ -1,5 +1,5 @@
-import type { Deps } from '../../lib/service.js';
-import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '../../lib/subgraph/subgraph.js';
+import type { Deps } from '#lib/service.js';
+import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '#lib/subgraph/subgraph.js';
 import { surveysMigrations } from './migrations/index.js';
 import { createSurveysContext } from './surveys.context.js';
 import { surveysEntities } from './surveys.entities.js';

@@ -1,4 +1,4 @@
-import { allow, isAuthenticated, requireScope, type RuleTree } from '../../lib/subgraph/shield.js';
+import { allow, isAuthenticated, requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 /** The surveys scopes of an identity token; a magic-link session, or a token without a `scope` claim, holds both. */
 export const SURVEYS_SCOPES = ['surveys.read', 'surveys.write'] as const;

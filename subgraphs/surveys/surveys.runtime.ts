@@ -1,11 +1,11 @@
-import type { Orm } from '../../lib/data/database.js';
-import type { Identity } from '../../lib/identity.js';
-import { createMailer } from '../../lib/subgraph/mail.js';
-import { RateLimits } from '../../lib/http/rate-limit.js';
-import type { Deps } from '../../lib/service.js';
-import { createStorage } from '../../lib/storage/storage.js';
-import { startUploadSweeper } from '../../lib/storage/uploads.js';
-import { sweepExpiredKeys } from '../../lib/data/idempotency.js';
+import type { Orm } from '#lib/data/database.js';
+import type { Identity } from '#lib/identity.js';
+import { createMailer } from '#lib/subgraph/mail.js';
+import { RateLimits } from '#lib/http/rate-limit.js';
+import type { Deps } from '#lib/service.js';
+import { createStorage } from '#lib/storage/storage.js';
+import { startUploadSweeper } from '#lib/storage/uploads.js';
+import { sweepExpiredKeys } from '#lib/data/idempotency.js';
 import { sweepAssetUploads, type AssetSettings } from './assets/asset.service.js';
 import type { SignInSettings } from './sign-in/auth.service.js';
 

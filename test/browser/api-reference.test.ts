@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, type Browser } from '../support/browser.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { describeInBrowser, launchBrowser, type Browser } from '#test/support/browser.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describeInBrowser('API reference at /docs of each REST service, with no internet', () => {
   let platform: TestPlatform;

@@ -2,9 +2,15 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, serveBlankPage, type Browser, type WebOrigin } from '../support/browser.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { linkIn, MailCatcher } from '../surveys/support.js';
+import {
+  describeInBrowser,
+  launchBrowser,
+  serveBlankPage,
+  type Browser,
+  type WebOrigin,
+} from '#test/support/browser.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { linkIn, MailCatcher } from '#test/surveys/support.js';
 
 interface PageFetch {
   status?: number;

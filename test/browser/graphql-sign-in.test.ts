@@ -1,10 +1,16 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, serveBlankPage, type Browser, type WebOrigin } from '../support/browser.js';
-import { LogCollector } from '../support/logs.js';
-import { startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { linkIn, MailCatcher } from '../surveys/support.js';
+import {
+  describeInBrowser,
+  launchBrowser,
+  serveBlankPage,
+  type Browser,
+  type WebOrigin,
+} from '#test/support/browser.js';
+import { LogCollector } from '#test/support/logs.js';
+import { startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { linkIn, MailCatcher } from '#test/surveys/support.js';
 
 const ALLOWED_DOMAIN = 'field.example';
 const URQL_ACCEPT =

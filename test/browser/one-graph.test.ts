@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 import {
   bundleFrontend,
   describeInBrowser,
@@ -10,9 +10,9 @@ import {
   serveFolder,
   type Browser,
   type WebOrigin,
-} from '../support/browser.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { linkIn, MailCatcher } from '../surveys/support.js';
+} from '#test/support/browser.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { linkIn, MailCatcher } from '#test/surveys/support.js';
 import type { Answer, Credentials, Frontend } from './frontend/graph-frontend.js';
 
 /**

@@ -6,8 +6,8 @@ import {
   expectEntityTags,
   expectOneOfTwoWriters,
   type VersionedResource,
-} from '../support/conditional-requests.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+} from '#test/support/conditional-requests.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describe.each([
   { label: 'PostgreSQL (or PGlite when TEST_DATABASE_URL is unset)', embedded: false },

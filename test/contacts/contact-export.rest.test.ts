@@ -3,11 +3,11 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'csv-stringify/sync';
 import pg from 'pg';
-import { createLogger } from '../../lib/observability/logger.js';
-import { deriveKey, masterKey, signPayload } from '../../lib/secrets.js';
-import { startContactsRest } from '../../rest-adapters/contacts/index.js';
-import { LogCollector } from '../support/logs.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { deriveKey, masterKey, signPayload } from '#lib/secrets.js';
+import { startContactsRest } from '#rest-adapters/contacts/index.js';
+import { LogCollector } from '#test/support/logs.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 const COLUMNS = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'tags', 'createdAt', 'updatedAt'];
 const SCROLL = `query ($after: String, $search: String) {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { batchesOf, IMPORT_BATCH_ROWS, type ImportBatch } from '../../subgraphs/contacts/import/contact-import.batches.js';
-import { mapColumns } from '../../subgraphs/contacts/import/contact-import.csv.js';
+import { batchesOf, IMPORT_BATCH_ROWS, type ImportBatch } from '#subgraphs/contacts/import/contact-import.batches.js';
+import { mapColumns } from '#subgraphs/contacts/import/contact-import.csv.js';
 
 const header = ['First Name', 'Email', 'Tags'];
 const columns = mapColumns(header, null);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /** POST /api/contacts/import as a client sends it, with `query` (e.g. `?dryRun=true`) and extra headers. */
 async function postImport(

@@ -1,7 +1,11 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ContactService, createSearchEstimates, EXACT_COUNT_LIMIT } from '../../subgraphs/contacts/contact/contact.service.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import {
+  ContactService,
+  createSearchEstimates,
+  EXACT_COUNT_LIMIT,
+} from '#subgraphs/contacts/contact/contact.service.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /**
  * Totals that stay cheap at any size: a search counts its matches exactly up to EXACT_COUNT_LIMIT

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT } from 'jose';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describe('contacts with CONTACTS_AUTH=required', () => {
   let platform: TestPlatform;

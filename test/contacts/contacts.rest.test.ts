@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describe.each([
   { label: 'PostgreSQL (or PGlite when TEST_DATABASE_URL is unset)', embedded: false },

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { createStorage } from '../../lib/storage/storage.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { createStorage } from '#lib/storage/storage.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /**
  * With CONTACTS_AUTH=required, an Idempotency-Key's record answers only the token that made the

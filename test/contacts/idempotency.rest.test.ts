@@ -5,8 +5,8 @@ import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { freePort } from '#test/support/ports.js';
 
 /** The contacts whose first name is `name` (a name of the test's own). */
 async function contactsNamed(base: string, name: string): Promise<{ id: string }[]> {

@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /** One request with exactly these bytes as its body; answers the status and the parsed body. */
 function send(url: string, contentType: string, body: Buffer): Promise<{ status: number; body: any }> {

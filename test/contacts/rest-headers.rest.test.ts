@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT } from 'jose';
-import { linksOf } from '../support/links.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { linksOf } from '#test/support/links.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describe.each([
   { label: 'PostgreSQL (or PGlite when TEST_DATABASE_URL is unset)', embedded: false },

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
-import { SUPERGRAPH_PATH } from '../../gateway/gateway.js';
-import { loadConfig, parseTrustProxy, settingNames } from '../../lib/config.js';
-import { DRAIN_TIMEOUT_MS } from '../../lib/http/http.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { SUPERGRAPH_PATH } from '#gateway/gateway.js';
+import { loadConfig, parseTrustProxy, settingNames } from '#lib/config.js';
+import { DRAIN_TIMEOUT_MS } from '#lib/http/http.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 type Manifest = Record<string, any> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
 

@@ -8,15 +8,15 @@ import {
   startTestPlatform,
   type TestDatabase,
   type TestPlatform,
-} from '../support/platform.js';
+} from '#test/support/platform.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/observability/logger.js';
-import { startPlatform } from '../../scripts/platform.js';
-import { freePorts, PORT_VARIABLES } from '../support/ports.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { loadConfig } from '#lib/config.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { startPlatform } from '#scripts/platform.js';
+import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { startTcpProxy, type TcpProxy } from '#test/support/tcp-proxy.js';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import { createTestDatabase } from '../support/platform.js';
-import { freePort, PORT_VARIABLES } from '../support/ports.js';
-import { startPlatformProcess } from '../support/process.js';
+import { createTestDatabase } from '#test/support/platform.js';
+import { freePort, PORT_VARIABLES } from '#test/support/ports.js';
+import { startPlatformProcess } from '#test/support/process.js';
 
 /** Rows in the file: enough that each stop lands while batches are still being written. */
 const ROWS = process.env.TEST_DATABASE_URL ? 150_000 : 40_000;

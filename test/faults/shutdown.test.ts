@@ -3,9 +3,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { createTestDatabase } from '../support/platform.js';
-import { freePort, PORT_VARIABLES } from '../support/ports.js';
-import { startPlatformProcess } from '../support/process.js';
+import { createTestDatabase } from '#test/support/platform.js';
+import { freePort, PORT_VARIABLES } from '#test/support/ports.js';
+import { startPlatformProcess } from '#test/support/process.js';
 
 const startProcess = async (env: Record<string, string>) => (await startPlatformProcess(env)).child;
 

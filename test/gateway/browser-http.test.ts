@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FormattedExecutionResult } from 'graphql';
-import { LocalDataSource, startGateway, type RunningGateway } from '../../gateway/gateway.js';
-import type { GatewayContext } from '../../lib/rest/graphql-client.js';
-import { createLogger } from '../../lib/observability/logger.js';
-import { SESSION_COOKIE, SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '../../lib/http/session-cookie.js';
-import { LogCollector } from '../support/logs.js';
-import { startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { linkIn, MailCatcher } from '../surveys/support.js';
+import { LocalDataSource, startGateway, type RunningGateway } from '#gateway/gateway.js';
+import type { GatewayContext } from '#lib/rest/graphql-client.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { SESSION_COOKIE, SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '#lib/http/session-cookie.js';
+import { LogCollector } from '#test/support/logs.js';
+import { startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { linkIn, MailCatcher } from '#test/surveys/support.js';
 
 const WEB = 'https://app.example';
 const FOREIGN = 'https://evil.example';

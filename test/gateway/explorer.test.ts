@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startGateway, type RunningGateway } from '../../gateway/gateway.js';
-import { withGraphiQLLink } from '../../gateway/explorer.js';
-import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/observability/logger.js';
+import { startGateway, type RunningGateway } from '#gateway/gateway.js';
+import { withGraphiQLLink } from '#gateway/explorer.js';
+import { loadConfig } from '#lib/config.js';
+import { createLogger } from '#lib/observability/logger.js';
 
 /** The gateway alone (the explorers need no subgraph to be served), in development or production. */
 async function gatewayIn(nodeEnv: 'development' | 'production'): Promise<RunningGateway> {

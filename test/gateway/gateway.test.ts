@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { auditServer } from 'graphql-http';
-import { LogCollector } from '../support/logs.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { LogCollector } from '#test/support/logs.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describe('gateway', () => {
   let platform: TestPlatform;
@@ -141,7 +141,7 @@ describe('gateway', () => {
 
 describe('ForwardingDataSource', () => {
   it('passes a subgraph 4xx error on with its code instead of a bare status line', async () => {
-    const { ForwardingDataSource } = await import('../../gateway/gateway.js');
+    const { ForwardingDataSource } = await import('#gateway/gateway.js');
     const source = new ForwardingDataSource({ url: 'http://127.0.0.1:1/graphql' });
     const badInput = new Response(
       JSON.stringify({

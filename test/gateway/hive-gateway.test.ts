@@ -5,12 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FORWARDED_HEADERS } from '../../lib/rest/graphql-client.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { LogCollector } from '../support/logs.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
-import { linkIn, MailCatcher } from '../surveys/support.js';
+import { FORWARDED_HEADERS } from '#lib/rest/graphql-client.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { LogCollector } from '#test/support/logs.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { freePort } from '#test/support/ports.js';
+import { linkIn, MailCatcher } from '#test/surveys/support.js';
 
 const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 const MAGIC_LINK_BASE = 'http://localhost:5173/auth/magic';

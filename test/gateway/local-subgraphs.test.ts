@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { LogCollector } from '../support/logs.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
+import { LogCollector } from '#test/support/logs.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { freePort } from '#test/support/ports.js';
 
 /**
  * Under `npm start` the gateway runs the subgraphs of its own process directly (no loopback HTTP);

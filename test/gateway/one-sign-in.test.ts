@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '../support/ports.js';
-import { linkIn, MailCatcher } from '../surveys/support.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { freePort } from '#test/support/ports.js';
+import { linkIn, MailCatcher } from '#test/surveys/support.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 const DOMAIN = 'field.example';
 const ADMIN = 'boss@hq.example';

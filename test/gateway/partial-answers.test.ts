@@ -12,10 +12,10 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
 } from 'graphql';
-import { freePort } from '../support/ports.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { freePort } from '#test/support/ports.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { startTcpProxy, type TcpProxy } from '#test/support/tcp-proxy.js';
 
 /**
  * One graph for frontends: one service refusing or failing nulls only its own fields, each with an

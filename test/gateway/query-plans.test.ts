@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { federationOperations } from '../../gateway/operation-memo.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { federationOperations } from '#gateway/operation-memo.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /** Each REST route runs a fixed named operation, so the gateway plans each once and then reuses the plan. */
 describe('gateway query-plan cache', () => {

@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generate } from '@graphql-codegen/cli';
-import { ConfigError, loadConfig } from '../../lib/config.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { documentHash } from '../../lib/trusted-documents.js';
-import { SUPERGRAPH_PATH } from '../../gateway/gateway.js';
-import { ContactPageDocument } from '../../rest-adapters/contacts/operations.generated.js';
-import { LogCollector } from '../support/logs.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { ConfigError, loadConfig } from '#lib/config.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { documentHash } from '#lib/trusted-documents.js';
+import { SUPERGRAPH_PATH } from '#gateway/gateway.js';
+import { ContactPageDocument } from '#rest-adapters/contacts/operations.generated.js';
+import { LogCollector } from '#test/support/logs.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /** The client's operation, as an application keeps it next to its code. */
 const OPERATION = `query ContactCount {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from '../../lib/config.js';
+import { ConfigError, loadConfig } from '#lib/config.js';
 
 describe('loadConfig', () => {
   it('fills the runtime contract defaults', () => {

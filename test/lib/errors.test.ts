@@ -8,7 +8,7 @@ import {
   HTTP_STATUS,
   httpStatusOf,
   problemFor,
-} from '../../lib/errors.js';
+} from '#lib/errors.js';
 
 describe('error model', () => {
   it('maps every code to its HTTP status', () => {

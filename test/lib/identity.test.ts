@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPair, SignJWT } from 'jose';
-import { loadConfig } from '../../lib/config.js';
-import { AppError } from '../../lib/errors.js';
-import { startJwksServer } from '../support/jwks.js';
-import { Identity, bearerCallerOf, bearerToken, hasScope } from '../../lib/identity.js';
+import { loadConfig } from '#lib/config.js';
+import { AppError } from '#lib/errors.js';
+import { startJwksServer } from '#test/support/jwks.js';
+import { Identity, bearerCallerOf, bearerToken, hasScope } from '#lib/identity.js';
 
 describe('identity', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'identity-test-'));

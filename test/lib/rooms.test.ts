@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 /**
  * The rooms of `lib/`, lowest first (lib/README.md says what each serves). A file may import from its

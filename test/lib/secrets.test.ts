@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { constantTimeEqual, deriveKey, randomToken, sha256Hex, signPayload, verifyPayload } from '../../lib/secrets.js';
+import { constantTimeEqual, deriveKey, randomToken, sha256Hex, signPayload, verifyPayload } from '#lib/secrets.js';
 
 describe('secrets', () => {
   const key = deriveKey(Buffer.alloc(32, 7), 'test');

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { freePort } from '../support/ports.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { freePort } from '#test/support/ports.js';
 
 /**
  * A `node:cluster` primary with two workers, as `npm start` runs with WEB_CONCURRENCY=2: each worker

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/observability/logger.js';
-import { LogCollector } from '../support/logs.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { loadConfig } from '#lib/config.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { LogCollector } from '#test/support/logs.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describe('logs that follow one request', () => {
   let platform: TestPlatform;

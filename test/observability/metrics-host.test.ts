@@ -1,10 +1,10 @@
 import os from 'node:os';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../../lib/config.js';
-import type { RunningServer } from '../../lib/http/http.js';
-import { serveMetrics } from '../../lib/http/metrics-server.js';
-import { freePort } from '../support/ports.js';
+import { ConfigError, loadConfig } from '#lib/config.js';
+import type { RunningServer } from '#lib/http/http.js';
+import { serveMetrics } from '#lib/http/metrics-server.js';
+import { freePort } from '#test/support/ports.js';
 
 /** An IPv4 address of this machine that is not loopback: where a stranger on its network would knock. */
 const outsideAddress = Object.values(os.networkInterfaces())

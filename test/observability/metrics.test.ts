@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createLogger } from '../../lib/observability/logger.js';
-import { serveMetrics } from '../../lib/http/metrics-server.js';
-import type { RunningServer } from '../../lib/http/http.js';
-import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { serveMetrics } from '#lib/http/metrics-server.js';
+import type { RunningServer } from '#lib/http/http.js';
+import { LogCollector } from '#test/support/logs.js';
+import { freePort } from '#test/support/ports.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 interface Sample {
   name: string;

@@ -4,13 +4,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/observability/logger.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { startTracing, type Tracing } from '../../lib/observability/tracing.js';
-import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { loadConfig } from '#lib/config.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { startTracing, type Tracing } from '#lib/observability/tracing.js';
+import { LogCollector } from '#test/support/logs.js';
+import { freePort } from '#test/support/ports.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /** One span as OTLP/JSON carries it (ids in hex). */
 interface ExportedSpan {

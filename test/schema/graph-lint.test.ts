@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { ESLint } from 'eslint';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 /** A subgraph SDL breaking each convention the linter holds (docs/graph.md). */
 const BAD_SDL = `

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 const SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'complete-lockfile.mjs');
 const committed = readFileSync(path.join(PROJECT_ROOT, 'package-lock.json'), 'utf8');

@@ -15,8 +15,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { freePorts, PORT_VARIABLES } from '../support/ports.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
 
 const FIRST_BUILD = 'First run: compiling the TypeScript into dist/ (swc';
 const COMPILING = 'Sources changed since the last build: compiled';

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { migrationLockName } from '../../lib/data/database.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createTestDatabase, type TestDatabase } from '../support/platform.js';
+import { migrationLockName } from '#lib/data/database.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { createTestDatabase, type TestDatabase } from '#test/support/platform.js';
 
 interface Finished {
   code: number | null;

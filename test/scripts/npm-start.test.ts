@@ -4,8 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freePorts, PORT_VARIABLES } from '../support/ports.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 interface Npm {
   child: ChildProcessWithoutNullStreams;

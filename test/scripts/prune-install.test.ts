@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 describe('scripts/prune-install.mjs (the image keeps no type declarations or source maps)', () => {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'prune-install-'));

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 import {
   acceptedChanges,
   baseCommit,
@@ -12,7 +12,7 @@ import {
   SCHEMA_CHANGELOG_PATH,
   SUPERGRAPH_PATH,
   unlistedChanges,
-} from '../../scripts/schema-changes.js';
+} from '#scripts/schema-changes.js';
 
 const BEFORE = `
 enum join__Graph { SOCIAL @join__graph(name: "social", url: "http://social") }

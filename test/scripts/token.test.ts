@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../lib/config.js';
-import { hasScope, Identity } from '../../lib/identity.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { loadConfig } from '#lib/config.js';
+import { hasScope, Identity } from '#lib/identity.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 describe('npm run token', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'token-test-'));

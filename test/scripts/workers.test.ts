@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { createTestDatabase, rest, type TestDatabase } from '../support/platform.js';
-import { freePort, PORT_VARIABLES } from '../support/ports.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { createTestDatabase, rest, type TestDatabase } from '#test/support/platform.js';
+import { freePort, PORT_VARIABLES } from '#test/support/ports.js';
 
 interface Started {
   child: ChildProcessWithoutNullStreams;

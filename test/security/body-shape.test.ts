@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MAX_JSON_NESTING } from '../../lib/http/input.js';
-import { startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { rawRequest } from '../support/raw-http.js';
+import { MAX_JSON_NESTING } from '#lib/http/input.js';
+import { startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { rawRequest } from '#test/support/raw-http.js';
 
 /** `[[[…]]]` nested `levels` deep: valid JSON, which JSON.parse reads without recursion. */
 const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;

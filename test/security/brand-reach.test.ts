@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { FakeImageApi, TINY_PNG } from '../social-reach/fake-image-api.js';
-import { freePort } from '../support/ports.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { FakeImageApi, TINY_PNG } from '#test/social-reach/fake-image-api.js';
+import { freePort } from '#test/support/ports.js';
 
 type Headers = Record<string, string>;
 type Answer = {

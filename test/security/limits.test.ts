@@ -2,11 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { clientBucket } from '../../lib/http/client-address.js';
-import { parseTrustProxy } from '../../lib/config.js';
-import { loadConfig } from '../../lib/config.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { TINY_PNG } from '../social-reach/fake-image-api.js';
+import { clientBucket } from '#lib/http/client-address.js';
+import { parseTrustProxy } from '#lib/config.js';
+import { loadConfig } from '#lib/config.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { TINY_PNG } from '#test/social-reach/fake-image-api.js';
 
 type Answer = {
   data?: Record<string, any> | null;

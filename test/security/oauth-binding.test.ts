@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
-import { FakePlatform } from '../social-reach/fake-platforms.js';
-import { browserOf, fakePlatformEnv } from '../social-reach/helpers.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { freePort } from '#test/support/ports.js';
+import { FakePlatform } from '#test/social-reach/fake-platforms.js';
+import { browserOf, fakePlatformEnv } from '#test/social-reach/helpers.js';
 
 /**
  * The attack: Mallory starts a connect and sends the platform's authorization page to Victor. Victor,

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../../lib/config.js';
-import { Identity } from '../../lib/identity.js';
-import { createMailer } from '../../lib/subgraph/mail.js';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { startJwksServer } from '../support/jwks.js';
-import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
+import { ConfigError, loadConfig } from '#lib/config.js';
+import { Identity } from '#lib/identity.js';
+import { createMailer } from '#lib/subgraph/mail.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { startJwksServer } from '#test/support/jwks.js';
+import { LogCollector } from '#test/support/logs.js';
+import { freePort } from '#test/support/ports.js';
 
 /** Every production decision made, the safe way. */
 const DECIDED = {

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../lib/config.js';
-import { redactUrl } from '../../lib/observability/log-redaction.js';
-import { createFileOnce, masterKey } from '../../lib/secrets.js';
-import { AuthService } from '../../subgraphs/surveys/sign-in/auth.service.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { LogCollector } from '../support/logs.js';
-import { freePort } from '../support/ports.js';
+import { loadConfig } from '#lib/config.js';
+import { redactUrl } from '#lib/observability/log-redaction.js';
+import { createFileOnce, masterKey } from '#lib/secrets.js';
+import { AuthService } from '#subgraphs/surveys/sign-in/auth.service.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { LogCollector } from '#test/support/logs.js';
+import { freePort } from '#test/support/ports.js';
 
 describe('generated key files', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'key-files-test-'));

@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PROJECT_ROOT } from '../../lib/paths.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { freePort } from '../support/ports.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { freePort } from '#test/support/ports.js';
 import { FakePlatform } from './fake-platforms.js';
 import { browserOf, fakePlatformEnv, until } from './helpers.js';
 

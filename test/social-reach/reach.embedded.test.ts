@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 import { FakePlatform } from './fake-platforms.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '#test/support/ports.js';
 import { browserOf, sleep } from './helpers.js';
 
 /**

@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { createLogger } from '../../lib/observability/logger.js';
-import { publishOutcomes } from '../../lib/observability/metrics.js';
-import { startPublisherWorker } from '../../subgraphs/social/index.js';
-import { PlatformTokenService } from '../../subgraphs/social/integrations/platform-token.service.js';
-import { PublisherService } from '../../subgraphs/social/publishing/publisher.service.js';
-import { sweepMediaUploads } from '../../subgraphs/social/media/media.service.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { publishOutcomes } from '#lib/observability/metrics.js';
+import { startPublisherWorker } from '#subgraphs/social/index.js';
+import { PlatformTokenService } from '#subgraphs/social/integrations/platform-token.service.js';
+import { PublisherService } from '#subgraphs/social/publishing/publisher.service.js';
+import { sweepMediaUploads } from '#subgraphs/social/media/media.service.js';
 import { FakeImageApi, TINY_PNG } from './fake-image-api.js';
 import { FakePlatform } from './fake-platforms.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '#test/support/ports.js';
 import { browserOf, fakePlatformEnv, sleep, until } from './helpers.js';
 
 const runtimeOf = (platform: TestPlatform) => platform.subgraphs.social.runtime;

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { until } from '../social-reach/helpers.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { until } from '#test/social-reach/helpers.js';
 import { Receiver } from './receiver.js';
 
 const CREATE_LINK = `mutation ($postId: ID!, $hours: Int) { createReviewLink(postId: $postId, expiresInHours: $hours) { id url token expiresAt } }`;

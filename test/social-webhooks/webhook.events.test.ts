@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { ActorType, ContentEvent, ContentEventType } from '../../subgraphs/social/content/content-event.entity.js';
-import { WebhookOutbox } from '../../subgraphs/social/webhooks/webhook.entity.js';
-import { eventsOfOutbox, webhookTypesOf } from '../../subgraphs/social/webhooks/webhook.events.js';
+import { ActorType, ContentEvent, ContentEventType } from '#subgraphs/social/content/content-event.entity.js';
+import { WebhookOutbox } from '#subgraphs/social/webhooks/webhook.entity.js';
+import { eventsOfOutbox, webhookTypesOf } from '#subgraphs/social/webhooks/webhook.events.js';
 
 const snapshot = (status: string, extra: Record<string, unknown> = {}) => ({
   brandId: 'b1',

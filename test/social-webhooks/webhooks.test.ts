@@ -3,15 +3,15 @@ import { lookup } from 'node:dns/promises';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { graphql, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { sleep, until } from '../social-reach/helpers.js';
-import { metricsRegistry } from '../../lib/observability/metrics.js';
-import { ContentEventType } from '../../subgraphs/social/content/content-event.entity.js';
-import { ContentEventService } from '../../subgraphs/social/content/content-event.service.js';
-import { Post, PostStatus } from '../../subgraphs/social/content/post.entity.js';
-import { checkWebhookUrl } from '../../subgraphs/social/webhooks/webhook-address.js';
-import { pruneWebhookHistory, RETRY_DELAYS_MS, withJitter } from '../../subgraphs/social/webhooks/webhook.delivery.js';
-import { sendWebhook } from '../../subgraphs/social/webhooks/webhook.sender.js';
+import { graphql, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { sleep, until } from '#test/social-reach/helpers.js';
+import { metricsRegistry } from '#lib/observability/metrics.js';
+import { ContentEventType } from '#subgraphs/social/content/content-event.entity.js';
+import { ContentEventService } from '#subgraphs/social/content/content-event.service.js';
+import { Post, PostStatus } from '#subgraphs/social/content/post.entity.js';
+import { checkWebhookUrl } from '#subgraphs/social/webhooks/webhook-address.js';
+import { pruneWebhookHistory, RETRY_DELAYS_MS, withJitter } from '#subgraphs/social/webhooks/webhook.delivery.js';
+import { sendWebhook } from '#subgraphs/social/webhooks/webhook.sender.js';
 import { Receiver } from './receiver.js';
 
 const CREATE_WEBHOOK = `mutation ($input: CreateWebhookInput!) {

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import S3rver from 's3rver';
-import { sweepMediaUploads } from '../../subgraphs/social/media/media.service.js';
-import { TINY_PNG } from '../social-reach/fake-image-api.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { sweepMediaUploads } from '#subgraphs/social/media/media.service.js';
+import { TINY_PNG } from '#test/social-reach/fake-image-api.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /**
  * Media on the S3 protocol (s3rver): the upload URL is S3's own, so nobody hears the bytes arrive;

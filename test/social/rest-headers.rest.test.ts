@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
-import { linksOf } from '../support/links.js';
-import { FakeImageApi } from '../social-reach/fake-image-api.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { linksOf } from '#test/support/links.js';
+import { FakeImageApi } from '#test/social-reach/fake-image-api.js';
 
 describe('social REST headers', () => {
   let platform: TestPlatform;

@@ -16,9 +16,9 @@ import {
   type IntrospectionQuery,
   getIntrospectionQuery,
 } from 'graphql';
-import { socialRules } from '../../subgraphs/social/social.rules.js';
-import { SOCIAL_SCOPES } from '../../subgraphs/social/access/scopes.js';
-import { graphql, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { socialRules } from '#subgraphs/social/social.rules.js';
+import { SOCIAL_SCOPES } from '#subgraphs/social/access/scopes.js';
+import { graphql, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /** The scope of each social operation, as the project's scope table decides it: the test fails when a rule drifts from it. */
 const SCOPE_TABLE: Record<string, string[]> = {

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SocialReadinessDocument } from '../../rest-adapters/social/operations.generated.js';
-import { readiness } from '../../lib/rest/health-routes.js';
-import { Migration20261127000001PlatformNames } from '../../subgraphs/social/migrations/Migration20261127000001PlatformNames.js';
-import { graphql, rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { SocialReadinessDocument } from '#rest-adapters/social/operations.generated.js';
+import { readiness } from '#lib/rest/health-routes.js';
+import { Migration20261127000001PlatformNames } from '#subgraphs/social/migrations/Migration20261127000001PlatformNames.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /**
  * The social REST contract driven over HTTP through the whole chain (adapter, gateway, subgraph,

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../lib/config.js';
-import { openDatabase, type Orm } from '../../lib/data/database.js';
-import { createLogger } from '../../lib/observability/logger.js';
-import { contactsEntities } from '../../subgraphs/contacts/contacts.entities.js';
-import { contactsMigrations } from '../../subgraphs/contacts/migrations/index.js';
+import { loadConfig } from '#lib/config.js';
+import { openDatabase, type Orm } from '#lib/data/database.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { contactsEntities } from '#subgraphs/contacts/contacts.entities.js';
+import { contactsMigrations } from '#subgraphs/contacts/migrations/index.js';
 import { createTestDatabase } from './platform.js';
 
 /** The contacts service's database alone, migrated: real tables for the tests of lib/data. */

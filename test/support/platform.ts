@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig, type Config } from '../../lib/config.js';
-import { createLogger } from '../../lib/observability/logger.js';
-import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/platform.js';
+import { loadConfig, type Config } from '#lib/config.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { startPlatform, type Platform, type PlatformOptions } from '#scripts/platform.js';
 
 export interface TestDatabase {
   /** DATABASE_URL of a fresh database, or undefined for embedded PGlite. */

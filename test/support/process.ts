@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../lib/paths.js';
+import { PROJECT_ROOT } from '#lib/paths.js';
 
 /** `npm start` as a user runs it (the built entry point), waiting until it prints its URLs; `output` is all it printed so far. */
 export async function startPlatformProcess(

@@ -5,8 +5,8 @@ import {
   expectEntityTags,
   expectOneOfTwoWriters,
   type VersionedResource,
-} from '../support/conditional-requests.js';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+} from '#test/support/conditional-requests.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 const DOMAIN = 'conditional.example';
 

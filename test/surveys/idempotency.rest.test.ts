@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 import { MailCatcher } from './support.js';
 
 const DOMAIN = 'idempotent.example';

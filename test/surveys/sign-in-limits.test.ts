@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rest, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 import { linkIn, MailCatcher } from './support.js';
 
 const DOMAIN = 'field.example';

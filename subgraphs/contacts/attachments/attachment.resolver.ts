@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
-import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
+import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
 import type { ContactsContext } from '../contacts.context.js';
 
 export const AttachmentConnection = ConnectionType(Attachment, 'Attachment');

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
-import { signPayload, verifyPayload } from '../../../lib/secrets.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
+import { signPayload, verifyPayload } from '#lib/secrets.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import {
   checkDeclaration,
   commitUpload,
@@ -13,7 +13,7 @@ import {
   stagingKeyOf,
   sweepReservations,
   type UploadPolicy,
-} from '../../../lib/storage/uploads.js';
+} from '#lib/storage/uploads.js';
 import { Attachment, AttachmentStatus, AttachmentUploadSlot } from './attachment.entity.js';
 import type { ContactService } from '../contact/contact.service.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
-import { nextVersion, VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { nextVersion, VERSION_DESCRIPTION } from '#lib/data/versions.js';
 
 /**
  * A person the sales team works with. Deleting one only sets `deleted`: the record stays for

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
-import { PageArgs, ConnectionArgs } from '../../../lib/data/pagination.js';
+import { PageArgs, ConnectionArgs } from '#lib/data/pagination.js';
 
 const NAME_MAX = 200;
 

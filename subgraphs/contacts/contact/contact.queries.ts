@@ -1,4 +1,4 @@
-import type { EntityManager } from '../../../lib/data/database.js';
+import type { EntityManager } from '#lib/data/database.js';
 import { Contact } from './contact.entity.js';
 import { EDITABLE_FIELDS } from './contact.input.js';
 

@@ -1,8 +1,8 @@
 import { Arg, Args, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import type { KeysetConnection } from '../../../lib/data/keyset.js';
-import { ConnectionType, PageInfo, PageType, toPage, windowOfPage } from '../../../lib/data/pagination.js';
-import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
-import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import type { KeysetConnection } from '#lib/data/keyset.js';
+import { ConnectionType, PageInfo, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
+import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import { Contact } from './contact.entity.js';
 import {
   ContactConnectionArgs,

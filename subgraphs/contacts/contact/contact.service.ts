@@ -1,8 +1,8 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { LRUCache } from 'lru-cache';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
 import {
   byCreation,
   emptyConnection,
@@ -13,9 +13,9 @@ import {
   type KeysetArgs,
   type KeysetConnection,
   type KeysetWindow,
-} from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
-import { checkVersion } from '../../../lib/data/versions.js';
+} from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
+import { checkVersion } from '#lib/data/versions.js';
 import { Contact } from './contact.entity.js';
 import { contactQueries, insertValues, updateValues } from './contact.queries.js';
 import {

@@ -1,7 +1,7 @@
 import express from 'express';
-import type { Orm } from '../../../lib/data/database.js';
-import { ErrorCode, problemFor } from '../../../lib/errors.js';
-import type { Logger } from '../../../lib/observability/logger.js';
+import type { Orm } from '#lib/data/database.js';
+import { ErrorCode, problemFor } from '#lib/errors.js';
+import type { Logger } from '#lib/observability/logger.js';
 import { readExportGrant, writeContactExport, type ContactExportSettings } from './contact-export.service.js';
 
 /** Where the subgraph serves an export's bytes; the REST adapter reads `${EXPORTS_PATH}/<grant>`. */

@@ -3,10 +3,10 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { crlfRecords, spreadsheetSafeSql } from '../../../lib/data/copy-csv.js';
-import type { EntityManager, Orm } from '../../../lib/data/database.js';
-import { dbQueryDuration } from '../../../lib/observability/metrics.js';
-import { signPayload, verifyPayload } from '../../../lib/secrets.js';
+import { crlfRecords, spreadsheetSafeSql } from '#lib/data/copy-csv.js';
+import type { EntityManager, Orm } from '#lib/data/database.js';
+import { dbQueryDuration } from '#lib/observability/metrics.js';
+import { signPayload, verifyPayload } from '#lib/secrets.js';
 import { Contact } from '../contact/contact.entity.js';
 import { toPrefixQuery } from '../contact/contact.service.js';
 

@@ -1,5 +1,5 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import { databaseCheck, runHealthChecks, ServiceHealth } from '../../../lib/data/health.js';
+import { databaseCheck, runHealthChecks, ServiceHealth } from '#lib/data/health.js';
 import type { ContactsContext } from '../contacts.context.js';
 
 @Resolver()

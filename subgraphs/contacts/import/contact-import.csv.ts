@@ -1,8 +1,8 @@
 import { Transform, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { validateSync } from 'class-validator';
-import { AppError, ErrorCode, type FieldProblem } from '../../../lib/errors.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
+import { AppError, ErrorCode, type FieldProblem } from '#lib/errors.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 // Only the input's module (not the entity's or the service's): the import's thread loads this file,
 // and the ORM would add some 13 MB to it for nothing.
 import { ContactInput, EDITABLE_FIELDS, hasIdentity } from '../contact/contact.input.js';

@@ -1,9 +1,9 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { Logger } from '../../../lib/observability/logger.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
-import { dropUploadBytes } from '../../../lib/storage/uploads.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import type { Logger } from '#lib/observability/logger.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
+import { dropUploadBytes } from '#lib/storage/uploads.js';
 import type { ImportBatch } from './contact-import.batches.js';
 import {
   csvRecords,

@@ -1,9 +1,9 @@
 import type { JobWithMetadata, PgBoss } from 'pg-boss';
-import type { Config } from '../../../lib/config.js';
-import type { EntityManager, Orm } from '../../../lib/data/database.js';
-import { jobsDbOf, startJobBoss, type QueueOptions } from '../../../lib/data/job-queue.js';
-import type { Logger } from '../../../lib/observability/logger.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
+import type { Config } from '#lib/config.js';
+import type { EntityManager, Orm } from '#lib/data/database.js';
+import { jobsDbOf, startJobBoss, type QueueOptions } from '#lib/data/job-queue.js';
+import type { Logger } from '#lib/observability/logger.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import type { ImportLimits } from './contact-import.csv.js';
 import { ContactImport } from './contact-import.entity.js';
 import { ContactImportJob, ImportInterrupted } from './contact-import.job.js';

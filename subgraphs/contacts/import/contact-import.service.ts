@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EntityManager } from '../../../lib/data/database.js';
+import type { EntityManager } from '#lib/data/database.js';
 import {
   keysetConnection,
   keysetSql,
@@ -7,18 +7,18 @@ import {
   orderByText,
   type Keyset,
   type KeysetArgs,
-} from '../../../lib/data/keyset.js';
-import type { Connection } from '../../../lib/data/pagination.js';
-import { AppError, ErrorCode, isErrorCode } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
+} from '#lib/data/keyset.js';
+import type { Connection } from '#lib/data/pagination.js';
+import { AppError, ErrorCode, isErrorCode } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import {
   commitUpload,
   dropUploadBytes,
   stagingKeyOf,
   sweepReservations,
   type UploadPolicy,
-} from '../../../lib/storage/uploads.js';
+} from '#lib/storage/uploads.js';
 import { parseMapping, type ImportLimits } from './contact-import.csv.js';
 import { ContactImport, ContactImportStatus, FINISHED_IMPORT_STATES, ImportUpload } from './contact-import.entity.js';
 import type { ContactImportQueue } from './contact-import.queue.js';

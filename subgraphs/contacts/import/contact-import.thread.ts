@@ -1,8 +1,8 @@
 import { on } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { AppError, type ErrorCode, type FieldProblem } from '../../../lib/errors.js';
-import { threadModule } from '../../../lib/process/thread-module.js';
+import { AppError, type ErrorCode, type FieldProblem } from '#lib/errors.js';
+import { threadModule } from '#lib/process/thread-module.js';
 import type { BatchPlan, ImportBatch } from './contact-import.batches.js';
 import type { ImportLimits } from './contact-import.csv.js';
 

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { ConnectionType } from '../../../lib/data/pagination.js';
+import { ConnectionType } from '#lib/data/pagination.js';
 
 @ObjectType({ description: 'Why one row of an import was skipped' })
 export class ImportRowError {

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
-import { AppError } from '../../../lib/errors.js';
+import { AppError } from '#lib/errors.js';
 import { batchesOf } from './contact-import.batches.js';
 import { checkCsv, inFileTerms, recordsOf } from './contact-import.csv.js';
 import type { ThreadData, ThreadSays, JobSays } from './contact-import.thread.js';

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 export class Migration20261122000001Contacts extends Migration {
   override name = 'Migration20261122000001Contacts';

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /** Notes, attachments, sales pipelines with their stages, stage placements and the move history. */
 export class Migration20261122000002ContactWork extends Migration {

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /**
  * The number of live contacts, kept by statement-level triggers, so a page of the plain list gets its

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /**
  * The total of a search in one statement, cheap at any size. Counting is exact up to a limit, but

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /**
  * Uploads are reserved before their bytes arrive (`lib/storage/uploads.ts`): an attachment is a pending row

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /**
  * `contact_search_total` (migration ContactSearchTotal) takes the estimate a caller already holds and

@@ -1,5 +1,5 @@
-import { Migration } from '../../../lib/data/database.js';
-import { versionColumnSql } from '../../../lib/data/versions.js';
+import { Migration } from '#lib/data/database.js';
+import { versionColumnSql } from '#lib/data/versions.js';
 
 /** Contacts and notes carry a version, their REST ETag, checked by conditional writes (lib/data/versions.ts). */
 export class Migration20261126000001RowVersions extends Migration {

@@ -1,5 +1,5 @@
-import { Migration } from '../../../lib/data/database.js';
-import { idempotencySql } from '../../../lib/data/idempotency.js';
+import { Migration } from '#lib/data/database.js';
+import { idempotencySql } from '#lib/data/idempotency.js';
 
 /** The Idempotency-Key records of the service's mutations, beside the rows they write (lib/data/idempotency.ts). */
 export class Migration20261126000002IdempotencyKeys extends Migration {

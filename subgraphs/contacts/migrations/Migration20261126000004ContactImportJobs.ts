@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /**
  * Imports run as background jobs. `contact_import` is the job and its progress; each batch's contacts,

@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../../lib/data/pagination.js';
-import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
-import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
+import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import type { ContactsContext } from '../contacts.context.js';
 import { Note } from './note.entity.js';
 import { CreateNoteInput, UpdateNoteInput } from './note.input.js';

@@ -1,10 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { checkVersion } from '../../../lib/data/versions.js';
-import { AppError } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { checkVersion } from '#lib/data/versions.js';
+import { AppError } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
 import type { ContactService } from '../contact/contact.service.js';
 import { Note } from './note.entity.js';
 import type { CreateNoteInput, UpdateNoteInput } from './note.input.js';

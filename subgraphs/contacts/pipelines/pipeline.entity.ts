@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { nextVersion, VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { nextVersion, VERSION_DESCRIPTION } from '#lib/data/versions.js';
 
 /** A sales pipeline: ordered stages a contact moves through. The seeded "Sales" one is the default. */
 @Entity({ tableName: 'pipeline' })

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType } from 'type-graphql';
-import { ConnectionArgs } from '../../../lib/data/pagination.js';
+import { ConnectionArgs } from '#lib/data/pagination.js';
 
 @InputType({ description: 'A new pipeline and its stage names, in order' })
 export class PipelineInput {

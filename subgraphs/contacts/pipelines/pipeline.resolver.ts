@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '../../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { ContactConnection } from '../contact/contact.resolver.js';
 import type { ContactsContext } from '../contacts.context.js';
 import { Pipeline, Stage, StageMove, StagePlacement } from './pipeline.entity.js';

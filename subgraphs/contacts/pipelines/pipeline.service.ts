@@ -1,7 +1,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
 import {
   keysetConnection,
   keysetSql,
@@ -11,8 +11,8 @@ import {
   type Keyset,
   type KeysetArgs,
   type KeysetConnection,
-} from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
+} from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
 import { Contact } from '../contact/contact.entity.js';
 import type { ContactService } from '../contact/contact.service.js';
 import { ContactStage, Pipeline, Stage, StageMove, type StagePlacement } from './pipeline.entity.js';

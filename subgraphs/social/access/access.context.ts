@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import type { AuthContext } from '../../../lib/subgraph/shield.js';
+import type { AuthContext } from '#lib/subgraph/shield.js';
 import type { ApiKeyService } from './api-key.service.js';
 import type { Brand } from './brand.entity.js';
 import type { BrandService } from './brand.service.js';

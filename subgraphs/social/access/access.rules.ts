@@ -1,4 +1,4 @@
-import { isAuthenticated, requireScope, type RuleTree } from '../../../lib/subgraph/shield.js';
+import { isAuthenticated, requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 export const accessRules: RuleTree = {
   Query: {

@@ -3,7 +3,7 @@ import { ApiKey } from './api-key.entity.js';
 import { CreateApiKeyInput } from './api-key.input.js';
 import { CreatedApiKey } from './api-key.types.js';
 import type { AccessContext } from './access.context.js';
-import { answerHoldsSecret } from '../../../lib/subgraph/idempotent-operations.js';
+import { answerHoldsSecret } from '#lib/subgraph/idempotent-operations.js';
 
 @Resolver(() => ApiKey)
 export class ApiKeyResolver {

@@ -1,8 +1,8 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { hasScope, type Principal } from '../../../lib/identity.js';
-import { isUuid } from '../../../lib/ids.js';
-import { constantTimeEqual, randomToken, sha256Hex } from '../../../lib/secrets.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { hasScope, type Principal } from '#lib/identity.js';
+import { isUuid } from '#lib/ids.js';
+import { constantTimeEqual, randomToken, sha256Hex } from '#lib/secrets.js';
 import { ApiKey } from './api-key.entity.js';
 import type { CreateApiKeyInput } from './api-key.input.js';
 import { Brand } from './brand.entity.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Opt } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
-import { nextVersion, VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { nextVersion, VERSION_DESCRIPTION } from '#lib/data/versions.js';
 
 /** A brand (account identity) of one user; posts, campaigns and API key reach are per brand. */
 @Entity({ tableName: 'brand' })

@@ -1,12 +1,5 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import {
-  ConnectionArgs,
-  ConnectionType,
-  PageArgs,
-  PageType,
-  toPage,
-  windowOfPage,
-} from '../../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { Brand } from './brand.entity.js';
 import { BrandInput, BrandSettingsInput } from './brand.input.js';
 import { BrandSettings } from './brand.types.js';

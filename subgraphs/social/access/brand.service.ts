@@ -1,9 +1,9 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
-import { checkTimezone } from '../../../lib/time.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
+import { checkTimezone } from '#lib/time.js';
 import { Brand } from './brand.entity.js';
 import type { BrandInput, BrandSettingsInput } from './brand.input.js';
 import type { BrandSettings } from './brand.types.js';

@@ -1,5 +1,5 @@
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { Principal } from '../../../lib/identity.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import type { Principal } from '#lib/identity.js';
 
 /**
  * Which data a caller may touch: always one owner's, and for an API key limited to some brands,

@@ -1,5 +1,5 @@
 import { Ctx, Field, ID, ObjectType, Query, Resolver } from 'type-graphql';
-import type { AuthContext } from '../../../lib/subgraph/shield.js';
+import type { AuthContext } from '#lib/subgraph/shield.js';
 
 @ObjectType({ description: 'The caller as the social service sees them' })
 export class Viewer {

@@ -1,6 +1,6 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType } from '../../../lib/data/pagination.js';
-import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
+import { ConnectionArgs, ConnectionType } from '#lib/data/pagination.js';
+import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
 import { Brand } from '../access/brand.entity.js';
 import { Campaign } from './campaign.entity.js';
 import { CreateCampaignInput, UpdateCampaignInput } from './campaign.input.js';

@@ -1,8 +1,8 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import { byCreation, emptyConnection, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
-import type { Connection } from '../../../lib/data/pagination.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import { byCreation, emptyConnection, keysetWindow, pageOfQuery, type KeysetArgs } from '#lib/data/keyset.js';
+import type { Connection } from '#lib/data/pagination.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';

@@ -1,5 +1,5 @@
 import { ArgsType, Field, ID } from 'type-graphql';
-import { ConnectionArgs } from '../../../lib/data/pagination.js';
+import { ConnectionArgs } from '#lib/data/pagination.js';
 import { ContentEventType } from './content-event.entity.js';
 
 @ArgsType()

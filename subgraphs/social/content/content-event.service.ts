@@ -1,8 +1,8 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import type { Principal } from '../../../lib/identity.js';
-import { isUuid } from '../../../lib/ids.js';
-import { emptyConnection, keysetWindow, pageOfQuery, type Keyset, type KeysetArgs } from '../../../lib/data/keyset.js';
-import type { Connection } from '../../../lib/data/pagination.js';
+import type { EntityManager } from '#lib/data/database.js';
+import type { Principal } from '#lib/identity.js';
+import { isUuid } from '#lib/ids.js';
+import { emptyConnection, keysetWindow, pageOfQuery, type Keyset, type KeysetArgs } from '#lib/data/keyset.js';
+import type { Connection } from '#lib/data/pagination.js';
 import type { Reach } from '../access/reach.js';
 import { ActorType, ContentEvent, type Actor, type ContentEventType } from './content-event.entity.js';
 import { snapshotOf, type Post } from './post.entity.js';

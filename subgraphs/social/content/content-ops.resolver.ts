@@ -1,6 +1,6 @@
 import { Arg, Args, ArgsType, Ctx, Field, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, toPage, windowOfPage } from '../../../lib/data/pagination.js';
-import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { ConnectionArgs, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import type { ContentContext } from './content.context.js';
 import { Post, PostStatus } from './post.entity.js';
 import { ContentEditInput, QueueConnectionArgs, QueuePageArgs } from './post.input.js';

@@ -1,4 +1,4 @@
-import { and, requireScope, type RuleTree } from '../../../lib/subgraph/shield.js';
+import { and, requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 export const contentRules: RuleTree = {
   Query: {

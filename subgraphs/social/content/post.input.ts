@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType } from 'type-graphql';
-import { ConnectionArgs, PageArgs } from '../../../lib/data/pagination.js';
+import { ConnectionArgs, PageArgs } from '#lib/data/pagination.js';
 import { Platform } from '../social.platforms.js';
 import { PostStatus } from './post.entity.js';
 

@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { toPage, windowOfPage } from '../../../lib/data/pagination.js';
-import { DeletePayloadType } from '../../../lib/subgraph/delete-payload.js';
-import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { toPage, windowOfPage } from '#lib/data/pagination.js';
+import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
+import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';

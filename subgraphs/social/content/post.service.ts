@@ -1,7 +1,7 @@
 import { LockMode, QueryOrder } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
 import {
   byCreation,
   emptyConnection,
@@ -9,9 +9,9 @@ import {
   pageOfQuery,
   type Keyset,
   type KeysetArgs,
-} from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
-import { checkVersion } from '../../../lib/data/versions.js';
+} from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
+import { checkVersion } from '#lib/data/versions.js';
 import type { BrandService } from '../access/brand.service.js';
 import type { Reach } from '../access/reach.js';
 import { Campaign } from './campaign.entity.js';

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
 import { PostStatus, type Post } from './post.entity.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ConnectionType, PageType } from '../../../lib/data/pagination.js';
+import { ConnectionType, PageType } from '#lib/data/pagination.js';
 import { Post } from './post.entity.js';
 
 export const PostConnection = ConnectionType(Post, 'Post');

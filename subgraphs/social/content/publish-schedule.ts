@@ -1,4 +1,4 @@
-import type { EntityManager } from '../../../lib/data/database.js';
+import type { EntityManager } from '#lib/data/database.js';
 import type { Post } from './post.entity.js';
 
 /**

@@ -1,7 +1,7 @@
 import { QueryOrder } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError } from '../../../lib/errors.js';
-import { checkCalendarDate, checkTimezone, datesBetween, localDateOf } from '../../../lib/time.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError } from '#lib/errors.js';
+import { checkCalendarDate, checkTimezone, datesBetween, localDateOf } from '#lib/time.js';
 import type { Reach } from '../access/reach.js';
 import { POST_STATUSES, Post } from './post.entity.js';
 import { postsWhere } from './post.service.js';

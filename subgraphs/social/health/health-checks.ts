@@ -1,7 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
-import { HealthCheckResult } from '../../../lib/data/health.js';
+import { HealthCheckResult } from '#lib/data/health.js';
 
-export { runHealthChecks, type HealthCheck } from '../../../lib/data/health.js';
+export { runHealthChecks, type HealthCheck } from '#lib/data/health.js';
 
 @ObjectType({ description: 'Health of the social service and the parts it depends on' })
 export class SocialHealth {

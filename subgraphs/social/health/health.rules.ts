@@ -1,4 +1,4 @@
-import { allow, type RuleTree } from '../../../lib/subgraph/shield.js';
+import { allow, type RuleTree } from '#lib/subgraph/shield.js';
 
 export const healthRules: RuleTree = {
   // Public: names and verdicts only, for probes and load balancers.

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { Logger } from '../../../lib/observability/logger.js';
-import { randomToken, sha256Hex } from '../../../lib/secrets.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import type { Logger } from '#lib/observability/logger.js';
+import { randomToken, sha256Hex } from '#lib/secrets.js';
 import type { Reach } from '../access/reach.js';
 import type { Platform } from '../social.platforms.js';
 import { Integration, IntegrationStatus } from './integration.entity.js';

@@ -1,4 +1,4 @@
-import { allow, requireScope, type RuleTree } from '../../../lib/subgraph/shield.js';
+import { allow, requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 export const integrationsRules: RuleTree = {
   Query: {

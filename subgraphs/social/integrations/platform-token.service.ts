@@ -1,4 +1,4 @@
-import type { EntityManager } from '../../../lib/data/database.js';
+import type { EntityManager } from '#lib/data/database.js';
 import type { Platform } from '../social.platforms.js';
 import { Integration, IntegrationStatus } from './integration.entity.js';
 import { PlatformError, type Platforms, type TokenSet } from './platforms/index.js';

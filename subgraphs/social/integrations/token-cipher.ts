@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Config } from '../../../lib/config.js';
-import { deriveKey, masterKey } from '../../../lib/secrets.js';
+import type { Config } from '#lib/config.js';
+import { deriveKey, masterKey } from '#lib/secrets.js';
 
 const VERSION = 'v1';
 

@@ -1,4 +1,4 @@
-import type { Config } from '../../../lib/config.js';
+import type { Config } from '#lib/config.js';
 
 /** An image the provider made: its bytes and what they are. */
 export interface GeneratedImage {

@@ -1,6 +1,6 @@
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { Logger } from '../../../lib/observability/logger.js';
-import type { RateLimiter, RateLimitReport } from '../../../lib/http/rate-limit.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import type { Logger } from '#lib/observability/logger.js';
+import type { RateLimiter, RateLimitReport } from '#lib/http/rate-limit.js';
 import type { Reach } from '../access/reach.js';
 import { ImageProviderError, type ImageProvider } from './ai-image.provider.js';
 import type { MediaFile } from './media.entity.js';

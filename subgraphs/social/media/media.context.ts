@@ -1,4 +1,4 @@
-import type { AuthContext } from '../../../lib/subgraph/shield.js';
+import type { AuthContext } from '#lib/subgraph/shield.js';
 import type { AiImageService } from './ai-image.service.js';
 import type { MediaService } from './media.service.js';
 

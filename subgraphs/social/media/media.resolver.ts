@@ -1,12 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import {
-  ConnectionArgs,
-  ConnectionType,
-  PageArgs,
-  PageType,
-  toPage,
-  windowOfPage,
-} from '../../../lib/data/pagination.js';
+import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { MediaFile } from './media.entity.js';
 import type { MediaContext } from './media.context.js';
 import { GenerateImageInput, MediaUploadInput } from './media.input.js';

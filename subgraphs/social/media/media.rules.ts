@@ -1,4 +1,4 @@
-import { requireScope, type RuleTree } from '../../../lib/subgraph/shield.js';
+import { requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 export const mediaRules: RuleTree = {
   Query: {

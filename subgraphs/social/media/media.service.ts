@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import {
   checkDeclaration,
   commitUpload,
@@ -13,7 +13,7 @@ import {
   SWEEP_BATCH,
   sweepBefore,
   type UploadPolicy,
-} from '../../../lib/storage/uploads.js';
+} from '#lib/storage/uploads.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import { MediaFile, MediaSource, MediaStatus } from './media.entity.js';

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /** Brands, posts, campaigns, the append-only content event log, publish attempts and API keys. */
 export class Migration20261122100001SocialCore extends Migration {

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /** Platform integrations and their OAuth states, media files, and the publisher's job bookkeeping. */
 export class Migration20261122200001SocialReach extends Migration {

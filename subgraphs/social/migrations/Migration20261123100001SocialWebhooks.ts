@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /**
  * Signed webhooks (their messages, delivery attempts and the transactional outbox that feeds

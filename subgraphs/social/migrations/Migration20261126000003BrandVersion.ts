@@ -1,5 +1,5 @@
-import { Migration } from '../../../lib/data/database.js';
-import { versionColumnSql } from '../../../lib/data/versions.js';
+import { Migration } from '#lib/data/database.js';
+import { versionColumnSql } from '#lib/data/versions.js';
 
 /** Brands carry a version, their REST ETag (lib/data/versions.ts). */
 export class Migration20261126000003BrandVersion extends Migration {

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 import { PLATFORMS } from '../social.platforms.js';
 
 /**

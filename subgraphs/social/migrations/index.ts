@@ -1,5 +1,5 @@
 import type { Constructor } from '@mikro-orm/core';
-import type { Migration } from '../../../lib/data/database.js';
+import type { Migration } from '#lib/data/database.js';
 import { Migration20261122100001SocialCore } from './Migration20261122100001SocialCore.js';
 import { Migration20261122200001SocialReach } from './Migration20261122200001SocialReach.js';
 import { Migration20261123100001PublishOutcome } from './Migration20261123100001PublishOutcome.js';

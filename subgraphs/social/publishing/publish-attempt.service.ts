@@ -1,5 +1,5 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import { isUuid } from '../../../lib/ids.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { isUuid } from '#lib/ids.js';
 import { PublishAttempt } from './publish-attempt.entity.js';
 
 /**

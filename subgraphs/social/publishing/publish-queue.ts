@@ -1,9 +1,9 @@
 import type { PgBoss } from 'pg-boss';
-import type { Config } from '../../../lib/config.js';
-import type { EntityManager, Orm } from '../../../lib/data/database.js';
-import { jobsDbOf, startJobBoss, type QueueOptions } from '../../../lib/data/job-queue.js';
-import type { Logger } from '../../../lib/observability/logger.js';
-import { publishQueueJobs } from '../../../lib/observability/metrics.js';
+import type { Config } from '#lib/config.js';
+import type { EntityManager, Orm } from '#lib/data/database.js';
+import { jobsDbOf, startJobBoss, type QueueOptions } from '#lib/data/job-queue.js';
+import type { Logger } from '#lib/observability/logger.js';
+import { publishQueueJobs } from '#lib/observability/metrics.js';
 import { PostStatus, type Post } from '../content/post.entity.js';
 import type { PublishSchedule } from '../content/publish-schedule.js';
 

@@ -1,9 +1,9 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { isUuid } from '../../../lib/ids.js';
-import type { Logger } from '../../../lib/observability/logger.js';
-import { publishOutcomes } from '../../../lib/observability/metrics.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { isUuid } from '#lib/ids.js';
+import type { Logger } from '#lib/observability/logger.js';
+import { publishOutcomes } from '#lib/observability/metrics.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import { ActorType, ContentEventType } from '../content/content-event.entity.js';
 import { ContentEventService } from '../content/content-event.service.js';
 import { Integration, IntegrationStatus } from '../integrations/integration.entity.js';

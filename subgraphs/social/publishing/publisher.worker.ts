@@ -1,6 +1,6 @@
 import type { JobWithMetadata } from 'pg-boss';
-import type { Orm } from '../../../lib/data/database.js';
-import type { Logger } from '../../../lib/observability/logger.js';
+import type { Orm } from '#lib/data/database.js';
+import type { Logger } from '#lib/observability/logger.js';
 import { PlatformTokenService } from '../integrations/platform-token.service.js';
 import { PUBLISH_QUEUE, REFRESH_QUEUE, type PublishJob, type PublishQueue } from './publish-queue.js';
 import { PublishDeferred, PublisherService, type PublisherTools } from './publisher.service.js';

@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ReviewLink } from './review-link.entity.js';
 import { CreatedReviewLink, ReviewedPost } from './review-link.types.js';
 import type { ReviewContext } from './review.context.js';
-import { answerHoldsSecret } from '../../../lib/subgraph/idempotent-operations.js';
+import { answerHoldsSecret } from '#lib/subgraph/idempotent-operations.js';
 
 const TOKEN_DESCRIPTION = 'The token of the review link';
 const COMMENT_DESCRIPTION = 'A note of the reviewer, kept in the audit event';

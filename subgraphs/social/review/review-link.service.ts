@@ -1,8 +1,8 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { RateLimiter, RateLimitReport } from '../../../lib/http/rate-limit.js';
-import { isUuid } from '../../../lib/ids.js';
-import { randomToken, sha256Hex } from '../../../lib/secrets.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import type { RateLimiter, RateLimitReport } from '#lib/http/rate-limit.js';
+import { isUuid } from '#lib/ids.js';
+import { randomToken, sha256Hex } from '#lib/secrets.js';
 import { Brand } from '../access/brand.entity.js';
 import { Reach } from '../access/reach.js';
 import { ActorType } from '../content/content-event.entity.js';

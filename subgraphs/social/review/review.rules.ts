@@ -1,4 +1,4 @@
-import { allow, requireScope, type RuleTree } from '../../../lib/subgraph/shield.js';
+import { allow, requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 /**
  * Making and revoking links is the owner's (suggestions.write); the token is the whole credential

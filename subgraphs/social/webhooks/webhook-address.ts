@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { AppError } from '../../../lib/errors.js';
+import { AppError } from '#lib/errors.js';
 
 /** Where webhooks may point: production allows public HTTPS endpoints only. */
 export interface AddressPolicy {

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType } from 'type-graphql';
-import { ConnectionArgs } from '../../../lib/data/pagination.js';
+import { ConnectionArgs } from '#lib/data/pagination.js';
 
 @InputType({ description: 'A new webhook: where to send which events of which brands' })
 export class CreateWebhookInput {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { PgBoss } from 'pg-boss';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { hasScope } from '../../../lib/identity.js';
-import { isUuid } from '../../../lib/ids.js';
-import { keysetWindow, pageOfQuery, type KeysetArgs, type Keyset } from '../../../lib/data/keyset.js';
-import type { Connection } from '../../../lib/data/pagination.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { hasScope } from '#lib/identity.js';
+import { isUuid } from '#lib/ids.js';
+import { keysetWindow, pageOfQuery, type KeysetArgs, type Keyset } from '#lib/data/keyset.js';
+import type { Connection } from '#lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import type { Reach } from '../access/reach.js';
 import type { TokenCipher } from '../integrations/token-cipher.js';

@@ -1,5 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
-import { ConnectionType } from '../../../lib/data/pagination.js';
+import { ConnectionType } from '#lib/data/pagination.js';
 import { Webhook, WebhookDelivery } from './webhook.entity.js';
 
 @ObjectType({ description: 'A new webhook: `secret` is shown this once and never again' })

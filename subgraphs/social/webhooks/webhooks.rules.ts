@@ -1,4 +1,4 @@
-import { requireScope, type RuleTree } from '../../../lib/subgraph/shield.js';
+import { requireScope, type RuleTree } from '#lib/subgraph/shield.js';
 
 /**
  * Webhooks are settings of the account: read with settings.read, changed with settings.write. What

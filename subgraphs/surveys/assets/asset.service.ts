@@ -1,14 +1,14 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import type { ObjectStorage } from '../../../lib/storage/storage.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import {
   checkDeclaration,
   commitUpload,
   presignUpload,
   sweepReservations,
   type UploadPolicy,
-} from '../../../lib/storage/uploads.js';
+} from '#lib/storage/uploads.js';
 import type { SurveyAssetUpload } from './asset.types.js';
 import type { SurveyAssetCommitInput, SurveyAssetPresignInput } from './asset.input.js';
 import { AssetStatus, SurveyAsset } from './survey-asset.entity.js';

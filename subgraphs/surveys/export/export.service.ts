@@ -1,4 +1,4 @@
-import { AppError } from '../../../lib/errors.js';
+import { AppError } from '#lib/errors.js';
 import type { AssetService } from '../assets/asset.service.js';
 import { SurveyStatus, type Survey } from '../survey/survey.entity.js';
 import type { SurveyService } from '../survey/survey.service.js';

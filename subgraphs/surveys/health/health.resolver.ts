@@ -1,5 +1,5 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import { databaseCheck, runHealthChecks, ServiceHealth } from '../../../lib/data/health.js';
+import { databaseCheck, runHealthChecks, ServiceHealth } from '#lib/data/health.js';
 import type { SurveysContext } from '../surveys.context.js';
 
 @Resolver()

@@ -1,4 +1,4 @@
-import { Migration } from '../../../lib/data/database.js';
+import { Migration } from '#lib/data/database.js';
 
 /**
  * Millisecond precision, as JavaScript dates have, for the time the surveys connection pages by: a

@@ -1,5 +1,5 @@
 import type { Constructor } from '@mikro-orm/core';
-import type { Migration } from '../../../lib/data/database.js';
+import type { Migration } from '#lib/data/database.js';
 import { Migration20261122100001Surveys } from './Migration20261122100001Surveys.js';
 import { Migration20261126000001SurveyVersion } from './Migration20261126000001SurveyVersion.js';
 import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';

@@ -1,10 +1,10 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '../../../lib/http/session-cookie.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '#lib/http/session-cookie.js';
 import { MagicLinkRequested, SurveySession, SurveySignIn } from './auth.types.js';
 import { MagicLinkRequestInput, MagicLinkVerifyInput } from './auth.input.js';
 import type { SurveysContext } from '../surveys.context.js';
-import { answerHoldsSecret } from '../../../lib/subgraph/idempotent-operations.js';
+import { answerHoldsSecret } from '#lib/subgraph/idempotent-operations.js';
 
 @Resolver()
 export class SurveyAuthResolver {

@@ -1,10 +1,10 @@
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { Logger } from '../../../lib/observability/logger.js';
-import type { Mailer } from '../../../lib/subgraph/mail.js';
-import { signInMails } from '../../../lib/observability/metrics.js';
-import type { RateLimiter, RateLimitReport } from '../../../lib/http/rate-limit.js';
-import { randomToken, sha256Hex } from '../../../lib/secrets.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import type { Logger } from '#lib/observability/logger.js';
+import type { Mailer } from '#lib/subgraph/mail.js';
+import { signInMails } from '#lib/observability/metrics.js';
+import type { RateLimiter, RateLimitReport } from '#lib/http/rate-limit.js';
+import { randomToken, sha256Hex } from '#lib/secrets.js';
 import type { MagicLinkRequested, SurveySignIn, SurveyUser } from './auth.types.js';
 import { escapeHtml } from '../export/export.service.js';
 import { MagicLink, UserSession } from './sign-in.entity.js';

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
-import { ConnectionArgs, PageArgs } from '../../../lib/data/pagination.js';
+import { ConnectionArgs, PageArgs } from '#lib/data/pagination.js';
 import { SurveyStatus } from './survey.entity.js';
 
 const TEXT_MAX = 300;

@@ -1,6 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionType, PageType, toPage, windowOfPage } from '../../../lib/data/pagination.js';
-import { IF_VERSION_DESCRIPTION } from '../../../lib/data/versions.js';
+import { ConnectionType, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import { SurveyAsset } from '../assets/survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';

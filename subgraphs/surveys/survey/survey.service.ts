@@ -1,10 +1,10 @@
 import { LockMode, type FilterQuery } from '@mikro-orm/core';
-import type { EntityManager } from '../../../lib/data/database.js';
-import { AppError, ErrorCode, type FieldProblem } from '../../../lib/errors.js';
-import { isUuid } from '../../../lib/ids.js';
-import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '../../../lib/data/keyset.js';
-import type { Connection, Slice, Window } from '../../../lib/data/pagination.js';
-import { checkVersion } from '../../../lib/data/versions.js';
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError, ErrorCode, type FieldProblem } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '#lib/data/keyset.js';
+import type { Connection, Slice, Window } from '#lib/data/pagination.js';
+import { checkVersion } from '#lib/data/versions.js';
 import type { SurveyUser } from '../sign-in/auth.types.js';
 import { Survey, SurveyStatus } from './survey.entity.js';
 import { SurveyEvent, type SurveyEventKind } from './survey-event.entity.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
-import { crlfRecords } from '../../../lib/data/copy-csv.js';
+import { crlfRecords } from '#lib/data/copy-csv.js';
 
 /** What crlfRecords makes of `chunks`, fed one after another as COPY's stream would. */
 async function through(chunks: string[]): Promise<string> {

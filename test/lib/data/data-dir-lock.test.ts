@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { DataDirInUseError, holdDataDir } from '../../../lib/data/data-dir-lock.js';
+import { DataDirInUseError, holdDataDir } from '#lib/data/data-dir-lock.js';
 
 describe('the DATA_DIR lock of the embedded databases', () => {
   let dataDir: string;

@@ -3,14 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config.js';
-import { EMBEDDED_SHARED_BUFFERS, openDatabase, type DatabaseOptions, type Orm } from '../../../lib/data/database.js';
-import { createLogger } from '../../../lib/observability/logger.js';
-import { contactsEntities } from '../../../subgraphs/contacts/contacts.entities.js';
-import { contactsMigrations } from '../../../subgraphs/contacts/migrations/index.js';
-import { socialMigrations } from '../../../subgraphs/social/migrations/index.js';
-import { surveysMigrations } from '../../../subgraphs/surveys/migrations/index.js';
-import { LogCollector } from '../../support/logs.js';
+import { loadConfig } from '#lib/config.js';
+import { EMBEDDED_SHARED_BUFFERS, openDatabase, type DatabaseOptions, type Orm } from '#lib/data/database.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { contactsEntities } from '#subgraphs/contacts/contacts.entities.js';
+import { contactsMigrations } from '#subgraphs/contacts/migrations/index.js';
+import { socialMigrations } from '#subgraphs/social/migrations/index.js';
+import { surveysMigrations } from '#subgraphs/surveys/migrations/index.js';
+import { LogCollector } from '#test/support/logs.js';
 
 const SERVICES: Pick<DatabaseOptions, 'service' | 'migrations'>[] = [
   { service: 'contacts', migrations: contactsMigrations },

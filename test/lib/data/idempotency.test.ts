@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Orm } from '../../../lib/data/database.js';
-import { claimKey, fingerprintOf, sweepExpiredKeys } from '../../../lib/data/idempotency.js';
-import { openContactsDatabase, type ContactsDatabase } from '../../support/contacts-database.js';
+import type { Orm } from '#lib/data/database.js';
+import { claimKey, fingerprintOf, sweepExpiredKeys } from '#lib/data/idempotency.js';
+import { openContactsDatabase, type ContactsDatabase } from '#test/support/contacts-database.js';
 
 describe('fingerprintOf', () => {
   const commit = 'mutation Commit($uploadToken: String!, $sha256: String!) { commit }';

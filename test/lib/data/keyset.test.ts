@@ -1,13 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError } from '../../../lib/errors.js';
-import {
-  byCreation,
-  cursorOf,
-  keysetConnection,
-  keysetSql,
-  keysetWindow,
-  type Keyset,
-} from '../../../lib/data/keyset.js';
+import { AppError } from '#lib/errors.js';
+import { byCreation, cursorOf, keysetConnection, keysetSql, keysetWindow, type Keyset } from '#lib/data/keyset.js';
 
 interface Item {
   id: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError } from '../../../lib/errors.js';
-import { pageBody, timeOfCursor, toPage, windowOfPage } from '../../../lib/data/pagination.js';
+import { AppError } from '#lib/errors.js';
+import { pageBody, timeOfCursor, toPage, windowOfPage } from '#lib/data/pagination.js';
 
 describe('pagination', () => {
   it('turns pages into windows and back', () => {

@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { raw } from '@mikro-orm/core';
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
-import type { Orm } from '../../../lib/data/database.js';
-import { bindParameters } from '../../../lib/data/postgresql.js';
-import { Contact } from '../../../subgraphs/contacts/contact/contact.entity.js';
-import { openContactsDatabase, type ContactsDatabase } from '../../support/contacts-database.js';
+import type { Orm } from '#lib/data/database.js';
+import { bindParameters } from '#lib/data/postgresql.js';
+import { Contact } from '#subgraphs/contacts/contact/contact.entity.js';
+import { openContactsDatabase, type ContactsDatabase } from '#test/support/contacts-database.js';
 
 describe('bind parameters instead of values in the SQL text', () => {
   const platform = new PostgreSqlPlatform();

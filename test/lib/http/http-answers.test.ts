@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { COMPRESSION_THRESHOLD_BYTES } from '../../../lib/http/http-answers.js';
-import { LogCollector } from '../../support/logs.js';
-import { rest, startTestPlatform, type TestPlatform } from '../../support/platform.js';
-import { corsHeaders, rawRequest } from '../../support/raw-http.js';
+import { COMPRESSION_THRESHOLD_BYTES } from '#lib/http/http-answers.js';
+import { LogCollector } from '#test/support/logs.js';
+import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { corsHeaders, rawRequest } from '#test/support/raw-http.js';
 
 const WEB = 'http://localhost:5173';
 const SECOND_WEB = 'https://app.example.com';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError } from '../../../lib/errors.js';
-import { findUnstorableText, MAX_JSON_NESTING, refuseDeepJson } from '../../../lib/http/input.js';
+import { AppError } from '#lib/errors.js';
+import { findUnstorableText, MAX_JSON_NESTING, refuseDeepJson } from '#lib/http/input.js';
 
 const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 

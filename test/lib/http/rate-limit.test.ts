@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config.js';
-import { RateLimits } from '../../../lib/http/rate-limit.js';
+import { loadConfig } from '#lib/config.js';
+import { RateLimits } from '#lib/http/rate-limit.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 

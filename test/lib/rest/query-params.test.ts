@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { numberParam, queryText, stringParam } from '../../../lib/rest/rest.js';
+import { numberParam, queryText, stringParam } from '#lib/rest/rest.js';
 
 describe('query parameters as text', () => {
   it('keeps text, joins repeated parameters and shows a bracketed one as JSON, never as [object Object]', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError } from '../../../lib/errors.js';
+import { AppError } from '#lib/errors.js';
 import {
   graphqlEnum,
   graphqlEnumList,
@@ -7,7 +7,7 @@ import {
   restEnum,
   withGraphQLEnums,
   withRestEnums,
-} from '../../../lib/rest/rest-enums.js';
+} from '#lib/rest/rest-enums.js';
 
 /** An enum as the generated operation types write it: a constant object of its values. */
 const Network = { Mastodon: 'MASTODON', GoogleBusiness: 'GOOGLE_BUSINESS', X: 'X' } as const;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
-import { rateLimitHeaders } from '../../../lib/http/rate-limit.js';
-import { cursorLinks, locationOf, pageLinks } from '../../../lib/rest/rest-headers.js';
-import { linksOf } from '../../support/links.js';
+import { rateLimitHeaders } from '#lib/http/rate-limit.js';
+import { cursorLinks, locationOf, pageLinks } from '#lib/rest/rest-headers.js';
+import { linksOf } from '#test/support/links.js';
 
 const requestFor = (originalUrl: string) => ({ originalUrl }) as Request;
 

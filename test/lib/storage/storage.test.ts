@@ -5,12 +5,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import S3rver from 's3rver';
-import { loadConfig } from '../../../lib/config.js';
-import { listen, type RunningServer } from '../../../lib/http/http.js';
-import { createLogger } from '../../../lib/observability/logger.js';
-import { createRestApp } from '../../../lib/rest/rest.js';
-import { contentDisposition, createStorage, storageRouter, type ObjectStorage } from '../../../lib/storage/storage.js';
-import { commitUpload, presignUpload, stagingKeyOf, type UploadPolicy } from '../../../lib/storage/uploads.js';
+import { loadConfig } from '#lib/config.js';
+import { listen, type RunningServer } from '#lib/http/http.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { createRestApp } from '#lib/rest/rest.js';
+import { contentDisposition, createStorage, storageRouter, type ObjectStorage } from '#lib/storage/storage.js';
+import { commitUpload, presignUpload, stagingKeyOf, type UploadPolicy } from '#lib/storage/uploads.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',

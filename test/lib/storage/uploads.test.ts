@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config.js';
-import { looksLike } from '../../../lib/http/content-type.js';
-import { createLogger } from '../../../lib/observability/logger.js';
-import { checkDeclaration, startUploadSweeper, SWEEP_GRACE_MS, sweepBefore } from '../../../lib/storage/uploads.js';
+import { loadConfig } from '#lib/config.js';
+import { looksLike } from '#lib/http/content-type.js';
+import { createLogger } from '#lib/observability/logger.js';
+import { checkDeclaration, startUploadSweeper, SWEEP_GRACE_MS, sweepBefore } from '#lib/storage/uploads.js';
 
 const logger = createLogger(loadConfig({ LOG_LEVEL: 'silent' }));
 

@@ -3,12 +3,12 @@ import { describe, expect, it } from '@jest/globals';
 import { graphql, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { pino } from 'pino';
 import { Arg, createUnionType, Directive, Field, ID, Int, ObjectType, Query, Resolver } from 'type-graphql';
-import { OutageWatch, subgraphFaults } from '../../../lib/http/availability.js';
-import { AppError } from '../../../lib/errors.js';
-import type { Principal } from '../../../lib/identity.js';
-import { executionOf, localSubgraph } from '../../../lib/subgraph/local-subgraph.js';
-import { allow, requireScope } from '../../../lib/subgraph/shield.js';
-import { buildFederatedSchema } from '../../../lib/subgraph/subgraph.js';
+import { OutageWatch, subgraphFaults } from '#lib/http/availability.js';
+import { AppError } from '#lib/errors.js';
+import type { Principal } from '#lib/identity.js';
+import { executionOf, localSubgraph } from '#lib/subgraph/local-subgraph.js';
+import { allow, requireScope } from '#lib/subgraph/shield.js';
+import { buildFederatedSchema } from '#lib/subgraph/subgraph.js';
 
 @ObjectType()
 @Directive('@key(fields: "id")')

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { graphql as run } from 'graphql';
 import { Field, ObjectType, Query, Resolver } from 'type-graphql';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
-import type { Principal } from '../../../lib/identity.js';
-import { requireScope } from '../../../lib/subgraph/shield.js';
-import { buildFederatedSchema } from '../../../lib/subgraph/subgraph.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import type { Principal } from '#lib/identity.js';
+import { requireScope } from '#lib/subgraph/shield.js';
+import { buildFederatedSchema } from '#lib/subgraph/subgraph.js';
 
 @ObjectType()
 class Thing {

@@ -1,4 +1,4 @@
-import type { Config } from '../../../../lib/config.js';
+import type { Config } from '#lib/config.js';
 import type { Platform, PublishingPlatform } from '../../social.platforms.js';
 import { MastodonPlatform } from './mastodon.platform.js';
 import type { PlatformAdapter } from './platform.js';

@@ -1,4 +1,4 @@
-import type { PlatformCredentials } from '../../../../lib/config.js';
+import type { PlatformCredentials } from '#lib/config.js';
 import {
   authorizationCodeUrl,
   callPlatform,
