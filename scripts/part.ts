@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { startGateway } from '#gateway/gateway.js';
+import { REST_OPERATION_TEXTS } from '#rest-adapters/operation-texts.js';
 import type { Config } from '#lib/config.js';
 import { httpClient } from '#lib/rest/graphql-client.js';
 import { Identity } from '#lib/identity.js';
@@ -22,7 +23,12 @@ const PARTS: Record<string, (deps: Deps) => Promise<RunningPart>> = {
   'social-subgraph': (deps) => startSocialSubgraph(deps, { port: deps.config.ports.socialSubgraph }),
   'surveys-subgraph': (deps) => startSurveysSubgraph(deps, { port: deps.config.ports.surveysSubgraph }),
   'contacts-subgraph': (deps) => startContactsSubgraph(deps, { port: deps.config.ports.contactsSubgraph }),
-  gateway: (deps) => startGateway(deps, { port: deps.config.ports.gateway, subgraphUrls: subgraphUrls(deps.config) }),
+  gateway: (deps) =>
+    startGateway(deps, {
+      port: deps.config.ports.gateway,
+      subgraphUrls: subgraphUrls(deps.config),
+      restOperations: REST_OPERATION_TEXTS,
+    }),
   'social-rest': (deps) =>
     startSocialRest(deps, { port: deps.config.ports.socialRest, client: gatewayClient(deps.config) }),
   'surveys-rest': (deps) =>

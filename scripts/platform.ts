@@ -7,6 +7,7 @@ import type { Logger } from '#lib/observability/logger.js';
 import type { RunningPart } from '#lib/service.js';
 import type { RunningSubgraph } from '#lib/subgraph/subgraph.js';
 import { startGateway, type RunningGateway } from '#gateway/gateway.js';
+import { REST_OPERATION_TEXTS } from '#rest-adapters/operation-texts.js';
 import { startContactsRest } from '#rest-adapters/contacts/index.js';
 import { startSocialRest } from '#rest-adapters/social/index.js';
 import { startSurveysRest } from '#rest-adapters/surveys/index.js';
@@ -86,6 +87,7 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
             .filter(([name]) => !elsewhere[name as keyof typeof here])
             .map(([name, subgraph]) => [name, subgraph.local]),
         ),
+        restOperations: REST_OPERATION_TEXTS,
       }),
     );
     const client = config.env.GATEWAY_URL

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FormattedExecutionResult } from 'graphql';
-import { LocalDataSource, startGateway, type RunningGateway } from '#gateway/gateway.js';
+import { LocalDataSource } from '#gateway/local-data-source.js';
+import { startGateway, type RunningGateway } from '#gateway/gateway.js';
 import type { GatewayContext } from '#lib/rest/graphql-client.js';
 import { createLogger } from '#lib/observability/logger.js';
 import { SESSION_COOKIE, SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '#lib/http/session-cookie.js';

@@ -141,7 +141,7 @@ describe('gateway', () => {
 
 describe('ForwardingDataSource', () => {
   it('passes a subgraph 4xx error on with its code instead of a bare status line', async () => {
-    const { ForwardingDataSource } = await import('#gateway/gateway.js');
+    const { ForwardingDataSource } = await import('#gateway/forwarding-data-source.js');
     const source = new ForwardingDataSource({ url: 'http://127.0.0.1:1/graphql' });
     const badInput = new Response(
       JSON.stringify({
