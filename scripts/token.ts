@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { loadConfig } from '#lib/config.js';
 import { Identity } from '#lib/identity.js';
-import { CONTACTS_SCOPES } from '#subgraphs/contacts/contacts.rules.js';
+import { CONTACTS_SCOPES } from '#subgraphs/contacts/contacts.scopes.js';
 import { SOCIAL_SCOPES } from '#subgraphs/social/access/scopes.js';
 import { SURVEYS_SCOPES } from '#subgraphs/surveys/surveys.rules.js';
 

@@ -83,8 +83,31 @@ export function answerOfWrite(writeRule: ShieldRule): ShieldRule {
 export type RuleTree = Record<string, IRuleFieldMap | ShieldRule>;
 
 /** A map of field rules (a plain object), as opposed to one rule for a whole type (a rule instance). */
-export const isFieldMap = (value: unknown): value is IRuleFieldMap =>
+const isFieldMap = (value: unknown): value is IRuleFieldMap =>
   typeof value === 'object' && value !== null && value.constructor === Object;
+
+/**
+ * A service's rule tree from its feature folders' parts (`<feature>.rules.ts`). A field ruled twice,
+ * or a type ruled whole in two parts, is a mistake, not an override: it throws.
+ */
+export function mergeRules(parts: readonly RuleTree[]): RuleTree {
+  const merged: RuleTree = {};
+  for (const part of parts) {
+    for (const [typeName, rules] of Object.entries(part)) {
+      const existing = merged[typeName];
+      if (isFieldMap(existing) && isFieldMap(rules)) {
+        for (const field of Object.keys(rules))
+          if (field in existing) throw new Error(`two rules for ${typeName}.${field}`);
+        merged[typeName] = { ...existing, ...rules };
+      } else if (existing !== undefined) {
+        throw new Error(`two rules for ${typeName}`);
+      } else {
+        merged[typeName] = rules;
+      }
+    }
+  }
+  return merged;
+}
 
 /**
  * Guards a subgraph schema with graphql-shield, denying by default.

@@ -6,33 +6,37 @@ import { batchLoader } from '#lib/data/loaders.js';
 import type { AuthContext } from '#lib/subgraph/shield.js';
 import type { SubgraphRequest } from '#lib/subgraph/local-subgraph.js';
 import { AttachmentService } from './attachments/attachment.service.js';
+import type { AttachmentsContext } from './attachments/attachments.context.js';
+import type { ContactContext } from './contact/contact.context.js';
+import type { ExportContext } from './export/export.context.js';
+import type { HealthContext } from './health/health.context.js';
+import type { ImportContext } from './import/import.context.js';
+import type { NotesContext } from './notes/notes.context.js';
+import type { PipelinesContext, StagePage } from './pipelines/pipelines.context.js';
 import { ContactExportService } from './export/contact-export.service.js';
 import { ContactImportService } from './import/contact-import.service.js';
 import type { Contact } from './contact/contact.entity.js';
 import { ContactService } from './contact/contact.service.js';
 import { NoteService } from './notes/note.service.js';
 import type { ContactsRuntime } from './contacts.runtime.js';
-import type { Stage } from './pipelines/pipeline.entity.js';
 import { PipelineService } from './pipelines/pipeline.service.js';
 
-/** Everything a contacts resolver may use during one request: one entity manager fork, one principal. */
-export interface ContactsContext extends AuthContext {
+/**
+ * Everything a contacts resolver may use during one request: one entity manager fork, one principal,
+ * services bound to both, and the request's DataLoaders. Each feature folder names the part it uses
+ * (`<feature>.context.ts`); this is all of them at once.
+ */
+export interface ContactsContext
+  extends
+    AuthContext,
+    HealthContext,
+    ContactContext,
+    NotesContext,
+    AttachmentsContext,
+    PipelinesContext,
+    ImportContext,
+    ExportContext {
   em: EntityManager;
-  contacts: ContactService;
-  notes: NoteService;
-  attachments: AttachmentService;
-  pipelines: PipelineService;
-  imports: ContactImportService;
-  exports: ContactExportService;
-  contactById: DataLoader<string, Contact | null>;
-  stagesOfPipeline: DataLoader<string, Stage[]>;
-  stageContactCount: DataLoader<string, number>;
-  stageContacts: DataLoader<StagePage, KeysetConnection<Contact>, string>;
-}
-
-interface StagePage {
-  stageId: string;
-  args: KeysetArgs;
 }
 
 /** One request's context on `em`, the request's own fork: the caller (a bearer token, if any), the services, the loaders. */

@@ -1,4 +1,4 @@
-import { isFieldMap as isMap, type RuleTree, type ShieldRule } from '#lib/subgraph/shield.js';
+import { mergeRules, type RuleTree } from '#lib/subgraph/shield.js';
 import { accessRules } from './access/access.rules.js';
 import { contentRules } from './content/content.rules.js';
 import { healthRules } from './health/health.rules.js';
@@ -25,20 +25,5 @@ export function socialRules(
     reviewRules,
   ],
 ): RuleTree {
-  const merged: Record<string, Record<string, ShieldRule> | ShieldRule> = {};
-  for (const part of parts) {
-    for (const [typeName, rules] of Object.entries(part)) {
-      const existing = merged[typeName];
-      if (isMap(existing) && isMap(rules)) {
-        for (const field of Object.keys(rules))
-          if (field in existing) throw new Error(`two rules for ${typeName}.${field}`);
-        merged[typeName] = { ...existing, ...rules };
-      } else if (existing !== undefined) {
-        throw new Error(`two rules for ${typeName}`);
-      } else {
-        merged[typeName] = rules;
-      }
-    }
-  }
-  return merged;
+  return mergeRules(parts);
 }

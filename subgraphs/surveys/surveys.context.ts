@@ -1,4 +1,3 @@
-import type DataLoader from 'dataloader';
 import type { EntityManager } from '#lib/data/database.js';
 import { AppError, ErrorCode } from '#lib/errors.js';
 import { bearerCallerOf, bearerToken, invalidTokenRefusal, type Principal } from '#lib/identity.js';
@@ -6,37 +5,26 @@ import { batchLoader } from '#lib/data/loaders.js';
 import { sessionCookieOf } from '#lib/http/session-cookie.js';
 import { reportInto } from '#lib/http/rate-limit.js';
 import type { AuthContext } from '#lib/subgraph/shield.js';
-import type { AnswerExtensionsContext, SubgraphRequest } from '#lib/subgraph/local-subgraph.js';
+import type { SubgraphRequest } from '#lib/subgraph/local-subgraph.js';
 import { AssetService } from './assets/asset.service.js';
 import { AuthService, type ActiveSession } from './sign-in/auth.service.js';
-import type { SurveyUser } from './sign-in/auth.types.js';
+import type { Surveyor, SignInContext } from './sign-in/sign-in.context.js';
+import type { SurveyContext } from './survey/survey.context.js';
+import type { AssetsContext } from './assets/assets.context.js';
+import type { ExportContext } from './export/export.context.js';
+import type { HealthContext } from './health/health.context.js';
 import { ExportService } from './export/export.service.js';
-import type { SurveyAsset } from './assets/survey-asset.entity.js';
-import type { Survey } from './survey/survey.entity.js';
 import { SurveyService } from './survey/survey.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
-/** Who is signed in to surveys, by either credential, and until when. */
-export interface Surveyor {
-  user: SurveyUser;
-  expiresAt: Date;
-}
-
-/** Everything a surveys resolver may use during one request: one entity manager fork, one surveyor. */
-export interface SurveysContext extends AuthContext, AnswerExtensionsContext {
+/**
+ * Everything a surveys resolver may use during one request: one entity manager fork, one surveyor,
+ * services bound to both, and the request's DataLoaders. Each feature folder names the part it uses
+ * (`<feature>.context.ts`); this is all of them at once.
+ */
+export interface SurveysContext
+  extends AuthContext, HealthContext, SignInContext, SurveyContext, AssetsContext, ExportContext {
   em: EntityManager;
-  /** The magic-link session the request carries, if any (what `endSurveySession` ends). */
-  session: ActiveSession | null;
-  /** The surveyor: the session's, else the one an identity token names by its `email` claim. */
-  surveyor: Surveyor | null;
-  auth: AuthService;
-  /** Bound to the surveyor; the shield keeps every resolver that uses them behind one. */
-  surveys: SurveyService;
-  assets: AssetService;
-  exports: ExportService;
-  surveyById: DataLoader<string, Survey | null>;
-  surveysByContact: DataLoader<string, Survey[]>;
-  committedAssetsBySurvey: DataLoader<string, SurveyAsset[]>;
 }
 
 /**

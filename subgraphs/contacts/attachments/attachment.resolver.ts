@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
 import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
-import type { ContactsContext } from '../contacts.context.js';
+import type { AttachmentsContext } from './attachments.context.js';
 
 export const AttachmentConnection = ConnectionType(Attachment, 'Attachment');
 export const AttachmentPage = PageType(Attachment, 'Attachment');
@@ -15,7 +15,7 @@ export class AttachmentResolver {
   attachments(
     @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: AttachmentsContext,
   ) {
     return ctx.attachments.connection(contactId, args);
   }
@@ -27,14 +27,14 @@ export class AttachmentResolver {
   async attachmentPage(
     @Arg('contactId', () => ID, { description: 'The contact whose attachments to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: AttachmentsContext,
   ) {
     const window = windowOfPage(args);
     return toPage(await ctx.attachments.list(contactId, window), window);
   }
 
   @Query(() => Attachment, { nullable: true, description: 'An attachment of a live contact; null when unknown' })
-  attachment(@Arg('id', () => ID, { description: 'The attachment' }) id: string, @Ctx() ctx: ContactsContext) {
+  attachment(@Arg('id', () => ID, { description: 'The attachment' }) id: string, @Ctx() ctx: AttachmentsContext) {
     return ctx.attachments.find(id);
   }
 
@@ -50,7 +50,7 @@ export class AttachmentResolver {
       description: 'Media type of the file; default application/octet-stream',
     })
     contentType: string | null,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: AttachmentsContext,
   ) {
     return ctx.attachments.reserveUpload(contactId, filename, contentType);
   }
@@ -80,7 +80,7 @@ export class AttachmentResolver {
       description: 'The name of the file as it was sent; when given, it must be the name the upload was reserved with',
     })
     filename: string | null,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: AttachmentsContext,
   ) {
     return ctx.attachments.record(uploadToken, { contactId, sha256, filename });
   }
@@ -93,7 +93,7 @@ export class AttachmentResolver {
   cancelAttachmentUpload(
     @Arg('uploadToken', () => String, { description: 'The uploadToken of reserveAttachmentUpload' })
     uploadToken: string,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: AttachmentsContext,
   ) {
     return ctx.attachments.cancel(uploadToken);
   }
@@ -104,7 +104,7 @@ export class AttachmentResolver {
   })
   async deleteAttachment(
     @Arg('id', () => ID, { description: 'The attachment to remove' }) id: string,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: AttachmentsContext,
   ) {
     return DeleteAttachmentPayload.of(await ctx.attachments.delete(id));
   }

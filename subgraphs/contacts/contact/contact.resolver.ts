@@ -12,7 +12,7 @@ import {
   ContactScrollArgs,
   SCROLL_MAX,
 } from './contact.input.js';
-import type { ContactsContext } from '../contacts.context.js';
+import type { ContactContext } from './contact.context.js';
 
 export const ContactConnection = ConnectionType(Contact, 'Contact');
 export const ContactPage = PageType(Contact, 'Contact');
@@ -40,7 +40,7 @@ const DeleteContactPayload = DeletePayloadType(Contact, 'Contact');
 @Resolver(() => Contact)
 export class ContactResolver {
   @Query(() => Contact, { nullable: true, description: 'A live contact; null when unknown or deleted' })
-  contact(@Arg('id', () => ID, { description: 'The contact' }) id: string, @Ctx() ctx: ContactsContext) {
+  contact(@Arg('id', () => ID, { description: 'The contact' }) id: string, @Ctx() ctx: ContactContext) {
     return ctx.contacts.read(id);
   }
 
@@ -48,7 +48,7 @@ export class ContactResolver {
     nullable: true,
     description: 'Live contacts, newest first, optionally matching a full-text search',
   })
-  contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactsContext) {
+  contacts(@Args(() => ContactConnectionArgs) args: ContactConnectionArgs, @Ctx() ctx: ContactContext) {
     return ctx.contacts.connection(args, args.search);
   }
 
@@ -58,7 +58,7 @@ export class ContactResolver {
   })
   contactScroll(
     @Args(() => ContactScrollArgs) args: ContactScrollArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: ContactContext,
   ): Promise<KeysetConnection<Contact>> {
     return ctx.contacts.scroll(args, args.search);
   }
@@ -68,7 +68,7 @@ export class ContactResolver {
     description:
       'The same list as numbered pages: it stays for the REST list (`page`/`limit`); GraphQL clients page `contacts` by cursor',
   })
-  async contactPage(@Args(() => ContactPageArgs) args: ContactPageArgs, @Ctx() ctx: ContactsContext) {
+  async contactPage(@Args(() => ContactPageArgs) args: ContactPageArgs, @Ctx() ctx: ContactContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.contacts.list(window, args.search), window);
   }
@@ -79,7 +79,7 @@ export class ContactResolver {
   })
   createContact(
     @Arg('input', () => CreateContactInput, { description: 'Fields of the new contact' }) input: CreateContactInput,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: ContactContext,
   ) {
     return ctx.contacts.create(input);
   }
@@ -90,7 +90,7 @@ export class ContactResolver {
     @Arg('input', () => UpdateContactInput, { description: 'Fields to change; omitted ones stay, null clears one' })
     input: UpdateContactInput,
     @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: ContactContext,
   ) {
     return ctx.contacts.update(id, input, ifVersion);
   }
@@ -102,7 +102,7 @@ export class ContactResolver {
   async deleteContact(
     @Arg('id', () => ID, { description: 'The contact to delete' }) id: string,
     @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: ContactContext,
   ) {
     return DeleteContactPayload.of(await ctx.contacts.softDelete(id, ifVersion));
   }

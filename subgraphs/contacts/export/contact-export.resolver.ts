@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
-import type { ContactsContext } from '../contacts.context.js';
+import type { ExportContext } from './export.context.js';
 
 @ObjectType({ description: 'Leave to read one CSV export from the contacts service, once, within a minute' })
 export class ContactExportGrant {
@@ -25,7 +25,7 @@ export class ContactExportResolver {
       description: 'Export only the contacts this full-text search finds',
     })
     search: string | null | undefined,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: ExportContext,
   ) {
     return ctx.exports.grant(search);
   }

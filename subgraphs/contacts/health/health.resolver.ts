@@ -1,6 +1,6 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
 import { databaseCheck, runHealthChecks, ServiceHealth } from '#lib/data/health.js';
-import type { ContactsContext } from '../contacts.context.js';
+import type { HealthContext } from './health.context.js';
 
 @Resolver()
 export class HealthResolver {
@@ -9,7 +9,7 @@ export class HealthResolver {
     description:
       'The database of the contact management service (public: names and verdicts only), behind its /health and /readyz',
   })
-  contactsHealth(@Ctx() ctx: ContactsContext) {
+  contactsHealth(@Ctx() ctx: HealthContext) {
     return runHealthChecks([databaseCheck(ctx.em)]);
   }
 }

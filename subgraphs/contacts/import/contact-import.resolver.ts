@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { ContactsContext } from '../contacts.context.js';
+import type { ImportContext } from './import.context.js';
 import { ContactImport } from './contact-import.entity.js';
 import { MAX_ERRORS_PAGE, type ImportRequest } from './contact-import.service.js';
 import { ImportResult, ImportRowErrorConnection, ImportUploadSlot } from './contact-import.types.js';
@@ -74,7 +74,7 @@ export class ContactImportResolver {
     description:
       'Imports contacts from a stored CSV file and answers once it is done; e-mail matches update instead of duplicating. For large files use startContactImport',
   })
-  importContacts(@Args(() => ImportContactsArgs) args: ImportContactsArgs, @Ctx() ctx: ContactsContext) {
+  importContacts(@Args(() => ImportContactsArgs) args: ImportContactsArgs, @Ctx() ctx: ImportContext) {
     return ctx.imports.importAndWait(importRequestOf(args));
   }
 
@@ -82,7 +82,7 @@ export class ContactImportResolver {
     nullable: true,
     description: 'Starts a background import of a stored CSV file; follow it with contactImport(id)',
   })
-  startContactImport(@Args(() => StartContactImportArgs) args: StartContactImportArgs, @Ctx() ctx: ContactsContext) {
+  startContactImport(@Args(() => StartContactImportArgs) args: StartContactImportArgs, @Ctx() ctx: ImportContext) {
     return ctx.imports.start(importRequestOf(args));
   }
 
@@ -91,15 +91,12 @@ export class ContactImportResolver {
     description:
       'Waits for an import to end and answers what it did, as importContacts does; an import that failed answers its error. Null when there is none',
   })
-  contactImportResult(
-    @Arg('id', () => ID, { description: 'Id of the import' }) id: string,
-    @Ctx() ctx: ContactsContext,
-  ) {
+  contactImportResult(@Arg('id', () => ID, { description: 'Id of the import' }) id: string, @Ctx() ctx: ImportContext) {
     return ctx.imports.resultOf(id);
   }
 
   @Query(() => ContactImport, { nullable: true, description: 'An import by id; null when there is none' })
-  contactImport(@Arg('id', () => ID, { description: 'Id of the import' }) id: string, @Ctx() ctx: ContactsContext) {
+  contactImport(@Arg('id', () => ID, { description: 'Id of the import' }) id: string, @Ctx() ctx: ImportContext) {
     return ctx.imports.get(id);
   }
 
@@ -110,7 +107,7 @@ export class ContactImportResolver {
   })
   cancelContactImportJob(
     @Arg('id', () => ID, { description: 'Id of the import' }) id: string,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: ImportContext,
   ) {
     return ctx.imports.cancelJob(id);
   }
@@ -119,7 +116,7 @@ export class ContactImportResolver {
     nullable: true,
     description: 'Step 1 of an import: reserves a staging key for the CSV file',
   })
-  reserveContactImport(@Ctx() ctx: ContactsContext) {
+  reserveContactImport(@Ctx() ctx: ImportContext) {
     return ctx.imports.reserve();
   }
 
@@ -129,7 +126,7 @@ export class ContactImportResolver {
   })
   cancelContactImport(
     @Arg('uploadId', () => ID, { description: 'The uploadId of reserveContactImport' }) uploadId: string,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: ImportContext,
   ) {
     return ctx.imports.cancel(uploadId);
   }
@@ -140,11 +137,7 @@ export class ContactImportResolver {
   }
 
   @FieldResolver(() => ImportRowErrorConnection, { description: 'The row errors, in file order' })
-  errors(
-    @Root() job: ContactImport,
-    @Args(() => ImportErrorsArgs) args: ImportErrorsArgs,
-    @Ctx() ctx: ContactsContext,
-  ) {
+  errors(@Root() job: ContactImport, @Args(() => ImportErrorsArgs) args: ImportErrorsArgs, @Ctx() ctx: ImportContext) {
     return ctx.imports.errors(job, args);
   }
 }

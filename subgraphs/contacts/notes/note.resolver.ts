@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql
 import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
 import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
-import type { ContactsContext } from '../contacts.context.js';
+import type { NotesContext } from './notes.context.js';
 import { Note } from './note.entity.js';
 import { CreateNoteInput, UpdateNoteInput } from './note.input.js';
 
@@ -17,7 +17,7 @@ export class NoteResolver {
   notes(
     @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: NotesContext,
   ) {
     return ctx.notes.connection(contactId, args);
   }
@@ -29,7 +29,7 @@ export class NoteResolver {
   async notePage(
     @Arg('contactId', () => ID, { description: 'The contact whose notes to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: NotesContext,
   ) {
     const window = windowOfPage(args);
     return toPage(await ctx.notes.list(contactId, window), window);
@@ -39,7 +39,7 @@ export class NoteResolver {
   note(
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note' }) id: string,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: NotesContext,
   ) {
     return ctx.notes.get(contactId, id);
   }
@@ -48,7 +48,7 @@ export class NoteResolver {
   createNote(
     @Arg('contactId', () => ID, { description: 'The contact the note is about' }) contactId: string,
     @Arg('input', () => CreateNoteInput, { description: 'Text of the note' }) input: CreateNoteInput,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: NotesContext,
   ) {
     return ctx.notes.create(contactId, input);
   }
@@ -59,7 +59,7 @@ export class NoteResolver {
     @Arg('id', () => ID, { description: 'The note to change' }) id: string,
     @Arg('input', () => UpdateNoteInput, { description: 'New text of the note' }) input: UpdateNoteInput,
     @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: NotesContext,
   ) {
     return ctx.notes.update(contactId, id, input, ifVersion);
   }
@@ -69,7 +69,7 @@ export class NoteResolver {
     @Arg('contactId', () => ID, { description: 'The contact the note belongs to' }) contactId: string,
     @Arg('id', () => ID, { description: 'The note to remove' }) id: string,
     @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: NotesContext,
   ) {
     return DeleteNotePayload.of(await ctx.notes.delete(contactId, id, ifVersion));
   }

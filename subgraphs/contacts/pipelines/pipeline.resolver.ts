@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { ContactConnection } from '../contact/contact.resolver.js';
-import type { ContactsContext } from '../contacts.context.js';
+import type { PipelinesContext } from './pipelines.context.js';
 import { Pipeline, Stage, StageMove, StagePlacement } from './pipeline.entity.js';
 import { MoveInput, PipelineInput, StageContactsArgs } from './pipeline.input.js';
 
@@ -13,7 +13,7 @@ export const StageMovePage = PageType(StageMove, 'StageMove');
 @Resolver(() => Pipeline)
 export class PipelineResolver {
   @Query(() => PipelineConnection, { nullable: true, description: 'Sales pipelines, the default first' })
-  pipelines(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: ContactsContext) {
+  pipelines(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: PipelinesContext) {
     return ctx.pipelines.connection(args);
   }
 
@@ -21,20 +21,20 @@ export class PipelineResolver {
     nullable: true,
     description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
   })
-  async pipelinePage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: ContactsContext) {
+  async pipelinePage(@Args(() => PageArgs) args: PageArgs, @Ctx() ctx: PipelinesContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.pipelines.list(window), window);
   }
 
   @Query(() => Pipeline, { nullable: true, description: 'A pipeline with its stages; null when unknown' })
-  pipeline(@Arg('id', () => ID, { description: 'The pipeline' }) id: string, @Ctx() ctx: ContactsContext) {
+  pipeline(@Arg('id', () => ID, { description: 'The pipeline' }) id: string, @Ctx() ctx: PipelinesContext) {
     return ctx.pipelines.find(id);
   }
 
   @Mutation(() => Pipeline, { nullable: true, description: 'Creates a sales pipeline with its stages' })
   createPipeline(
     @Arg('input', () => PipelineInput, { description: 'Name and stage names of the pipeline' }) input: PipelineInput,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: PipelinesContext,
   ) {
     return ctx.pipelines.create(input);
   }
@@ -46,7 +46,7 @@ export class PipelineResolver {
   moveContact(
     @Arg('contactId', () => ID, { description: 'The live contact to move' }) contactId: string,
     @Arg('input', () => MoveInput, { description: 'The stage to move to (and its pipeline)' }) input: MoveInput,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: PipelinesContext,
   ) {
     return ctx.pipelines.move(contactId, input);
   }
@@ -55,7 +55,7 @@ export class PipelineResolver {
   stageMoves(
     @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
     @Args(() => ConnectionArgs) args: ConnectionArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: PipelinesContext,
   ) {
     return ctx.pipelines.historyConnection(contactId, args);
   }
@@ -67,14 +67,14 @@ export class PipelineResolver {
   async stageMovePage(
     @Arg('contactId', () => ID, { description: 'The contact whose history to list' }) contactId: string,
     @Args(() => PageArgs) args: PageArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: PipelinesContext,
   ) {
     const window = windowOfPage(args);
     return toPage(await ctx.pipelines.history(contactId, window), window);
   }
 
   @FieldResolver(() => [Stage], { description: 'Stages in order' })
-  stages(@Root() pipeline: Pipeline, @Ctx() ctx: ContactsContext) {
+  stages(@Root() pipeline: Pipeline, @Ctx() ctx: PipelinesContext) {
     return ctx.stagesOfPipeline.load(pipeline.id);
   }
 }
@@ -82,7 +82,7 @@ export class PipelineResolver {
 @Resolver(() => Stage)
 export class StageResolver {
   @FieldResolver(() => Int, { description: 'Live contacts in this stage' })
-  contactCount(@Root() stage: Stage, @Ctx() ctx: ContactsContext) {
+  contactCount(@Root() stage: Stage, @Ctx() ctx: PipelinesContext) {
     return ctx.stageContactCount.load(stage.id);
   }
 
@@ -92,7 +92,7 @@ export class StageResolver {
   async contacts(
     @Root() stage: Stage,
     @Args(() => StageContactsArgs) args: StageContactsArgs,
-    @Ctx() ctx: ContactsContext,
+    @Ctx() ctx: PipelinesContext,
   ) {
     const [page, total] = await Promise.all([
       ctx.stageContacts.load({ stageId: stage.id, args }),

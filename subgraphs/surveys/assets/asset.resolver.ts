@@ -3,12 +3,12 @@ import { DOWNLOAD_URL_SECONDS } from './asset.service.js';
 import { SurveyAssetUpload } from './asset.types.js';
 import { SurveyAssetCommitInput, SurveyAssetPresignInput } from './asset.input.js';
 import { SurveyAsset } from './survey-asset.entity.js';
-import type { SurveysContext } from '../surveys.context.js';
+import type { AssetsContext } from './assets.context.js';
 
 @Resolver(() => SurveyAsset)
 export class SurveyAssetResolver {
   @Query(() => SurveyAsset, { nullable: true, description: 'An asset of a survey the signed-in surveyor may see' })
-  surveyAsset(@Arg('id', () => ID, { description: 'The asset' }) id: string, @Ctx() ctx: SurveysContext) {
+  surveyAsset(@Arg('id', () => ID, { description: 'The asset' }) id: string, @Ctx() ctx: AssetsContext) {
     return ctx.assets.find(id);
   }
 
@@ -20,7 +20,7 @@ export class SurveyAssetResolver {
     @Arg('surveyId', () => ID, { description: 'The draft survey the asset is for' }) surveyId: string,
     @Arg('input', () => SurveyAssetPresignInput, { description: 'Name, type and exact size of the file' })
     input: SurveyAssetPresignInput,
-    @Ctx() ctx: SurveysContext,
+    @Ctx() ctx: AssetsContext,
   ) {
     return ctx.assets.presign(surveyId, input);
   }
@@ -33,7 +33,7 @@ export class SurveyAssetResolver {
     @Arg('surveyId', () => ID, { description: 'The survey the asset was presigned for' }) surveyId: string,
     @Arg('input', () => SurveyAssetCommitInput, { description: 'The asset to commit, and optionally its SHA-256' })
     input: SurveyAssetCommitInput,
-    @Ctx() ctx: SurveysContext,
+    @Ctx() ctx: AssetsContext,
   ) {
     return ctx.assets.commit(surveyId, input);
   }
@@ -42,12 +42,12 @@ export class SurveyAssetResolver {
     nullable: true,
     description: `A link to the bytes, valid for ${DOWNLOAD_URL_SECONDS / 60} minutes; null until committed`,
   })
-  downloadUrl(@Root() asset: SurveyAsset, @Ctx() ctx: SurveysContext) {
+  downloadUrl(@Root() asset: SurveyAsset, @Ctx() ctx: AssetsContext) {
     return ctx.assets.downloadUrl(asset);
   }
 
   @FieldResolver(() => Date, { nullable: true, description: 'When downloadUrl stops working' })
-  downloadUrlExpiresAt(@Root() asset: SurveyAsset, @Ctx() ctx: SurveysContext): Date | null {
+  downloadUrlExpiresAt(@Root() asset: SurveyAsset, @Ctx() ctx: AssetsContext): Date | null {
     return ctx.assets.downloadUrlExpiresAt(asset);
   }
 }

@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
 import { EXPORT_FORMATS, SurveyExport, SurveyExportFormat, type ExportFormat } from './export.types.js';
-import type { SurveysContext } from '../surveys.context.js';
+import type { ExportContext } from './export.context.js';
 
 @Resolver()
 export class SurveyExportResolver {
@@ -27,7 +27,7 @@ export class SurveyExportResolver {
       deprecationReason: 'Use exportFormat',
     })
     format: string | null,
-    @Ctx() ctx: SurveysContext,
+    @Ctx() ctx: ExportContext,
   ) {
     return ctx.exports.export(id, format ?? exportFormat);
   }

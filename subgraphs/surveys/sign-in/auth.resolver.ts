@@ -3,7 +3,7 @@ import { AppError, ErrorCode } from '#lib/errors.js';
 import { SESSION_COOKIE_EXTENSION, type SessionCookieChange } from '#lib/http/session-cookie.js';
 import { MagicLinkRequested, SurveySession, SurveySignIn } from './auth.types.js';
 import { MagicLinkRequestInput, MagicLinkVerifyInput } from './auth.input.js';
-import type { SurveysContext } from '../surveys.context.js';
+import type { SignInContext } from './sign-in.context.js';
 import { answerHoldsSecret } from '#lib/subgraph/idempotent-operations.js';
 
 @Resolver()
@@ -15,7 +15,7 @@ export class SurveyAuthResolver {
   requestMagicLink(
     @Arg('input', () => MagicLinkRequestInput, { description: 'The address to send the link to' })
     input: MagicLinkRequestInput,
-    @Ctx() ctx: SurveysContext,
+    @Ctx() ctx: SignInContext,
   ): Promise<MagicLinkRequested> {
     return ctx.auth.requestLink(input.email);
   }
@@ -26,7 +26,7 @@ export class SurveyAuthResolver {
   })
   async verifyMagicLink(
     @Arg('input', () => MagicLinkVerifyInput, { description: 'The token of the link' }) input: MagicLinkVerifyInput,
-    @Ctx() ctx: SurveysContext,
+    @Ctx() ctx: SignInContext,
   ): Promise<SurveySignIn> {
     // The session token (in the answer and its cookie) is shown this once: never kept for an
     // Idempotency-Key's replay, so a link signs in once whatever the key.
@@ -40,7 +40,7 @@ export class SurveyAuthResolver {
     nullable: true,
     description: 'Who is signed in and until when: the magic-link session, else the identity token naming the surveyor',
   })
-  surveySession(@Ctx() ctx: SurveysContext): SurveySession {
+  surveySession(@Ctx() ctx: SignInContext): SurveySession {
     if (!ctx.surveyor) throw new AppError(ErrorCode.UNAUTHENTICATED, 'Not signed in');
     return { user: ctx.surveyor.user, expiresAt: ctx.surveyor.expiresAt };
   }
@@ -49,7 +49,7 @@ export class SurveyAuthResolver {
     nullable: true,
     description: 'Ends the current magic-link session; through the gateway it also clears the session cookie',
   })
-  async endSurveySession(@Ctx() ctx: SurveysContext): Promise<boolean> {
+  async endSurveySession(@Ctx() ctx: SignInContext): Promise<boolean> {
     // Cleared whatever the outcome, as REST sign-out does: a stale cookie is of no use to the browser either.
     askForSessionCookie(ctx, { clear: true });
     // An identity token is not ended here but by its issuer (or its expiry).
@@ -60,6 +60,6 @@ export class SurveyAuthResolver {
 }
 
 /** States the session cookie this answer asks for; the gateway sets it on its HTTP answer (`SESSION_COOKIE_EXTENSION`). */
-function askForSessionCookie(ctx: SurveysContext, change: SessionCookieChange): void {
+function askForSessionCookie(ctx: SignInContext, change: SessionCookieChange): void {
   ctx.answerExtensions[SESSION_COOKIE_EXTENSION] = change;
 }

@@ -1,7 +1,7 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
-import type { SurveysContext } from '../surveys.context.js';
+import type { SurveyContext } from './survey.context.js';
 
 /** `Contact.surveys`: what this subgraph adds to the contacts service's Contact. */
 @Resolver(() => SurveyContact)
@@ -12,7 +12,7 @@ export class ContactSurveysResolver {
     description:
       'Surveys about this contact that the signed-in surveyor may see (all, for admins); null, with an error, for a caller who is no surveyor',
   })
-  surveys(@Root() contact: SurveyContact, @Ctx() ctx: SurveysContext): Promise<Survey[]> {
+  surveys(@Root() contact: SurveyContact, @Ctx() ctx: SurveyContext): Promise<Survey[]> {
     return ctx.surveysByContact.load(contact.id);
   }
 }

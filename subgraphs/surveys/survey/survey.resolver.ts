@@ -5,7 +5,7 @@ import { SurveyAsset } from '../assets/survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
 import { CreateSurveyInput, SurveyConnectionArgs, SurveyPageArgs, UpdateSurveyInput } from './survey.input.js';
-import type { SurveysContext } from '../surveys.context.js';
+import type { SurveyContext } from './survey.context.js';
 
 export const SurveyConnection = ConnectionType(Survey, 'Survey');
 export const SurveyPage = PageType(Survey, 'Survey');
@@ -16,7 +16,7 @@ export class SurveyResolver {
     nullable: true,
     description: 'A survey the signed-in surveyor may see; null when unknown or not theirs',
   })
-  survey(@Arg('id', () => ID, { description: 'The survey' }) id: string, @Ctx() ctx: SurveysContext) {
+  survey(@Arg('id', () => ID, { description: 'The survey' }) id: string, @Ctx() ctx: SurveyContext) {
     return ctx.surveys.find(id);
   }
 
@@ -24,7 +24,7 @@ export class SurveyResolver {
     nullable: true,
     description: 'Surveys the signed-in surveyor may see (all, for admins), newest first',
   })
-  surveys(@Args(() => SurveyConnectionArgs) args: SurveyConnectionArgs, @Ctx() ctx: SurveysContext) {
+  surveys(@Args(() => SurveyConnectionArgs) args: SurveyConnectionArgs, @Ctx() ctx: SurveyContext) {
     return ctx.surveys.connection(args, args.status);
   }
 
@@ -32,7 +32,7 @@ export class SurveyResolver {
     nullable: true,
     description: 'The same list as numbered pages, kept for the REST list (`page`/`limit`)',
   })
-  async surveyPage(@Args(() => SurveyPageArgs) args: SurveyPageArgs, @Ctx() ctx: SurveysContext) {
+  async surveyPage(@Args(() => SurveyPageArgs) args: SurveyPageArgs, @Ctx() ctx: SurveyContext) {
     const window = windowOfPage(args);
     return toPage(await ctx.surveys.list(window, args.status), window);
   }
@@ -43,7 +43,7 @@ export class SurveyResolver {
   })
   createSurvey(
     @Arg('input', () => CreateSurveyInput, { description: 'Fields of the new survey' }) input: CreateSurveyInput,
-    @Ctx() ctx: SurveysContext,
+    @Ctx() ctx: SurveyContext,
   ) {
     return ctx.surveys.create(input);
   }
@@ -54,7 +54,7 @@ export class SurveyResolver {
     @Arg('input', () => UpdateSurveyInput, { description: 'Fields to change; omitted ones stay, null clears one' })
     input: UpdateSurveyInput,
     @Arg('ifVersion', () => Int, { nullable: true, description: IF_VERSION_DESCRIPTION }) ifVersion: number | null,
-    @Ctx() ctx: SurveysContext,
+    @Ctx() ctx: SurveyContext,
   ) {
     return ctx.surveys.update(id, input, ifVersion);
   }
@@ -63,12 +63,12 @@ export class SurveyResolver {
     nullable: true,
     description: 'Submits a draft once its required fields are filled; it cannot change afterwards',
   })
-  submitSurvey(@Arg('id', () => ID, { description: 'The draft to submit' }) id: string, @Ctx() ctx: SurveysContext) {
+  submitSurvey(@Arg('id', () => ID, { description: 'The draft to submit' }) id: string, @Ctx() ctx: SurveyContext) {
     return ctx.surveys.submit(id);
   }
 
   @FieldResolver(() => [SurveyAsset], { description: 'Committed photos and documents, in the order they were added' })
-  assets(@Root() survey: Survey, @Ctx() ctx: SurveysContext) {
+  assets(@Root() survey: Survey, @Ctx() ctx: SurveyContext) {
     return ctx.committedAssetsBySurvey.load(survey.id);
   }
 

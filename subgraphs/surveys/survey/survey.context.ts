@@ -1,0 +1,13 @@
+import type DataLoader from 'dataloader';
+import type { SurveyAsset } from '../assets/survey-asset.entity.js';
+import type { Survey } from './survey.entity.js';
+import type { SurveyService } from './survey.service.js';
+
+/** What the survey resolvers and references use of a request's context (surveys.context.ts makes it). */
+export interface SurveyContext {
+  /** Bound to the surveyor; the shield keeps every resolver that uses it behind one. */
+  surveys: SurveyService;
+  surveyById: DataLoader<string, Survey | null>;
+  surveysByContact: DataLoader<string, Survey[]>;
+  committedAssetsBySurvey: DataLoader<string, SurveyAsset[]>;
+}
