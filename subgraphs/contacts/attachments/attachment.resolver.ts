@@ -1,13 +1,8 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { ConnectionArgs, PageArgs, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { Attachment, AttachmentUploadSlot } from './attachment.entity.js';
-import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
 import type { AttachmentsContext } from './attachments.context.js';
-
-export const AttachmentConnection = ConnectionType(Attachment, 'Attachment');
-export const AttachmentPage = PageType(Attachment, 'Attachment');
-
-const DeleteAttachmentPayload = DeletePayloadType(Attachment, 'Attachment');
+import { AttachmentConnection, AttachmentPage, DeleteAttachmentPayload } from './attachment.types.js';
 
 @Resolver(() => Attachment)
 export class AttachmentResolver {

@@ -1,7 +1,6 @@
-import { Arg, Args, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { KeysetConnection } from '#lib/data/keyset.js';
-import { ConnectionType, PageInfo, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
-import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
+import { toPage, windowOfPage } from '#lib/data/pagination.js';
 import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import { Contact } from './contact.entity.js';
 import {
@@ -13,29 +12,7 @@ import {
   SCROLL_MAX,
 } from './contact.input.js';
 import type { ContactContext } from './contact.context.js';
-
-export const ContactConnection = ConnectionType(Contact, 'Contact');
-export const ContactPage = PageType(Contact, 'Contact');
-
-@ObjectType('ContactScrollEdge', { description: 'One contact of a keyset walk, with its cursor' })
-class ContactScrollEdge {
-  @Field(() => String, { description: 'Position of this contact in the walk: pass it as `after` to continue after it' })
-  cursor!: string;
-  @Field(() => Contact, { description: 'The contact itself' }) node!: Contact;
-}
-
-@ObjectType({
-  description: 'A page of a keyset walk over every live contact (no total: counting would cost each page a scan)',
-})
-export class ContactScrollConnection {
-  @Field(() => [ContactScrollEdge], { description: 'The contacts of this page, each with its cursor' })
-  edges!: ContactScrollEdge[];
-  @Field(() => [Contact], { description: 'The contacts of this page, without cursors' }) nodes!: Contact[];
-  @Field(() => PageInfo, { description: 'Whether more contacts follow, and the cursor to continue after' })
-  pageInfo!: PageInfo;
-}
-
-const DeleteContactPayload = DeletePayloadType(Contact, 'Contact');
+import { ContactConnection, ContactPage, ContactScrollConnection, DeleteContactPayload } from './contact.types.js';
 
 @Resolver(() => Contact)
 export class ContactResolver {

@@ -1,16 +1,6 @@
-import { Arg, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Query, Resolver } from 'type-graphql';
 import type { ExportContext } from './export.context.js';
-
-@ObjectType({ description: 'Leave to read one CSV export from the contacts service, once, within a minute' })
-export class ContactExportGrant {
-  @Field(() => String, {
-    description: 'Signed grant naming the export (its search); the service streams the file at /exports/<grant>',
-  })
-  grant!: string;
-
-  @Field(() => Date, { description: 'When the grant stops being accepted' })
-  expiresAt!: Date;
-}
+import { ContactExportGrant } from './contact-export.types.js';
 
 @Resolver()
 export class ContactExportResolver {

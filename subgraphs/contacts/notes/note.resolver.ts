@@ -1,15 +1,10 @@
 import { Arg, Args, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
-import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
+import { ConnectionArgs, PageArgs, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import type { NotesContext } from './notes.context.js';
 import { Note } from './note.entity.js';
 import { CreateNoteInput, UpdateNoteInput } from './note.input.js';
-
-export const NoteConnection = ConnectionType(Note, 'Note');
-export const NotePage = PageType(Note, 'Note');
-
-const DeleteNotePayload = DeletePayloadType(Note, 'Note');
+import { NoteConnection, NotePage, DeleteNotePayload } from './note.types.js';
 
 @Resolver(() => Note)
 export class NoteResolver {

@@ -1,14 +1,10 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
-import { ContactConnection } from '../contact/contact.resolver.js';
+import { ConnectionArgs, PageArgs, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { ContactConnection } from '../contact/contact.types.js';
 import type { PipelinesContext } from './pipelines.context.js';
-import { Pipeline, Stage, StageMove, StagePlacement } from './pipeline.entity.js';
+import { Pipeline, Stage, StagePlacement } from './pipeline.entity.js';
 import { MoveInput, PipelineInput, StageContactsArgs } from './pipeline.input.js';
-
-export const PipelineConnection = ConnectionType(Pipeline, 'Pipeline');
-export const PipelinePage = PageType(Pipeline, 'Pipeline');
-export const StageMoveConnection = ConnectionType(StageMove, 'StageMove');
-export const StageMovePage = PageType(StageMove, 'StageMove');
+import { PipelineConnection, PipelinePage, StageMoveConnection, StageMovePage } from './pipeline.types.js';
 
 @Resolver(() => Pipeline)
 export class PipelineResolver {

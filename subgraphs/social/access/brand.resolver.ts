@@ -1,12 +1,9 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { ConnectionArgs, PageArgs, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { Brand } from './brand.entity.js';
 import { BrandInput, BrandSettingsInput } from './brand.input.js';
-import { BrandSettings } from './brand.types.js';
+import { BrandSettings, BrandConnection, BrandPage } from './brand.types.js';
 import type { AccessContext } from './access.context.js';
-
-export const BrandConnection = ConnectionType(Brand, 'Brand');
-export const BrandPage = PageType(Brand, 'Brand');
 
 @Resolver(() => Brand)
 export class BrandResolver {

@@ -1,4 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
+import { ConnectionType, PageType } from '#lib/data/pagination.js';
+import { Brand } from './brand.entity.js';
 
 @ObjectType({ description: 'Settings of one brand' })
 export class BrandSettings {
@@ -8,3 +10,6 @@ export class BrandSettings {
   defaultPostingTimes!: string[];
   @Field(() => Date, { description: 'When the settings last changed' }) updatedAt!: Date;
 }
+
+export const BrandConnection = ConnectionType(Brand, 'Brand');
+export const BrandPage = PageType(Brand, 'Brand');

@@ -1,16 +1,6 @@
-import { Ctx, Field, ID, ObjectType, Query, Resolver } from 'type-graphql';
+import { Ctx, Query, Resolver } from 'type-graphql';
 import type { AuthContext } from '#lib/subgraph/shield.js';
-
-@ObjectType({ description: 'The caller as the social service sees them' })
-export class Viewer {
-  @Field(() => ID, { description: "The user the credential acts for (the token's sub, or the key's owner)" })
-  userId!: string;
-  @Field(() => String, { nullable: true, description: "The user's e-mail address, when the token carries one" })
-  email!: string | null;
-  @Field(() => [String], { nullable: true, description: 'Scopes the credential carries; null means every scope' })
-  scopes!: string[] | null;
-  @Field(() => String, { description: 'bearer or api-key' }) via!: string;
-}
+import { Viewer } from './viewer.types.js';
 
 @Resolver()
 export class ViewerResolver {

@@ -1,21 +1,16 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType } from '#lib/data/pagination.js';
-import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
+import { ConnectionArgs } from '#lib/data/pagination.js';
 import { Brand } from '../access/brand.entity.js';
 import { Campaign } from './campaign.entity.js';
 import { CreateCampaignInput, UpdateCampaignInput } from './campaign.input.js';
 import { Post } from './post.entity.js';
 import type { ContentContext } from './content.context.js';
-
-export const CampaignConnection = ConnectionType(Campaign, 'Campaign');
+import { CampaignConnection, DeleteCampaignPayload } from './campaign.types.js';
 
 @ArgsType()
 class CampaignConnectionArgs extends ConnectionArgs {
   @Field(() => ID, { nullable: true, description: 'Only campaigns of this brand' }) brandId?: string;
 }
-
-const DeleteCampaignPayload = DeletePayloadType(Campaign, 'Campaign');
-
 @Resolver(() => Campaign)
 export class CampaignResolver {
   @Query(() => CampaignConnection, { nullable: true, description: 'Your campaigns, newest first' })

@@ -1,15 +1,12 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { toPage, windowOfPage } from '#lib/data/pagination.js';
-import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
 import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import { Brand } from '../access/brand.entity.js';
 import { ContentEvent } from './content-event.entity.js';
 import type { ContentContext } from './content.context.js';
 import { Post } from './post.entity.js';
 import { CreatePostInput, PostConnectionArgs, PostPageArgs, UpdatePostInput } from './post.input.js';
-import { PostConnection, PostPage } from './post.types.js';
-
-const DeletePostPayload = DeletePayloadType(Post, 'Post');
+import { PostConnection, PostPage, DeletePostPayload } from './post.types.js';
 
 @Resolver(() => Post)
 export class PostResolver {

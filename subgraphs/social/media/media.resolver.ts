@@ -1,12 +1,9 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionType, PageArgs, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { ConnectionArgs, PageArgs, toPage, windowOfPage } from '#lib/data/pagination.js';
 import { MediaFile } from './media.entity.js';
 import type { MediaContext } from './media.context.js';
 import { GenerateImageInput, MediaUploadInput } from './media.input.js';
-import { MediaUploadGrant } from './media.types.js';
-
-export const MediaFileConnection = ConnectionType(MediaFile, 'MediaFile');
-export const MediaFilePage = PageType(MediaFile, 'MediaFile');
+import { MediaUploadGrant, MediaFileConnection, MediaFilePage } from './media.types.js';
 
 @Resolver(() => MediaFile)
 export class MediaResolver {

@@ -1,5 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { ConnectionType, PageType } from '#lib/data/pagination.js';
+import { MediaFile } from './media.entity.js';
 
 @ObjectType({ description: 'Where and how to upload the bytes of a declared media file' })
 export class MediaUploadGrant {
@@ -9,3 +11,6 @@ export class MediaUploadGrant {
   @Field(() => GraphQLJSONObject, { description: 'Headers the upload must carry' }) headers!: Record<string, string>;
   @Field(() => Date, { description: 'Until when the upload URL works' }) expiresAt!: Date;
 }
+
+export const MediaFileConnection = ConnectionType(MediaFile, 'MediaFile');
+export const MediaFilePage = PageType(MediaFile, 'MediaFile');

@@ -1,12 +1,9 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
 import { Webhook, WebhookMessage } from './webhook.entity.js';
 import { CreateWebhookInput, UpdateWebhookInput, WebhookDeliveriesArgs } from './webhook.input.js';
-import { CreatedWebhook, WebhookDeliveryConnection } from './webhook.types.js';
+import { CreatedWebhook, WebhookDeliveryConnection, DeleteWebhookPayload } from './webhook.types.js';
 import type { WebhooksContext } from './webhooks.context.js';
 import { answerHoldsSecret } from '#lib/subgraph/idempotent-operations.js';
-
-const DeleteWebhookPayload = DeletePayloadType(Webhook, 'Webhook');
 
 @Resolver(() => Webhook)
 export class WebhookResolver {

@@ -1,6 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
 import { ConnectionType } from '#lib/data/pagination.js';
 import { Webhook, WebhookDelivery } from './webhook.entity.js';
+import { DeletePayloadType } from '#lib/subgraph/delete-payload.js';
 
 @ObjectType({ description: 'A new webhook: `secret` is shown this once and never again' })
 export class CreatedWebhook {
@@ -15,3 +16,5 @@ export class CreatedWebhook {
 }
 
 export const WebhookDeliveryConnection = ConnectionType(WebhookDelivery, 'WebhookDelivery');
+
+export const DeleteWebhookPayload = DeletePayloadType(Webhook, 'Webhook');

@@ -1,14 +1,12 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionType, PageType, toPage, windowOfPage } from '#lib/data/pagination.js';
+import { toPage, windowOfPage } from '#lib/data/pagination.js';
 import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import { SurveyAsset } from '../assets/survey-asset.entity.js';
 import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
 import { CreateSurveyInput, SurveyConnectionArgs, SurveyPageArgs, UpdateSurveyInput } from './survey.input.js';
 import type { SurveyContext } from './survey.context.js';
-
-export const SurveyConnection = ConnectionType(Survey, 'Survey');
-export const SurveyPage = PageType(Survey, 'Survey');
+import { SurveyConnection, SurveyPage } from './survey.types.js';
 
 @Resolver(() => Survey)
 export class SurveyResolver {
