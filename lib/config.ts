@@ -93,7 +93,7 @@ const EnvSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
-  /** Seconds a start waits for PostgreSQL to answer (0 or unset: for ever, as container platforms expect). */
+  /** Seconds a start waits for PostgreSQL to respond (0 or unset: for ever, as container platforms expect). */
   DATABASE_CONNECT_TIMEOUT: z.coerce.number().int().min(0).default(0),
   REDIS_URL: optionalText.pipe(
     z
@@ -130,9 +130,9 @@ const EnvSchema = z.object({
     .default(24 * 60 * 60),
   /** Where the subgraph HTTP servers listen; beyond loopback only with SUBGRAPH_TOKEN in production. */
   SUBGRAPH_HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
-  /** Express's `trust proxy` for the parts that meet clients: a hop count or addresses/ranges; unset: none. */
+  /** Express's `trust proxy` for the components that receive client requests: a hop count or addresses/ranges; unset: none. */
   TRUST_PROXY: optionalText,
-  /** Shared secret the gateway sends to the subgraphs (`X-Subgraph-Token`); set: subgraphs refuse calls without it. */
+  /** Shared secret the gateway sends to the subgraphs (`X-Subgraph-Token`); when set, subgraphs reject calls without it. */
   SUBGRAPH_TOKEN: optionalText.pipe(
     z.string().min(16, 'must be at least 16 characters (openssl rand -base64 32)').optional(),
   ),
@@ -150,7 +150,7 @@ const EnvSchema = z.object({
     .int()
     .positive()
     .default(512 * 1024 * 1024),
-  /** Most data rows, columns, and characters in one record of a CSV import (413 / 400 above, naming the limit). */
+  /** Most data rows, columns, and characters in one record of a CSV import (413 / 400 above, with the limit in the message). */
   IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(1_048_576),
   IMPORT_MAX_COLUMNS: z.coerce.number().int().positive().default(50),
   IMPORT_MAX_RECORD_BYTES: z.coerce
@@ -180,7 +180,7 @@ const EnvSchema = z.object({
   AI_IMAGE_API_URL: optionalUrl,
   AI_IMAGE_API_KEY: optionalText,
   AI_IMAGE_MODEL: z.string().default('gpt-image-1'),
-  /** Hosts (host[:port]) besides AI_IMAGE_API_URL's from which an image `url` the provider answers may be fetched. */
+  /** Hosts (host[:port]) besides AI_IMAGE_API_URL's from which an image `url` the provider returns may be fetched. */
   AI_IMAGE_URL_HOSTS: commaList,
   AI_IMAGE_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   AI_IMAGE_TIMEOUT_MS: z.coerce.number().int().positive().default(120000),
@@ -277,8 +277,8 @@ function readPlatforms(env: Record<string, string | undefined>): Record<string, 
 }
 
 /**
- * `CORS_ORIGINS` (or `WEB_URL`) as origins. Browsers send credentials, so `*` is refused: each
- * origin is named, compared exactly with the `Origin` header a browser sends.
+ * `CORS_ORIGINS` (or `WEB_URL`) as origins. Browsers send credentials, so `*` is rejected: each
+ * origin must be listed, and is compared exactly with the `Origin` header a browser sends.
  */
 function readCorsOrigins(list: string, problems: string[]): string[] {
   const origins: string[] = [];
@@ -374,7 +374,7 @@ const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /**
  * `TRUST_PROXY` as Express's `trust proxy` setting: a hop count (`1`), or a comma list of addresses,
  * CIDR ranges and Express's range names (`loopback, 10.0.0.0/8`). Unset: no proxy is trusted and the
- * socket's address is the client. Answers the problem with a value, or the setting.
+ * socket's address is the client. Returns the setting, or a problem with the value.
  */
 export function parseTrustProxy(
   value: string | undefined,

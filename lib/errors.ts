@@ -166,7 +166,7 @@ const INTERNAL_MESSAGE = 'An unexpected error occurred. It has been logged with 
  * not about reading the request. Shared by the REST adapters, the gateway and the subgraphs.
  */
 export function requestReadError(error: unknown): AppError | undefined {
-  // Thrown by a body check (e.g. the UTF-8 check in express.json's verify): already the answer.
+  // Thrown by a body check (e.g. the UTF-8 check in express.json's verify): already the error to return.
   if (error instanceof AppError) return error;
   const { type, status } = (error ?? {}) as { type?: string; status?: number };
   if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large');
@@ -179,7 +179,7 @@ export function requestReadError(error: unknown): AppError | undefined {
 
 /**
  * graphql-js reports bad variables in a fixed wording; turn those into named fields so both
- * faces can say which field was wrong (`Variable "$input" got invalid value 5 at "input.email"`,
+ * APIs (GraphQL and REST) can report which field was wrong (`Variable "$input" got invalid value 5 at "input.email"`,
  * `Field "foo" is not defined by type "ContactInput".`).
  */
 export function fieldProblemsFromMessage(message: string): FieldProblem[] {
@@ -235,7 +235,7 @@ export function formatGraphQLError(
     return { message: formatted.message, extensions: { code } };
   }
   onInternal(error);
-  // The gateway names the subgraph that failed, so that a frontend knows which part of its answer is missing.
+  // The gateway identifies the subgraph that failed, so that a frontend knows which part of its result is missing.
   const serviceName = formatted.extensions?.serviceName;
   return {
     message: INTERNAL_MESSAGE,
@@ -268,10 +268,10 @@ function readValidationErrors(error: unknown): FieldProblem[] | undefined {
 
 export { INTERNAL_MESSAGE };
 
-/** graphql-js's refusal of a document over the token limit (`parse(..., { maxTokens })`). */
+/** graphql-js's rejection of a document over the token limit (`parse(..., { maxTokens })`). */
 const TOKEN_LIMIT = /^Syntax Error: Document contains more tha[nt] (\d+) tokens\. Parsing aborted\.$/;
 
-/** The token-limit refusal in the caller's terms (the document may be well formed, only too long); other messages as they are. */
+/** The token-limit rejection in the caller's terms (the document may be well formed, only too long); other messages as they are. */
 function tokenLimitInCallersTerms(message: string): string {
   const limit = TOKEN_LIMIT.exec(message)?.[1];
   return limit

@@ -23,8 +23,8 @@ import { PipelineService } from './pipelines/pipeline.service.js';
 
 /**
  * Everything a contacts resolver may use during one request: one entity manager fork, one principal,
- * services bound to both, and the request's DataLoaders. Each feature folder names the part it uses
- * (`<feature>.context.ts`); this is all of them at once.
+ * services bound to both, and the request's DataLoaders. Each feature folder declares the subset it uses
+ * (`<feature>.context.ts`); this interface combines them all.
  */
 export interface ContactsContext
   extends
@@ -93,7 +93,7 @@ export async function createContactsContext(
             );
             for (const key of group) answers.set(stagePageKey(key), byStage.get(key.stageId)!);
           } catch (error) {
-            // A refused argument (a bad cursor) answers the stages that asked with it, not the whole board.
+            // A rejected argument (a bad cursor) fails only the stages that asked with it, not the whole board.
             for (const key of group) answers.set(stagePageKey(key), error as Error);
           }
         }

@@ -28,8 +28,8 @@ import type { WebhooksContext } from './webhooks/webhooks.context.js';
 
 /**
  * Everything a social resolver may use during one request: one entity manager fork, one caller,
- * services bound to both, and the request's DataLoaders. Each feature folder names the part it
- * uses (`<feature>.context.ts`); this is all of them at once.
+ * services bound to both, and the request's DataLoaders. Each feature folder declares the subset it
+ * uses (`<feature>.context.ts`); this interface combines them all.
  */
 export interface SocialContext
   extends
@@ -46,8 +46,8 @@ export interface SocialContext
 
 /**
  * Who is calling: a bearer JWT when one is sent and valid, else an `X-API-Key`. A key that is
- * unknown or revoked leaves the caller anonymous, and the shield answers UNAUTHENTICATED; a bearer
- * token that was refused (and no key that names a caller) gives the `refusal` that says so.
+ * unknown or revoked leaves the caller anonymous, and the shield returns UNAUTHENTICATED; a bearer
+ * token that was rejected (and no key that identifies a caller) sets `refusal`, which explains why.
  */
 async function callerOf(
   runtime: SocialRuntime,

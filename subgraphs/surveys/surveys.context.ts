@@ -19,8 +19,8 @@ import type { SurveysRuntime } from './surveys.runtime.js';
 
 /**
  * Everything a surveys resolver may use during one request: one entity manager fork, one surveyor,
- * services bound to both, and the request's DataLoaders. Each feature folder names the part it uses
- * (`<feature>.context.ts`); this is all of them at once.
+ * services bound to both, and the request's DataLoaders. Each feature folder declares the subset it uses
+ * (`<feature>.context.ts`); this interface combines them all.
  */
 export interface SurveysContext
   extends AuthContext, HealthContext, SignInContext, SurveyContext, AssetsContext, ExportContext {
@@ -49,7 +49,7 @@ const NOBODY: SurveysCaller = { principal: null, session: null, surveyor: null }
 /**
  * Who calls, read here and nowhere else. A live magic-link session first: it is this service's own
  * sign-in, and the one `endSurveySession` ends. Else a bearer JWT of the identity service whose
- * `email` claim names the surveyor, under the same sign-in rules as a magic link for that address
+ * `email` claim identifies the surveyor, under the same sign-in rules as a magic link for that address
  * (ALLOWED_EMAIL_DOMAINS, ADMIN_EMAILS), limited by its `scope` claim. A token without `email`, or
  * an invalid one, is no surveys credential (it may be another service's); nobody is signed in then.
  */
@@ -64,7 +64,7 @@ async function callerOf(runtime: SurveysRuntime, auth: AuthService, req: Subgrap
     };
   }
   const bearer = bearerToken(req.headers.authorization);
-  // A session token sent as the bearer that names no live session was refused, as a bad JWT is.
+  // A session token sent as the bearer that matches no live session is rejected, as a bad JWT is.
   if (bearer && bearer.split('.').length !== 3) return { ...NOBODY, refusal: invalidTokenRefusal() };
   const { principal: token, refusal } = await bearerCallerOf(runtime.identity, req.headers.authorization);
   if (refusal) return { ...NOBODY, refusal };

@@ -12,7 +12,7 @@ export interface Surveyor {
 export interface SignInContext extends AnswerExtensionsContext {
   /** The magic-link session the request carries, if any (what `endSurveySession` ends). */
   session: ActiveSession | null;
-  /** The surveyor: the session's, else the one an identity token names by its `email` claim. */
+  /** The surveyor: the session's, else the one an identity token identifies by its `email` claim. */
   surveyor: Surveyor | null;
   auth: AuthService;
 }
