@@ -10,7 +10,7 @@ export function contactRules({ required, scope }: ContactsScopeRules): RuleTree 
     // Guards contacts reached through `_entities`. Left out when the API is open: a rule on the
     // type wraps every field of every contact in a list, and `allow` would decide nothing. An export
     // reads every field of every contact, so its scope reads them too; a change reads back the
-    // contact it returns. contacts.read comes first: its refusal is the one a reader is told.
+    // contact it returns. contacts.read comes first: its error is the one a reader gets.
     ...(required ? { Contact: or(access, scope('contacts.export'), answerOfWrite(change)) } : {}),
   };
 }

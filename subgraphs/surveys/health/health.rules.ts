@@ -1,6 +1,6 @@
 import { allow, type RuleTree } from '#lib/subgraph/shield.js';
 
 export const healthRules: RuleTree = {
-  // Public: names and verdicts only, for probes and load balancers.
+  // Public: the names of the checks and their results only, for probes and load balancers.
   Query: { surveysHealth: allow },
 };
