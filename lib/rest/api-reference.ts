@@ -1,13 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { CACHE_CONTROL } from '../http/http-answers.js';
-import {
-  openApiDocument,
-  type ApiDescription,
-  type DocumentedRoute,
-  type OpenApiDocument,
-  type RouteDoc,
-} from './openapi.js';
+import { openApiDocument, type OpenApiDocument } from './openapi.js';
+import type { ApiDescription, DocumentedRoute, RouteDoc } from './route-doc.js';
 import { packageAsset, packageAssetsRouter } from './package-assets.js';
 
 /** Where the API reference page and its document live on every REST service. */

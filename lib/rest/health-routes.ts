@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, problemFor } from '../errors.js';
 import type { GraphQLClient } from './graphql-client.js';
 import { CACHE_CONTROL } from '../http/http-answers.js';
-import { healthSchema } from './openapi.js';
+import { healthSchema } from './rest-schemas.js';
 import { untraced } from '../observability/tracing.js';
-import { sendProblem, type OperationDocument, type RestRoute, type RunOperation } from './rest.js';
+import { sendProblem, type RestRoute } from './rest.js';
+import type { OperationDocument, RunOperation } from './run-operation.js';
 
 interface HealthAnswer {
   ok: boolean;

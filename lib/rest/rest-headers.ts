@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { DocumentedRoute } from './openapi.js';
+import type { DocumentedRoute } from './route-doc.js';
 
 /**
  * Headers a REST answer carries beside its body, from what the route table declares (lib/rest.ts):

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { pipeline } from 'node:stream/promises';
 import { receiveUpload } from '#lib/storage/multipart-upload.js';
-import { pageQuery } from '#lib/rest/openapi.js';
+import { pageQuery } from '#lib/rest/rest-schemas.js';
 import { pageBody } from '#lib/data/pagination.js';
-import { isIdempotentReplay, numberParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { isIdempotentReplay, type RunOperation } from '#lib/rest/run-operation.js';
+import { numberParam, type RestRoute } from '#lib/rest/rest.js';
 import { ifNoneMatchHolds } from '#lib/rest/conditional-requests.js';
-import { contentDisposition, type ObjectStorage } from '#lib/storage/storage.js';
+import { contentDisposition } from '#lib/http/content-disposition.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import { attachmentPage, attachmentSchema, deletedSchema, uploadSchema } from './contacts.bodies.js';
 import {
   AttachmentDownloadDocument,

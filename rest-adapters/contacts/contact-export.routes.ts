@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { ErrorCode, problemFor } from '#lib/errors.js';
 import { SUBGRAPH_TOKEN_HEADER } from '#lib/http/subgraph-token.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '#lib/observability/logger.js';
-import { ProblemError, stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
-import { contentDisposition } from '#lib/storage/storage.js';
+import { ProblemError, type RunOperation } from '#lib/rest/run-operation.js';
+import { stringParam, type RestRoute } from '#lib/rest/rest.js';
+import { contentDisposition } from '#lib/http/content-disposition.js';
 import { ContactExportGrantDocument } from './operations.generated.js';
 
 /** The columns of the file, as the contacts subgraph writes them (subgraphs/contacts/export/contact-export.service.ts). */

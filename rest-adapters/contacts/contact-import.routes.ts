@@ -6,8 +6,10 @@ import { z } from 'zod';
 import { spreadsheetSafe } from '#lib/data/copy-csv.js';
 import { receiveUpload } from '#lib/storage/multipart-upload.js';
 import { AppError } from '#lib/errors.js';
-import { booleanParam, isIdempotentReplay, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
-import { contentDisposition, type ObjectStorage } from '#lib/storage/storage.js';
+import { booleanParam, type RestRoute } from '#lib/rest/rest.js';
+import { isIdempotentReplay, type RunOperation } from '#lib/rest/run-operation.js';
+import { contentDisposition } from '#lib/http/content-disposition.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import { importFormSchema, importJobSchema, importResultSchema } from './contacts.bodies.js';
 import {
   CancelContactImportDocument,

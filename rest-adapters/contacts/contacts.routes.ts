@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { pageQuery } from '#lib/rest/openapi.js';
+import { pageQuery } from '#lib/rest/rest-schemas.js';
 import { pageBody } from '#lib/data/pagination.js';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { jsonBody, numberParam, stringParam, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { contactInputSchema, contactPage, contactSchema } from './contacts.bodies.js';
 import {

@@ -1,6 +1,7 @@
-import { pageQuery } from '#lib/rest/openapi.js';
+import { pageQuery } from '#lib/rest/rest-schemas.js';
 import { pageBody } from '#lib/data/pagination.js';
-import { jsonBody, numberParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { jsonBody, numberParam, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { deletedSchema, noteInputSchema, notePage, noteSchema } from './contacts.bodies.js';
 import {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { CACHE_CONTROL } from '#lib/http/http-answers.js';
-import { pageQuery } from '#lib/rest/openapi.js';
+import { pageQuery } from '#lib/rest/rest-schemas.js';
 import { MAX_PAGE_SIZE, pageBody } from '#lib/data/pagination.js';
-import { jsonBody, numberParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { jsonBody, numberParam, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import {
   boardSchema,
   moveInputSchema,

@@ -1,4 +1,5 @@
-import { jsonBody, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { jsonBody, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import { generateImageSchema, mediaFileSchema } from './social.bodies.js';
 import { GenerateImageDocument } from './operations.generated.js';
 import { restMedia } from './rest.helpers.js';

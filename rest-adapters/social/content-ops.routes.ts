@@ -1,15 +1,7 @@
 import type { Request } from 'express';
-import type { RouteDoc } from '#lib/rest/openapi.js';
-import {
-  jsonBody,
-  numberParam,
-  stringParam,
-  type Answered,
-  type OperationVariables,
-  type RestRoute,
-  type RunOperation,
-  type OperationDocument,
-} from '#lib/rest/rest.js';
+import type { RouteDoc } from '#lib/rest/route-doc.js';
+import { jsonBody, numberParam, stringParam, type RestRoute } from '#lib/rest/rest.js';
+import type { Answered, OperationVariables, RunOperation, OperationDocument } from '#lib/rest/run-operation.js';
 import { isoInstant } from '#lib/rest/rest-instants.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { pageBody } from '#lib/data/pagination.js';

@@ -3,10 +3,12 @@ import { DEFAULT_REST_PORTS } from '#lib/config.js';
 import { apiReferenceRoutes } from '#lib/rest/api-reference.js';
 import type { GraphQLClient } from '#lib/rest/graphql-client.js';
 import type { PartPort } from '#lib/http/http.js';
-import { openApiDocument, type ApiDescription, type OpenApiDocument } from '#lib/rest/openapi.js';
+import { openApiDocument, type OpenApiDocument } from '#lib/rest/openapi.js';
+import type { ApiDescription } from '#lib/rest/route-doc.js';
 import { SocialHealthDocument, SocialReadinessDocument } from './operations.generated.js';
 import { healthRoutes, type HealthQuery } from '#lib/rest/health-routes.js';
-import { operationRunner, serviceInfoRoutes, type RestRoute } from '#lib/rest/rest.js';
+import { operationRunner } from '#lib/rest/run-operation.js';
+import { serviceInfoRoutes, type RestRoute } from '#lib/rest/rest.js';
 import { startRestService } from '#lib/rest/rest-service.js';
 import type { Deps, RunningPart } from '#lib/service.js';
 import { brandRoutes } from './brands.routes.js';
@@ -15,7 +17,8 @@ import { postRoutes } from './posts.routes.js';
 import { aiRoutes } from './ai.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { mediaRoutes } from './media.routes.js';
-import { createStorage, storageRouter } from '#lib/storage/storage.js';
+import { createStorage } from '#lib/storage/create-storage.js';
+import { storageRouter } from '#lib/storage/storage-router.js';
 import { reviewRoutes } from './review.routes.js';
 
 const HEALTH: HealthQuery = {

@@ -1,7 +1,8 @@
 import type { CookieOptions, Request } from 'express';
 import { z } from 'zod';
 import { AppError, ErrorCode } from '#lib/errors.js';
-import { stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { stringParam, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import { graphqlEnumOfWord, restEnum } from '#lib/rest/rest-enums.js';
 import { randomToken, sha256Hex } from '#lib/secrets.js';
 import { cookieOf } from '#lib/http/session-cookie.js';

@@ -1,5 +1,6 @@
-import { jsonBody, numberParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
-import { pageQuery } from '#lib/rest/openapi.js';
+import { jsonBody, numberParam, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
+import { pageQuery } from '#lib/rest/rest-schemas.js';
 import { pageBody } from '#lib/data/pagination.js';
 import { mediaPage, mediaUploadInputSchema, uploadGrantSchema } from './social.bodies.js';
 import { restMedia } from './rest.helpers.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { jsonBody, numberParam, stringParam, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { pageBody } from '#lib/data/pagination.js';
 import { graphqlEnum } from '#lib/rest/rest-enums.js';

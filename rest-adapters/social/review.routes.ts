@@ -1,4 +1,5 @@
-import { jsonBody, type Answered, type RestRoute, type RunOperation, type OperationDocument } from '#lib/rest/rest.js';
+import { jsonBody, type RestRoute } from '#lib/rest/rest.js';
+import type { Answered, RunOperation, OperationDocument } from '#lib/rest/run-operation.js';
 import {
   ApproveByReviewLinkDocument,
   RejectByReviewLinkDocument,

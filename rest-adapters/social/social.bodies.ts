@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '#lib/rest/openapi.js';
+import { idSchema, instantSchema, pageOf, pageQuery } from '#lib/rest/rest-schemas.js';
+import { inputOf } from '#lib/rest/rest-bodies.js';
 import { MAX_PAGE_SIZE } from '#lib/data/pagination.js';
 import { restEnum } from '#lib/rest/rest-enums.js';
 import { Platform } from './operations.generated.js';

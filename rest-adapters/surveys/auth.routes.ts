@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '#lib/config.js';
-import { jsonBody, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { jsonBody, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import { applySessionCookie, SESSION_COOKIE } from '#lib/http/session-cookie.js';
 import {
   magicRequestedSchema,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { idSchema, inputOf, instantSchema, pageOf, pageQuery } from '#lib/rest/openapi.js';
+import { idSchema, instantSchema, pageOf, pageQuery } from '#lib/rest/rest-schemas.js';
+import { inputOf } from '#lib/rest/rest-bodies.js';
 
 /**
  * The bodies of the venue survey REST contract (the field names legacy clients rely on), once: the routes'

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { jsonBody, numberParam, stringParam, type RestRoute, type RunOperation } from '#lib/rest/rest.js';
+import { jsonBody, numberParam, stringParam, type RestRoute } from '#lib/rest/rest.js';
+import type { RunOperation } from '#lib/rest/run-operation.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { pageBody } from '#lib/data/pagination.js';
 import { graphqlEnum, withRestEnums } from '#lib/rest/rest-enums.js';
-import { contentDisposition } from '#lib/storage/storage.js';
+import { contentDisposition } from '#lib/http/content-disposition.js';
 import {
   assetSchema,
   commitInputSchema,

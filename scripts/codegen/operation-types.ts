@@ -11,7 +11,7 @@ export const generatedFileOf = (service: string) => path.join('rest-adapters', s
 /**
  * GraphQL Code Generator over every adapter's operations against `schema/supergraph.graphql`: one
  * typed document node per operation (`ContactPageDocument`, with its result and variable types), which
- * the adapter's routes run by (lib/rest/rest.ts `RunOperation`). Generation fails on an operation that does
+ * the adapter's routes run by (lib/rest/run-operation.ts `RunOperation`). Generation fails on an operation that does
  * not validate against the supergraph. Answers each file's path (relative to the project) and text.
  */
 export async function generateOperationTypes(): Promise<{ filename: string; content: string }[]> {

@@ -4,7 +4,7 @@ import type { Identity } from '#lib/identity.js';
 import type { Logger } from '#lib/observability/logger.js';
 import { RateLimits, type RateLimiter } from '#lib/http/rate-limit.js';
 import type { Deps } from '#lib/service.js';
-import { createStorage } from '#lib/storage/storage.js';
+import { createStorage } from '#lib/storage/create-storage.js';
 import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
 import type { HealthCheck } from './health/health-checks.js';

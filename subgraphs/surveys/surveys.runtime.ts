@@ -3,7 +3,7 @@ import type { Identity } from '#lib/identity.js';
 import { createMailer } from '#lib/subgraph/mail.js';
 import { RateLimits } from '#lib/http/rate-limit.js';
 import type { Deps } from '#lib/service.js';
-import { createStorage } from '#lib/storage/storage.js';
+import { createStorage } from '#lib/storage/create-storage.js';
 import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
 import { sweepAssetUploads, type AssetSettings } from './assets/asset.service.js';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import { createStorage } from '#lib/storage/storage.js';
+import { createStorage } from '#lib/storage/create-storage.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 async function importCsv(base: string, csv: string | Buffer, mapping?: unknown, filename = 'contacts.csv') {

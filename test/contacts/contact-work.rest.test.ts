@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Readable } from 'node:stream';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
-import { createStorage } from '#lib/storage/storage.js';
+import { createStorage } from '#lib/storage/create-storage.js';
 import { sweepAttachmentUploads } from '#subgraphs/contacts/attachments/attachment.service.js';
 import { sweepImportUploads } from '#subgraphs/contacts/import/contact-import.service.js';
 

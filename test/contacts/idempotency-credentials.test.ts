@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { createStorage } from '#lib/storage/storage.js';
+import { createStorage } from '#lib/storage/create-storage.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 /**

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '#lib/config.js';
 import { createMailer } from '#lib/subgraph/mail.js';
-import { createStorage } from '#lib/storage/storage.js';
+import { createStorage } from '#lib/storage/create-storage.js';
 import { stagingKeyOf } from '#lib/storage/uploads.js';
 import { sweepAssetUploads } from '#subgraphs/surveys/assets/asset.service.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';

@@ -3,7 +3,8 @@ import { loadConfig } from '#lib/config.js';
 import type { GraphQLClient, GraphQLResult } from '#lib/rest/graphql-client.js';
 import { listen, type RunningServer } from '#lib/http/http.js';
 import { createLogger } from '#lib/observability/logger.js';
-import { createRestApp, operationRunner, type OperationDocument } from '#lib/rest/rest.js';
+import { createRestApp } from '#lib/rest/rest.js';
+import { operationRunner, type OperationDocument } from '#lib/rest/run-operation.js';
 
 /**
  * Every root field of the graph is nullable (one service's refusal must not blank another's data),

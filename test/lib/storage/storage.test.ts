@@ -9,7 +9,10 @@ import { loadConfig } from '#lib/config.js';
 import { listen, type RunningServer } from '#lib/http/http.js';
 import { createLogger } from '#lib/observability/logger.js';
 import { createRestApp } from '#lib/rest/rest.js';
-import { contentDisposition, createStorage, storageRouter, type ObjectStorage } from '#lib/storage/storage.js';
+import { contentDisposition } from '#lib/http/content-disposition.js';
+import { createStorage } from '#lib/storage/create-storage.js';
+import { storageRouter } from '#lib/storage/storage-router.js';
+import type { ObjectStorage } from '#lib/storage/storage.js';
 import { commitUpload, presignUpload, stagingKeyOf, type UploadPolicy } from '#lib/storage/uploads.js';
 
 const PNG = Buffer.from(
