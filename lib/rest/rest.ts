@@ -87,6 +87,15 @@ export function stringParam(value: unknown): string | undefined {
   return queryText(Array.isArray(value) ? value[0] : value);
 }
 
+/** A comma-separated query parameter as a list (`status=queued,failed`), or undefined when absent. */
+export function listParam(value: unknown): string[] | undefined {
+  if (value === undefined || value === '') return undefined;
+  return queryText(value)
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /**
  * The JSON body as an object. No body at all reads as `{}` (the operation then names what is
  * missing); a body that is not JSON is a 415, and JSON that is not an object a 400.

@@ -1,8 +1,7 @@
 import { jsonBody, type RestRoute } from '#lib/rest/rest.js';
 import type { RunOperation } from '#lib/rest/run-operation.js';
-import { generateImageSchema, mediaFileSchema } from './social.bodies.js';
+import { generateImageSchema, mediaFileSchema, restMedia } from './social.bodies.js';
 import { GenerateImageDocument } from './operations.generated.js';
-import { restMedia } from './rest.helpers.js';
 
 /** `/api/ai`: image generation; the image is kept as a media file and answered as one. */
 export function aiRoutes(run: RunOperation): RestRoute[] {

@@ -1,13 +1,16 @@
 import type { Request } from 'express';
 import type { RouteDoc } from '#lib/rest/route-doc.js';
-import { jsonBody, numberParam, stringParam, type RestRoute } from '#lib/rest/rest.js';
+import { jsonBody, listParam, numberParam, stringParam, type RestRoute } from '#lib/rest/rest.js';
 import type { Answered, OperationVariables, RunOperation, OperationDocument } from '#lib/rest/run-operation.js';
 import { isoInstant } from '#lib/rest/rest-instants.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { pageBody } from '#lib/data/pagination.js';
 import { graphqlEnum } from '#lib/rest/rest-enums.js';
-import { listParam, postInput, restEvent, restOfPlatform, restPost } from './rest.helpers.js';
 import {
+  postInput,
+  restEvent,
+  restOfPlatform,
+  restPost,
   contentEditSchema,
   contentItemDetailSchema,
   contentItemSchema,
@@ -38,29 +41,29 @@ const byId = (req: Request) => ({ id: req.params.contentId });
 /** `/api/content-ops/*`: queue, daily rollups, audit events and item actions (bearer or API key). */
 export function contentOpsRoutes(run: RunOperation): RestRoute[] {
   /** An action on one item: its operation, and the item in the operation's answer. */
-  const action = <Result, Variables>(
-    operation: OperationDocument<Result, Variables>,
-    itemOf: (data: Answered<Result>) => { status: string; platforms: string[] },
-    operationId: string,
-    summary: string,
-    path: string,
-    variables: (req: Request) => OperationVariables<Variables>,
-    body?: RouteDoc['body'],
-  ): RestRoute => ({
+  const action = <Result, Variables>(options: {
+    operation: OperationDocument<Result, Variables>;
+    itemOf: (data: Answered<Result>) => { status: string; platforms: string[] };
+    operationId: string;
+    summary: string;
+    path: string;
+    variables: (req: Request) => OperationVariables<Variables>;
+    body?: RouteDoc['body'];
+  }): RestRoute => ({
     method: 'post',
-    path,
-    summary,
+    path: options.path,
+    summary: options.summary,
     // 409 when the item is not in a state the action applies to (the problem says which it is in).
     doc: {
-      operationId,
+      operationId: options.operationId,
       tag: 'content-ops',
       params: CONTENT_ID,
-      body,
+      body: options.body,
       answer: { status: 200, description: 'The item after the action', json: contentItemSchema },
       problems: [409],
     },
     handler: async (req, res) => {
-      res.json(restPost(itemOf(await run(operation, variables(req), req))));
+      res.json(restPost(options.itemOf(await run(options.operation, options.variables(req), req))));
     },
   });
 
@@ -194,39 +197,39 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
         res.json(restPost(editContentItem));
       },
     },
-    action(
-      ApproveContentItemDocument,
-      (data) => data.approveContentItem,
-      'approveContentItem',
-      'Approve a suggestion draft',
-      '/api/content-ops/items/:contentId/approve',
-      byId,
-    ),
-    action(
-      RejectContentItemDocument,
-      (data) => data.rejectContentItem,
-      'rejectContentItem',
-      'Reject a suggestion draft',
-      '/api/content-ops/items/:contentId/reject',
-      byId,
-    ),
-    action(
-      RescheduleContentItemDocument,
-      (data) => data.rescheduleContentItem,
-      'rescheduleContentItem',
-      'Reschedule a queued or failed post (body { scheduledAt })',
-      '/api/content-ops/items/:contentId/reschedule',
-      (req) => ({ ...byId(req), scheduledAt: isoInstant(jsonBody(req).scheduledAt, 'scheduledAt') }),
-      rescheduleSchema,
-    ),
-    action(
-      RetryContentItemDocument,
-      (data) => data.retryContentItem,
-      'retryContentItem',
-      'Retry a failed publish (body { force: true } when its outcome is unknown: it may post twice)',
-      '/api/content-ops/items/:contentId/retry',
-      (req) => ({ ...byId(req), force: jsonBody(req).force }),
-      retrySchema,
-    ),
+    action({
+      operation: ApproveContentItemDocument,
+      itemOf: (data) => data.approveContentItem,
+      operationId: 'approveContentItem',
+      summary: 'Approve a suggestion draft',
+      path: '/api/content-ops/items/:contentId/approve',
+      variables: byId,
+    }),
+    action({
+      operation: RejectContentItemDocument,
+      itemOf: (data) => data.rejectContentItem,
+      operationId: 'rejectContentItem',
+      summary: 'Reject a suggestion draft',
+      path: '/api/content-ops/items/:contentId/reject',
+      variables: byId,
+    }),
+    action({
+      operation: RescheduleContentItemDocument,
+      itemOf: (data) => data.rescheduleContentItem,
+      operationId: 'rescheduleContentItem',
+      summary: 'Reschedule a queued or failed post (body { scheduledAt })',
+      path: '/api/content-ops/items/:contentId/reschedule',
+      variables: (req) => ({ ...byId(req), scheduledAt: isoInstant(jsonBody(req).scheduledAt, 'scheduledAt') }),
+      body: rescheduleSchema,
+    }),
+    action({
+      operation: RetryContentItemDocument,
+      itemOf: (data) => data.retryContentItem,
+      operationId: 'retryContentItem',
+      summary: 'Retry a failed publish (body { force: true } when its outcome is unknown: it may post twice)',
+      path: '/api/content-ops/items/:contentId/retry',
+      variables: (req) => ({ ...byId(req), force: jsonBody(req).force }),
+      body: retrySchema,
+    }),
   ];
 }

@@ -6,8 +6,7 @@ import type { RunOperation } from '#lib/rest/run-operation.js';
 import { graphqlEnumOfWord, restEnum } from '#lib/rest/rest-enums.js';
 import { randomToken, sha256Hex } from '#lib/secrets.js';
 import { cookieOf } from '#lib/http/session-cookie.js';
-import { integrationsSchema } from './social.bodies.js';
-import { restOfPlatform } from './rest.helpers.js';
+import { integrationsSchema, restOfPlatform } from './social.bodies.js';
 import {
   CompleteIntegrationConnectDocument,
   IntegrationsDocument,

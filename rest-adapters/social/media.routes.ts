@@ -2,8 +2,7 @@ import { jsonBody, numberParam, type RestRoute } from '#lib/rest/rest.js';
 import type { RunOperation } from '#lib/rest/run-operation.js';
 import { pageQuery } from '#lib/rest/rest-schemas.js';
 import { pageBody } from '#lib/data/pagination.js';
-import { mediaPage, mediaUploadInputSchema, uploadGrantSchema } from './social.bodies.js';
-import { restMedia } from './rest.helpers.js';
+import { mediaPage, mediaUploadInputSchema, uploadGrantSchema, restMedia } from './social.bodies.js';
 import { MediaPageDocument, RequestMediaUploadDocument } from './operations.generated.js';
 
 /** `/api/media`: the user's media files, and upload URLs for new ones (bytes go straight to storage). */

@@ -4,8 +4,7 @@ import type { RunOperation } from '#lib/rest/run-operation.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { pageBody } from '#lib/data/pagination.js';
 import { graphqlEnum } from '#lib/rest/rest-enums.js';
-import { postInput, restPost } from './rest.helpers.js';
-import { postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
+import { postInput, restPost, postInputSchema, postPage, postQuery, postSchema } from './social.bodies.js';
 import {
   CreatePostDocument,
   DeletePostDocument,

@@ -5,8 +5,7 @@ import {
   RejectByReviewLinkDocument,
   ReviewByTokenDocument,
 } from './operations.generated.js';
-import { reviewDecisionSchema, reviewedPostSchema } from './social.bodies.js';
-import { restPost } from './rest.helpers.js';
+import { reviewDecisionSchema, reviewedPostSchema, restPost } from './social.bodies.js';
 
 const TOKEN = { token: 'The token of the review link' };
 

@@ -1,6 +1,6 @@
 import type { Deps } from '#lib/service.js';
 import { startSubgraphService, type RunningSubgraph, type SubgraphListenOptions } from '#lib/subgraph/subgraph.js';
-import { contactExportRoutes } from './export/contact-export.routes.js';
+import { contactExportStreamRouter } from './export/contact-export.routes.js';
 import { createContactsContext } from './contacts.context.js';
 import { contactsEntities } from './contacts.entities.js';
 import { createContactsRuntime, type ContactsRuntime } from './contacts.runtime.js';
@@ -18,7 +18,7 @@ export function startContactsSubgraph(
     definition: contactsSubgraph(deps.config),
     runtime: (orm) => createContactsRuntime(deps, orm),
     context: createContactsContext,
-    routes: (runtime, orm) => contactExportRoutes(orm, runtime.exports, deps.logger),
+    routes: (runtime, orm) => contactExportStreamRouter(orm, runtime.exports, deps.logger),
     ...options,
   });
 }

@@ -13,7 +13,7 @@ export const EXPORTS_PATH = '/exports';
  * by the `contactExportGrant` operation (the shield's contacts.export); this route checks only that
  * the grant is one this service signed, unexpired.
  */
-export function contactExportRoutes(orm: Orm, settings: ContactExportSettings, logger: Logger): express.Router {
+export function contactExportStreamRouter(orm: Orm, settings: ContactExportSettings, logger: Logger): express.Router {
   const log = logger.child({ component: 'contacts-export' });
   const router = express.Router();
   router.get(`${EXPORTS_PATH}/:grant`, async (req, res) => {
