@@ -11,7 +11,8 @@ import { defineConfig, type GatewayPlugin } from '@graphql-hive/gateway';
  * or the official image with this file and the supergraph mounted (docker-compose.yml, profile `hive`;
  * deploy/kubernetes). Hive Gateway loads this file itself, in its own process and often in its own
  * image where the platform's code is absent, so it reads the few settings it shares with the Node
- * gateway from the environment here, under the same names and defaults as lib/config.ts.
+ * gateway from the environment here, under the same names and defaults as lib/config.ts
+ * (test/gateway/hive-config.test.ts holds the two in step).
  */
 const env = process.env;
 const production = env.NODE_ENV === 'production';
