@@ -394,10 +394,13 @@ async function main(): Promise<void> {
     const importRatio = importRate / floorRate;
     console.log(`\nimport of ${ROWS} rows:`);
     console.log(
-      `  floor (COPY to staging + INSERT ... ON CONFLICT): ${fmt(floorImported.seconds, 1)} s, ${fmt(floorRate)} rows/s; created ${floorImported.result.created}, updated ${floorImported.result.updated}, skipped ${floorImported.result.skipped}`,
+      `  floor (COPY to staging + INSERT ... ON CONFLICT): ${fmt(floorImported.seconds, 1)} ` +
+        `s, ${fmt(floorRate)} rows/s; created ${floorImported.result.created}, ` +
+        `updated ${floorImported.result.updated}, skipped ${floorImported.result.skipped}`,
     );
     console.log(
-      `  platform REST (${imported.result.how}): ${fmt(imported.seconds, 1)} s, ${fmt(importRate)} rows/s; created ${imported.result.created}, updated ${imported.result.updated}, skipped ${imported.result.skipped}`,
+      `  platform REST (${imported.result.how}): ${fmt(imported.seconds, 1)} s, ${fmt(importRate)} rows/s; ` +
+        `created ${imported.result.created}, updated ${imported.result.updated}, skipped ${imported.result.skipped}`,
     );
     console.log(`  ratio ${fmt(importRatio, 2)} of the floor (target >= 0.5: ${verdict(importRatio >= 0.5)})`);
     console.log(
@@ -405,7 +408,8 @@ async function main(): Promise<void> {
     );
     const p99 = percentile(times, 0.99);
     console.log(
-      `  GET /api/contacts/{id} at ${STEADY_RATE}/s during the import: ${times.length} requests, p50 ${fmt(percentile(times, 0.5), 1)} ms, p99 ${fmt(p99, 1)} ms (target <= 50 ms: ${verdict(p99 <= 50)})`,
+      `  GET /api/contacts/{id} at ${STEADY_RATE}/s during the import: ${times.length} requests, ` +
+        `p50 ${fmt(percentile(times, 0.5), 1)} ms, p99 ${fmt(p99, 1)} ms (target <= 50 ms: ${verdict(p99 <= 50)})`,
     );
 
     if (legacyDb) {
@@ -419,7 +423,8 @@ async function main(): Promise<void> {
       await stop(legacy);
       const legacyRatio = ROWS / waited.seconds / floorRate;
       console.log(
-        `  legacy waiting request: ${fmt(waited.seconds, 1)} s, ${fmt(ROWS / waited.seconds)} rows/s, ${fmt(legacyRatio, 2)} of the floor, RSS growth ${fmt(waited.growthMb)} MB`,
+        `  legacy waiting request: ${fmt(waited.seconds, 1)} s, ${fmt(ROWS / waited.seconds)} ` +
+          `rows/s, ${fmt(legacyRatio, 2)} of the floor, RSS growth ${fmt(waited.growthMb)} MB`,
       );
     }
 

@@ -314,7 +314,9 @@ async function main(): Promise<void> {
           .map((name) => `${name} ${fmt(median(runs.map((sample) => sample.cpu[name])), 2)}`)
           .join(' + ');
         console.log(
-          `  ${target.name.padEnd(30)} ${fmt(rps).padStart(7)} ${fmt(rps / floorRps(target.seat), 2).padStart(7)} ${fmt(median(runs.map((s) => s.p50)), 1).padStart(7)} ${fmt(median(runs.map((s) => s.p99)), 1).padStart(7)}   ${cpu}`,
+          `  ${target.name.padEnd(30)} ${fmt(rps).padStart(7)} ${fmt(rps / floorRps(target.seat), 2).padStart(7)} ` +
+            `${fmt(median(runs.map((s) => s.p50)), 1).padStart(7)} ${fmt(median(runs.map((s) => s.p99)), 1).padStart(7)} ` +
+            `  ${cpu}`,
         );
       }
       if (kind === 'by id') {
@@ -327,7 +329,8 @@ async function main(): Promise<void> {
           ofKind.some((target) => target.name.startsWith('REST'))
         ) {
           console.log(
-            `  REST by id / Hive Gateway: ${fmt(rpsOf('REST') / rpsOf('Hive'), 2)}x (target 1.5x); gateway / Hive: ${fmt(rpsOf('gateway') / rpsOf('Hive'), 2)}x`,
+            `  REST by id / Hive Gateway: ${fmt(rpsOf('REST') / rpsOf('Hive'), 2)}x (target 1.5x); ` +
+              `gateway / Hive: ${fmt(rpsOf('gateway') / rpsOf('Hive'), 2)}x`,
           );
         }
       }
@@ -351,7 +354,9 @@ async function main(): Promise<void> {
         requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, ...byId() }) }],
       });
       console.log(
-        `\n${name} by id: idle (${IDLE_REQUESTS} sequential keep-alive requests) p50 ${fmt(percentile(idle, 0.5), 2)} ms; steady ${STEADY_RATE} req/s for ${STEADY_SECONDS} s: p50 ${fmt(percentile(steady, 0.5), 2)} ms, p99 ${fmt(percentile(steady, 0.99), 2)} ms; autocannon -R 50 -c 10 (bursts): p50 ${fmt(burst.latency.p50, 1)} ms`,
+        `\n${name} by id: idle (${IDLE_REQUESTS} sequential keep-alive requests) p50 ${fmt(percentile(idle, 0.5), 2)} ms; ` +
+          `steady ${STEADY_RATE} req/s for ${STEADY_SECONDS} s: p50 ${fmt(percentile(steady, 0.5), 2)} ms, ` +
+          `p99 ${fmt(percentile(steady, 0.99), 2)} ms; autocannon -R 50 -c 10 (bursts): p50 ${fmt(burst.latency.p50, 1)} ms`,
       );
     }
   } finally {

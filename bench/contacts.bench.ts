@@ -263,7 +263,8 @@ async function main(): Promise<void> {
     const floor = await startChild('floor', databaseUrl);
     children.push(floor);
     console.log(
-      `contacts service process (subgraph, gateway, REST adapter; node ${SERVICE_NODE_FLAGS.join(' ') || 'with default flags'}): RSS ${fmt(rssMb(platform.process.pid!))} MB after start`,
+      `contacts service process (subgraph, gateway, REST adapter; ` +
+        `node ${SERVICE_NODE_FLAGS.join(' ') || 'with default flags'}): RSS ${fmt(rssMb(platform.process.pid!))} MB after start`,
     );
 
     db = new pg.Client({ connectionString: databaseUrl });
@@ -344,7 +345,9 @@ async function main(): Promise<void> {
     const at = (share: number) => percentile(times, share);
     const p95 = at(0.95);
     console.log(
-      `\nsteady ${STEADY_RATE} req/s through the REST adapter for ${STEADY_SECONDS} s (one request every ${1000 / STEADY_RATE} ms): ${times.length} requests, p50 ${fmt(at(0.5), 1)} ms, p95 ${fmt(p95, 1)} ms, p99 ${fmt(at(0.99), 1)} ms (target p95 < 50 ms: ${p95 < 50 ? 'met' : 'MISSED'})`,
+      `\nsteady ${STEADY_RATE} req/s through the REST adapter for ${STEADY_SECONDS} s (one request ` +
+        `every ${1000 / STEADY_RATE} ms): ${times.length} requests, p50 ${fmt(at(0.5), 1)} ms, ` +
+        `p95 ${fmt(p95, 1)} ms, p99 ${fmt(at(0.99), 1)} ms (target p95 < 50 ms: ${p95 < 50 ? 'met' : 'MISSED'})`,
     );
 
     if (process.env.BENCH_SKIP_FILES) return;
@@ -364,7 +367,8 @@ async function main(): Promise<void> {
     if (exportAll.result !== expected)
       throw new Error(`export wrote ${exportAll.result} rows; ${expected} contacts exist`);
     console.log(
-      `export of ${exportAll.result} contacts: ${fmt(exportAll.seconds, 2)} s, peak RSS ${fmt(exportAll.peakRssMb)} MB (before: ${fmt(exportAll.baseRssMb)} MB) (targets < 10 s, < 300 MB)`,
+      `export of ${exportAll.result} contacts: ${fmt(exportAll.seconds, 2)} s, peak ` +
+        `RSS ${fmt(exportAll.peakRssMb)} MB (before: ${fmt(exportAll.baseRssMb)} MB) (targets < 10 s, < 300 MB)`,
     );
     // One contact in ten carries this tag, and no generated name begins with it.
     const expected10k = Number(
@@ -378,7 +382,8 @@ async function main(): Promise<void> {
     if (export10k.result !== expected10k)
       throw new Error(`export wrote ${export10k.result} rows; ${expected10k} contacts match`);
     console.log(
-      `export of ${export10k.result} contacts (search=press): ${fmt(export10k.seconds, 2)} s, peak RSS ${fmt(export10k.peakRssMb)} MB (before: ${fmt(export10k.baseRssMb)} MB)`,
+      `export of ${export10k.result} contacts (search=press): ${fmt(export10k.seconds, 2)} s, peak ` +
+        `RSS ${fmt(export10k.peakRssMb)} MB (before: ${fmt(export10k.baseRssMb)} MB)`,
     );
 
     const file = path.join(workDir, 'import.csv');
@@ -392,7 +397,9 @@ async function main(): Promise<void> {
       return body;
     });
     console.log(
-      `import of a ${IMPORT_ROWS}-row CSV: ${fmt(imported.seconds, 2)} s, peak RSS ${fmt(imported.peakRssMb)} MB (before: ${fmt(imported.baseRssMb)} MB); created ${imported.result.created}, updated ${imported.result.updated}, skipped ${imported.result.skipped} (targets < 20 s, < 300 MB)`,
+      `import of a ${IMPORT_ROWS}-row CSV: ${fmt(imported.seconds, 2)} s, peak RSS ${fmt(imported.peakRssMb)} ` +
+        `MB (before: ${fmt(imported.baseRssMb)} MB); created ${imported.result.created}, ` +
+        `updated ${imported.result.updated}, skipped ${imported.result.skipped} (targets < 20 s, < 300 MB)`,
     );
   } finally {
     await db?.end().catch(() => undefined);

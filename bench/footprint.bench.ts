@@ -1,8 +1,9 @@
 /**
  * `npm run bench:footprint`: what the platform costs before it serves anything. Prints the size of
  * the production install (a fresh `npm ci --omit=dev --ignore-scripts` of package.json and the lock,
- * measured with du before and after the image's own pruning, scripts/prune-install.mjs), the time `npm start` takes to open every port on a first start (fresh data,
- * nothing compiled) and on a warm one (data and dist in place), and the resident memory of its
+ * measured with du before and after the image's own pruning, scripts/prune-install.mjs), the time
+ * `npm start` takes to open every port on a first start (fresh data, nothing compiled) and on a warm
+ * one (data and dist in place), and the resident memory of its
  * process tree 30 s after it is ready; on embedded PGlite, and on PostgreSQL when DATABASE_URL or
  * TEST_DATABASE_URL names a server. Each figure beside its target.
  */
@@ -61,7 +62,8 @@ function measureInstall(): void {
     const total = duMb(modules);
     console.log(
       `production install (npm ci --omit=dev, ${fmt(seconds)} s): ${fmt(installed)} MB on disk, then ${pruned.stdout.trim()}:\n` +
-        `  as the image keeps it: ${fmt(total)} MB on disk (${fmt(duMb(modules, true))} MB of file contents), target ${TARGETS.installMb} MB: ${verdict(total, TARGETS.installMb)}`,
+        `  as the image keeps it: ${fmt(total)} MB on disk (${fmt(duMb(modules, true))} MB of file contents), ` +
+        `target ${TARGETS.installMb} MB: ${verdict(total, TARGETS.installMb)}`,
     );
     const packages = readdirSync(modules)
       .filter((name) => !name.startsWith('.'))
@@ -183,13 +185,16 @@ async function measureStarts(
       const memory = treeRssMb(warm.child.pid!);
       console.log(`${label}:`);
       console.log(
-        `  first start (nothing compiled, fresh data): ${fmt(first.seconds, 1)} s, target ${TARGETS.firstStartS} s: ${verdict(first.seconds, TARGETS.firstStartS)}`,
+        `  first start (nothing compiled, fresh data): ${fmt(first.seconds, 1)} s, ` +
+          `target ${TARGETS.firstStartS} s: ${verdict(first.seconds, TARGETS.firstStartS)}`,
       );
       console.log(
         `  warm start (dist and data in place):        ${fmt(warm.seconds, 1)} s, target ${TARGETS.warmStartS} s: ${verdict(warm.seconds, TARGETS.warmStartS)}`,
       );
       console.log(
-        `  resident memory ${IDLE_SECONDS} s after ready (${tree.length} process${tree.length > 1 ? 'es' : ''}): ${fmt(memory)} MB${memoryTarget === undefined ? '' : `, target ${memoryTarget} MB: ${verdict(memory, memoryTarget)}`}`,
+        `  resident memory ${IDLE_SECONDS} s after ready (${tree.length} ` +
+          `process${tree.length > 1 ? 'es' : ''}): ${fmt(memory)} ` +
+          `MB${memoryTarget === undefined ? '' : `, target ${memoryTarget} MB: ${verdict(memory, memoryTarget)}`}`,
       );
     } finally {
       await stopProcess(warm.child);
@@ -236,11 +241,13 @@ async function main(): Promise<void> {
   } else console.log('PostgreSQL: skipped (set DATABASE_URL or TEST_DATABASE_URL to a server)');
 }
 
-exitWithHelpIfAsked(`
+exitWithHelpIfAsked(
+  `
 usage: npm run bench:footprint
 
 The production install's size (a fresh npm ci --omit=dev --ignore-scripts into a temporary folder,
-measured with du, then as the image keeps it, pruned by scripts/prune-install.mjs; target 200 MB); npm start's first start (fresh DATA_DIR, nothing compiled; target
+measured with du, then as the image keeps it, pruned by scripts/prune-install.mjs; target 200 MB); npm start's ` +
+    `first start (fresh DATA_DIR, nothing compiled; target
 20 s) and warm start (target 3 s), each from spawn to every port's /readyz answering; and its process
 tree's resident memory ${IDLE_SECONDS} s after ready (target 500 MB embedded, 250 MB PostgreSQL in one
 process). Embedded PGlite always; PostgreSQL too when DATABASE_URL or TEST_DATABASE_URL names a server
@@ -248,7 +255,8 @@ process). Embedded PGlite always; PostgreSQL too when DATABASE_URL or TEST_DATAB
 (package.json's start script, its Node flags included) runs from a temporary copy of the sources, so
 this checkout's dist/ and .data are untouched. BENCH_IDLE_SECONDS changes the 30 s; BENCH_VERBOSE shows
 the platform's output.
-`);
+`,
+);
 
 await main().catch((error: unknown) => {
   console.error(error);

@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     const times = await measure(rows);
     p95s.push(percentile(times, 0.95));
     console.log(
-      `  ${String(rows).padStart(9)} contacts: ${times.length} requests, p50 ${fmt(percentile(times, 0.5), 1)} ms, p95 ${fmt(percentile(times, 0.95), 1)} ms, p99 ${fmt(percentile(times, 0.99), 1)} ms`,
+      `  ${String(rows).padStart(9)} contacts: ${times.length} requests, p50 ${fmt(percentile(times, 0.5), 1)} ` +
+        `ms, p95 ${fmt(percentile(times, 0.95), 1)} ms, p99 ${fmt(percentile(times, 0.99), 1)} ms`,
     );
   }
   if (p95s.length > 1) {

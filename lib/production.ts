@@ -54,7 +54,8 @@ export function productionWarnings(settings: ProductionSettings): string[] {
   const warnings: string[] = [];
   if (!settings.IDENTITY_JWKS_URL && settings.DEV_IDENTITY === 'allow') {
     warnings.push(
-      'DEV_IDENTITY=allow: production is using the embedded development issuer; anyone who can read DATA_DIR (or a backup of it) can sign any token. Set IDENTITY_JWKS_URL instead.',
+      'DEV_IDENTITY=allow: production is using the embedded development issuer; anyone who can read DATA_DIR (or ' +
+        'a backup of it) can sign any token. Set IDENTITY_JWKS_URL instead.',
     );
   }
   // Not a refusal: a part that clients reach directly is right without it. But deployments almost

@@ -6,15 +6,18 @@ import { createLogger } from '#lib/observability/logger.js';
 import { runWorkers, WORKER_NUMBER } from '#lib/process/workers.js';
 import { startPlatform } from './platform.js';
 
-exitWithHelpIfAsked(`
+exitWithHelpIfAsked(
+  `
 usage: npm start            (node dist/scripts/start.js)
 
 Starts the whole platform: the three subgraphs, the gateway (with Apollo Sandbox and GraphiQL in
 development) and the three REST services, then prints their URLs. Without DATABASE_URL the data lives
 in embedded PostgreSQL (PGlite) under DATA_DIR (./.data), in this one process; on PostgreSQL,
 WEB_CONCURRENCY worker processes (default: one per CPU) each serve every port. Ctrl-C, SIGTERM or SIGHUP
-(to it or to npm) stops it cleanly, draining requests; so does its parent process going away. Settings come from the environment (README, Configuration), e.g. GATEWAY_PORT=5000 npm start.
-`);
+(to it or to npm) stops it cleanly, draining requests; so does its parent process going away. Settings come ` +
+    `from the environment (README, Configuration), e.g. GATEWAY_PORT=5000 npm start.
+`,
+);
 
 /** `npm start`: every subgraph, the gateway and every REST adapter in one process, or in each of several workers. */
 const primaryConfig = cluster.isPrimary ? configOrExit() : undefined;

@@ -239,7 +239,8 @@ describe('README', () => {
           `No Chromium at ${CHROMIUM_PATH}: the explorer step ran its query over HTTP instead of in GraphiQL`,
         );
         const answer = shell([
-          `curl -fsS localhost:4000/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d ${JSON.stringify(JSON.stringify({ query: explorerQuery.text }))}`,
+          `curl -fsS localhost:4000/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: ` +
+            `application/json' -d ${JSON.stringify(JSON.stringify({ query: explorerQuery.text }))}`,
         ]);
         expect(answer).toContain('Hello from the first ten minutes');
       }

@@ -25,8 +25,20 @@ const CONNECTION_ERROR_CODES = new Set([
 const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
 
 /** What node-postgres and its pool say when a connection breaks or cannot be had. */
-const CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|terminating connection|the database system is (starting up|shutting down|in recovery mode)|Client was closed and is not queryable|Cannot use a pool after calling end/i;
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'connection timeout',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'Connection ended',
+    'terminating connection',
+    'the database system is (starting up|shutting down|in recovery mode)',
+    'Client was closed and is not queryable',
+    'Cannot use a pool after calling end',
+  ].join('|'),
+  'i',
+);
 
 /**
  * True when `error`, or anything it wraps (MikroORM's DriverException, GraphQL's originalError,

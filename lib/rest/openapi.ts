@@ -78,7 +78,8 @@ const entityTag = (sent: 'always' | 'when the answer is the resource') =>
   z.object({
     ETag: (sent === 'always' ? z.string() : z.string().optional()).meta({
       description:
-        'Strong entity tag: the version of the resource, which goes up with every change of it. Send it back as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds)',
+        'Strong entity tag: the version of the resource, which goes up with every change of it. Send it back ' +
+        'as If-None-Match (a GET answers 304 while it holds) or If-Match (a change answers 412 once it no longer holds)',
       example: '"3"',
     }),
   });
@@ -91,11 +92,18 @@ const ifNoneMatch = z.object({
 });
 
 const idempotencyKey = z.object({
-  'Idempotency-Key': z.string().min(1).max(255).optional().meta({
-    description:
-      'Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again',
-    example: '6f1c3e0b-5a7d-4f0e-9c1a-2d3e4f5a6b7c',
-  }),
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        'Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers ' +
+        'the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another ' +
+        'body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again',
+      example: '6f1c3e0b-5a7d-4f0e-9c1a-2d3e4f5a6b7c',
+    }),
 });
 
 const idempotentReplayed = z.object({
@@ -106,11 +114,15 @@ const idempotentReplayed = z.object({
 });
 
 const ifMatch = z.object({
-  'If-Match': z.string().optional().meta({
-    description:
-      'Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins',
-    example: '"3"',
-  }),
+  'If-Match': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Change only if the resource is still at this ETag (one strong entity tag) or, with *, exists at all; ' +
+        'otherwise 412 and nothing changes. The check and the change are one transaction: of two writers holding the same ETag, one wins',
+      example: '"3"',
+    }),
 });
 
 /** Response headers of a route's answers with `status`, from what its table declares. */

@@ -26,7 +26,9 @@ export function reviewRoutes(run: RunOperation): RestRoute[] {
     method: 'post',
     path: `/api/review/:token/${verb}`,
     rateLimit,
-    summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the post of a review link ({ comment? }); 409 once it is no longer suggested, 410 when the link expired or was revoked`,
+    summary:
+      `${verb === 'approve' ? 'Approve' : 'Reject'} the post of a review link ({ comment? }); 409 once ` +
+      `it is no longer suggested, 410 when the link expired or was revoked`,
     doc: {
       operationId,
       tag: 'review',

@@ -44,7 +44,8 @@ const SURVEYS_API: ApiDescription = {
   description:
     'Surveys with uploaded assets (presign, PUT, commit), submission, export (html, markdown, whatsapp), and magic-link sign-in. ' +
     `Sign in with POST ${SIGN_IN}request then verify; every other /api route needs the session, sent as the ${SESSION_COOKIE} cookie ` +
-    'or as a bearer token, or a bearer token of the identity service whose email claim names the surveyor (with a scope claim it needs surveys.read, and surveys.write to change). ' +
+    'or as a bearer token, or a bearer token of the identity service whose email claim names the surveyor ' +
+    '(with a scope claim it needs surveys.read, and surveys.write to change). ' +
     'Admins (ADMIN_EMAILS) see every survey, others their own. Errors are RFC 9457 problem details.',
   securitySchemes: {
     SessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by the magic-link verify' },

@@ -166,7 +166,8 @@ describe('contacts: CSV export streamed by the subgraph', () => {
         Number(
           (
             await client.query(
-              `select count(*) from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and state <> 'idle' and query ilike 'copy (select%' and pid <> pg_backend_pid()`,
+              `select count(*) from pg_stat_activity where datname = current_database() and backend_type = ` +
+                `'client backend' and state <> 'idle' and query ilike 'copy (select%' and pid <> pg_backend_pid()`,
             )
           ).rows[0].count,
         );

@@ -56,7 +56,8 @@ const part = (
 ) =>
   Buffer.concat([
     Buffer.from(
-      `--${boundary}\r\ncontent-disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n${filename ? `content-type: ${type}\r\n` : ''}\r\n`,
+      `--${boundary}\r\ncontent-disposition: form-data; ` +
+        `name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n${filename ? `content-type: ${type}\r\n` : ''}\r\n`,
     ),
     Buffer.from(content),
     Buffer.from('\r\n'),

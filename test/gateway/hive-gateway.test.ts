@@ -277,7 +277,14 @@ describe('Hive Gateway on the same supergraph', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
         body: JSON.stringify({
-          query: `mutation { ${Array.from({ length: count }, (_, index) => `m${index}: requestMagicLink(input: { email: "hive${from + index}@example.com" }) { accepted }`).join(' ')} }`,
+          query:
+            `mutation ` +
+            `{ ${Array.from(
+              { length: count },
+              (_, index) =>
+                `m${index}: requestMagicLink(input: { email: "hive${from + index}@example.com" }) { accepted }`,
+            ).join(' ')} ` +
+            `}`,
         }),
       }).then((response) => response.json() as Promise<{ errors?: { extensions?: { code?: string } }[] }>);
     expect((await request(30, 0, '203.0.113.20')).errors).toBeUndefined();

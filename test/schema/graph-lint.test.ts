@@ -104,7 +104,8 @@ describe('the graph linter (@graphql-eslint in npm run lint)', () => {
       '@graphql-eslint/naming-convention: Field "getPost" should not have "get" prefix',
       '@graphql-eslint/naming-convention: Input "PostFields" should have one of the following suffixes: Input',
       '@graphql-eslint/naming-convention: Type "PostsType" should not have "Type" suffix',
-      '@graphql-eslint/relay-arguments: A field that returns a Connection type must include forward pagination arguments (`first` and `after`), backward pagination arguments (`last` and `before`), or both.',
+      '@graphql-eslint/relay-arguments: A field that returns a Connection type must include forward pagination ' +
+        'arguments (`first` and `after`), backward pagination arguments (`last` and `before`), or both.',
       '@graphql-eslint/require-description: Description is required for type "PostsType"',
     ]);
   }, 60_000);

@@ -99,59 +99,66 @@ describe('limits on every face', () => {
     }
   });
 
-  it('names the limit a document is over in the caller’s terms, with no "Syntax Error" for a document that parsed, on the gateway and a subgraph port', async () => {
-    const nested = (levels: number): string => (levels ? `surveys { contact { ${nested(levels - 1)} } }` : 'id');
-    const refusals: Array<[string, string, RegExp]> = [
-      [
-        'cost',
-        '{ contacts(first: 100000) { nodes { id firstName } } }',
-        /^The query costs \d+, over the limit of 50000: ask for fewer items \(a smaller first or last\)/,
-      ],
-      [
-        'depth',
-        `{ contacts(first: 1) { nodes { ${nested(5)} } } }`,
-        /^The query's depth is 13 levels of fields, over the limit of 12/,
-      ],
-      [
-        'aliases',
-        `{ ${Array.from({ length: 31 }, (_, index) => `a${index}: contacts(first: 1) { totalCount }`).join(' ')} }`,
-        /^The query has 31 aliases, over the limit of 30/,
-      ],
-      [
-        'directives',
-        `{ ${Array.from({ length: 51 }, () => '__typename @include(if: true)').join(' ')} }`,
-        /^The query has 51 directives, over the limit of 50/,
-      ],
-      [
-        'tokens',
-        `{ ${Array.from({ length: 5001 }, () => '__typename').join(' ')} }`,
-        /^The document has more than 5000 tokens, the limit: send a shorter document/,
-      ],
-    ];
-    for (const [limit, query, message] of refusals) {
-      const faces = [platform.urls.gateway, ...(limit === 'depth' ? [] : [platform.subgraphs.contacts.url])];
-      for (const url of faces) {
-        const answer = await graphql(url, query);
-        expect({ limit, url, status: answer.status, data: answer.body.data }).toEqual({
-          limit,
-          url,
-          status: 400,
-          data: undefined,
-        });
-        expect(answer.body.errors).toHaveLength(1);
-        expect(answer.body.errors?.[0]?.message).toMatch(message);
-        expect(answer.body.errors?.[0]?.extensions?.code).toBe(
-          limit === 'tokens' ? 'GRAPHQL_PARSE_FAILED' : 'GRAPHQL_VALIDATION_FAILED',
-        );
+  it(
+    'names the limit a document is over in the caller’s terms, with no "Syntax Error" for a document that ' +
+      'parsed, on the gateway and a subgraph port',
+    async () => {
+      const nested = (levels: number): string => (levels ? `surveys { contact { ${nested(levels - 1)} } }` : 'id');
+      const refusals: Array<[string, string, RegExp]> = [
+        [
+          'cost',
+          '{ contacts(first: 100000) { nodes { id firstName } } }',
+          /^The query costs \d+, over the limit of 50000: ask for fewer items \(a smaller first or last\)/,
+        ],
+        [
+          'depth',
+          `{ contacts(first: 1) { nodes { ${nested(5)} } } }`,
+          /^The query's depth is 13 levels of fields, over the limit of 12/,
+        ],
+        [
+          'aliases',
+          `{ ${Array.from({ length: 31 }, (_, index) => `a${index}: contacts(first: 1) { totalCount }`).join(' ')} }`,
+          /^The query has 31 aliases, over the limit of 30/,
+        ],
+        [
+          'directives',
+          `{ ${Array.from({ length: 51 }, () => '__typename @include(if: true)').join(' ')} }`,
+          /^The query has 51 directives, over the limit of 50/,
+        ],
+        [
+          'tokens',
+          `{ ${Array.from({ length: 5001 }, () => '__typename').join(' ')} }`,
+          /^The document has more than 5000 tokens, the limit: send a shorter document/,
+        ],
+      ];
+      for (const [limit, query, message] of refusals) {
+        const faces = [platform.urls.gateway, ...(limit === 'depth' ? [] : [platform.subgraphs.contacts.url])];
+        for (const url of faces) {
+          const answer = await graphql(url, query);
+          expect({ limit, url, status: answer.status, data: answer.body.data }).toEqual({
+            limit,
+            url,
+            status: 400,
+            data: undefined,
+          });
+          expect(answer.body.errors).toHaveLength(1);
+          expect(answer.body.errors?.[0]?.message).toMatch(message);
+          expect(answer.body.errors?.[0]?.extensions?.code).toBe(
+            limit === 'tokens' ? 'GRAPHQL_PARSE_FAILED' : 'GRAPHQL_VALIDATION_FAILED',
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
   it('counts sign-in mail per client in the subgraph: 30 aliases in one GraphQL request use up the client’s 30', async () => {
     const request = (count: number, from: number, headers: Record<string, string> = {}) =>
       graphql(
         platform.urls.gateway,
-        `mutation { ${Array.from({ length: count }, (_, index) => `m${index}: requestMagicLink(input: { email: "user${from + index}@example.com" }) { accepted }`).join(' ')} }`,
+        `mutation { ${Array.from(
+          { length: count },
+          (_, index) => `m${index}: requestMagicLink(input: { email: "user${from + index}@example.com" }) { accepted }`,
+        ).join(' ')} }`,
         {},
         headers,
       );
@@ -196,25 +203,29 @@ describe('limits on every face', () => {
     };
     const count = async () => (await rest('GET', `${platform.urls.contactsRest}/api/contacts`)).body.total as number;
 
-    it('refuses more rows than IMPORT_MAX_ROWS (413), more columns than IMPORT_MAX_COLUMNS (400), a record over IMPORT_MAX_RECORD_BYTES (413), writing nothing', async () => {
-      const before = await count();
-      const rows = await importCsv(
-        `firstName,email\n${Array.from({ length: 6 }, (_, index) => `R${index},r${index}@example.com`).join('\n')}\n`,
-      );
-      expect(rows.status).toBe(413);
-      expect(rows.body.detail).toContain('IMPORT_MAX_ROWS');
-      expect(rows.body.errors?.[0].field).toBe('file');
-      const header = Array.from({ length: 51 }, (_, index) => `c${index}`).join(',');
-      const columns = await importCsv(`${header}\n${Array.from({ length: 51 }, () => 'x').join(',')}\n`);
-      expect(columns.status).toBe(400);
-      expect(columns.body.detail ?? JSON.stringify(columns.body)).toContain('IMPORT_MAX_COLUMNS');
-      const record = await importCsv(`firstName,email\n"${'a'.repeat(200_000)}",big@example.com\n`);
-      expect(record.status).toBe(413);
-      expect(record.body.detail).toContain('IMPORT_MAX_RECORD_BYTES');
-      expect(await count()).toBe(before);
-      const fine = await importCsv('firstName,email\nAda,ada@example.com\n');
-      expect(fine.status).toBe(200);
-    });
+    it(
+      'refuses more rows than IMPORT_MAX_ROWS (413), more columns than IMPORT_MAX_COLUMNS (400), a record ' +
+        'over IMPORT_MAX_RECORD_BYTES (413), writing nothing',
+      async () => {
+        const before = await count();
+        const rows = await importCsv(
+          `firstName,email\n${Array.from({ length: 6 }, (_, index) => `R${index},r${index}@example.com`).join('\n')}\n`,
+        );
+        expect(rows.status).toBe(413);
+        expect(rows.body.detail).toContain('IMPORT_MAX_ROWS');
+        expect(rows.body.errors?.[0].field).toBe('file');
+        const header = Array.from({ length: 51 }, (_, index) => `c${index}`).join(',');
+        const columns = await importCsv(`${header}\n${Array.from({ length: 51 }, () => 'x').join(',')}\n`);
+        expect(columns.status).toBe(400);
+        expect(columns.body.detail ?? JSON.stringify(columns.body)).toContain('IMPORT_MAX_COLUMNS');
+        const record = await importCsv(`firstName,email\n"${'a'.repeat(200_000)}",big@example.com\n`);
+        expect(record.status).toBe(413);
+        expect(record.body.detail).toContain('IMPORT_MAX_RECORD_BYTES');
+        expect(await count()).toBe(before);
+        const fine = await importCsv('firstName,email\nAda,ada@example.com\n');
+        expect(fine.status).toBe(200);
+      },
+    );
 
     it('defaults to 512 MiB and 1,048,576 data rows, what the largest CRMs take in one file', () => {
       expect(loadConfig({}).env.IMPORT_MAX_BYTES).toBe(512 * 1024 * 1024);
@@ -280,7 +291,11 @@ describe('subgraphs behind SUBGRAPH_HOST and SUBGRAPH_TOKEN', () => {
     const ask = (count: number, from: number, headers: Record<string, string>) =>
       graphql(
         platform.urls.gateway,
-        `mutation { ${Array.from({ length: count }, (_, index) => `m${index}: requestMagicLink(input: { email: "apart${from + index}@example.com" }) { accepted }`).join(' ')} }`,
+        `mutation { ${Array.from(
+          { length: count },
+          (_, index) =>
+            `m${index}: requestMagicLink(input: { email: "apart${from + index}@example.com" }) { accepted }`,
+        ).join(' ')} }`,
         {},
         headers,
       );

@@ -643,7 +643,8 @@ describe('social reach: integrations, media, AI images, publisher', () => {
     it("lists the owner's platform accounts but cannot connect one, which would serve every brand", async () => {
       expect((await gql('{ integrations { platform } }', {}, keyA)).body.data).toEqual({ integrations: [] });
       const start = await gql(
-        'mutation { startIntegrationConnect(platform: MASTODON, browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
+        'mutation { startIntegrationConnect(platform: MASTODON, browserBinding: ' +
+          '"0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
         {},
         keyA,
       );
@@ -655,7 +656,8 @@ describe('social reach: integrations, media, AI images, publisher', () => {
       );
       const withEveryBrand = { 'x-api-key': everyBrand.body.data!.createApiKey.key as string };
       const allowed = await gql(
-        'mutation { startIntegrationConnect(platform: MASTODON, browserBinding: "0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
+        'mutation { startIntegrationConnect(platform: MASTODON, browserBinding: ' +
+          '"0000000000000000000000000000000000000000000000000000000000000000") { authorizeUrl } }',
         {},
         withEveryBrand,
       );

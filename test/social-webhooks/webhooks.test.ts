@@ -17,8 +17,10 @@ import { Receiver } from './receiver.js';
 const CREATE_WEBHOOK = `mutation ($input: CreateWebhookInput!) {
   createWebhook(input: $input) { secret webhook { id url events brandIds enabled createdAt } }
 }`;
-const DELIVERIES = `query ($webhookId: ID!) {
-  webhookDeliveries(webhookId: $webhookId, first: 50) { totalCount nodes { id eventId type attempt succeeded statusCode error durationMs attemptedAt responseExcerpt } }
+const DELIVERIES =
+  `query ($webhookId: ID!) {
+  webhookDeliveries(webhookId: $webhookId, first: 50) { totalCount nodes { id eventId type attempt succeeded ` +
+  `statusCode error durationMs attemptedAt responseExcerpt } }
 }`;
 const CREATE_POST = `mutation ($input: CreatePostInput!) { createPost(input: $input) { id brandId status } }`;
 

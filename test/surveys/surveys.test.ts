@@ -770,7 +770,8 @@ describe('venue survey service', () => {
     const read = async (args: Record<string, unknown>) => {
       const answer = await graphql<{ surveys: Page }>(
         gateway,
-        'query ($first: Int, $after: String, $last: Int, $before: String) { surveys(first: $first, after: $after, last: $last, before: $before) { nodes { id } pageInfo { hasNextPage startCursor endCursor } } }',
+        'query ($first: Int, $after: String, $last: Int, $before: String) { surveys(first: $first, after: ' +
+          '$after, last: $last, before: $before) { nodes { id } pageInfo { hasNextPage startCursor endCursor } } }',
         args,
         as('admin'),
       );

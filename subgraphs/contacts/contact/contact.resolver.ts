@@ -31,7 +31,9 @@ export class ContactResolver {
 
   @Query(() => ContactScrollConnection, {
     nullable: true,
-    description: `The list of \`contacts\` (same order, same cursors) in pages of up to ${SCROLL_MAX} and without a total: it stays for exports, which read every contact in few round trips and need no count`,
+    description:
+      `The list of \`contacts\` (same order, same cursors) in pages of up to ${SCROLL_MAX} and ` +
+      `without a total: it stays for exports, which read every contact in few round trips and need no count`,
   })
   contactScroll(
     @Args(() => ContactScrollArgs) args: ContactScrollArgs,

@@ -72,7 +72,8 @@ export class ContactImportResolver {
   @Mutation(() => ImportResult, {
     nullable: true,
     description:
-      'Imports contacts from a stored CSV file and answers once it is done; e-mail matches update instead of duplicating. For large files use startContactImport',
+      'Imports contacts from a stored CSV file and answers once it is done; e-mail matches update instead of ' +
+      'duplicating. For large files use startContactImport',
   })
   importContacts(@Args(() => ImportContactsArgs) args: ImportContactsArgs, @Ctx() ctx: ImportContext) {
     return ctx.imports.importAndWait(importRequestOf(args));

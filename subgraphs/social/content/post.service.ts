@@ -296,7 +296,8 @@ export class PostService {
       if (unknown.length) {
         throw new AppError(
           ErrorCode.CONFLICT,
-          `The last publish to ${unknown.join(' and ')} may have gone out (its outcome is unknown); retry with force: true to publish again, which may post twice`,
+          `The last publish to ${unknown.join(' and ')} may have gone out (its outcome is unknown); retry with ` +
+            `force: true to publish again, which may post twice`,
           {
             fields: [{ field: 'force', message: 'must be true to retry a publish whose outcome is unknown' }],
             details: { unknownOutcome: unknown },

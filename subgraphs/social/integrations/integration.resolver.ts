@@ -41,7 +41,8 @@ export class IntegrationResolver {
   @Mutation(() => IntegrationConnectOutcome, {
     nullable: true,
     description:
-      "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound to the user who started the connect and to that user's browser.",
+      "Completes a connect from the platform's redirect. The single-use state is the credential: it is bound " +
+      "to the user who started the connect and to that user's browser.",
   })
   completeIntegrationConnect(
     @Arg('platform', () => Platform, { description: 'The platform of the redirect' }) platform: Platform,

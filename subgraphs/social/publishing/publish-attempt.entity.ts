@@ -37,7 +37,8 @@ export class PublishAttempt {
   @Property({ type: 'boolean' })
   @Field(() => Boolean, {
     description:
-      'True when the attempt was cut off mid-call (timeout, a worker stopped) on a platform without an idempotency key: it may have been posted, so a retry needs force',
+      'True when the attempt was cut off mid-call (timeout, a worker stopped) on a platform without an ' +
+      'idempotency key: it may have been posted, so a retry needs force',
   })
   outcomeUnknown = false;
 

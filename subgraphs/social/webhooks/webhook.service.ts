@@ -144,7 +144,8 @@ export class WebhookService {
     const needing = events.filter((type) => isWebhookEventType(type) && missing.includes(WEBHOOK_EVENT_SCOPES[type]));
     throw new AppError(
       ErrorCode.FORBIDDEN,
-      `Sending ${needing.slice(0, 3).join(', ')}${needing.length > 3 ? ', …' : ''} to a webhook needs the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}: a receiver reads what these events carry`,
+      `Sending ${needing.slice(0, 3).join(', ')}${needing.length > 3 ? ', …' : ''} to a webhook needs ` +
+        `the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}: a receiver reads what these events carry`,
     );
   }
 

@@ -144,8 +144,13 @@ export class AuthService {
         from: this.settings.fromEmail,
         to: email,
         subject: 'Your sign-in link for venue surveys',
-        text: `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.\n`,
-        html: `<p>Open this link to sign in to venue surveys:</p><p><a href="${escapeHtml(url.toString())}">Sign in</a></p><p>The link works once and expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.</p>`,
+        text:
+          `Open this link to sign in to venue surveys:\n\n${url.toString()}\n\nThe link works once and ` +
+          `expires in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.\n`,
+        html:
+          `<p>Open this link to sign in to venue surveys:</p><p><a ` +
+          `href="${escapeHtml(url.toString())}">Sign in</a></p><p>The link works once and expires ` +
+          `in ${LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this mail.</p>`,
       })
       .then(
         () => signInMails.inc({ transport, outcome: 'sent' }),
