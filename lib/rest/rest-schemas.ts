@@ -64,16 +64,17 @@ export function pageOf(item: z.ZodType, name: string) {
 
 // --- What every service answers about itself (lib/rest/rest.ts `serviceInfoRoutes`) ---
 
-export const healthSchema = z
-  .object({
-    status: z.literal('ok'),
-    service: z.string(),
-    timestamp: instantSchema,
-    checks: z
-      .record(z.string(), z.string())
-      .meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
-  })
-  .meta({ id: 'Health', description: 'Every part of the service is healthy' });
+/** The body of a health answer, unnamed: each document names its own (`Health`, or a service's, as social's `SocialHealth`). */
+export const healthBody = z.object({
+  status: z.literal('ok'),
+  service: z.string(),
+  timestamp: instantSchema,
+  checks: z
+    .record(z.string(), z.string())
+    .meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
+});
+
+export const healthSchema = healthBody.meta({ id: 'Health', description: 'Every part of the service is healthy' });
 
 export const serviceInfoSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, instantSchema, pageOf, pageQuery } from '#lib/rest/rest-schemas.js';
+import { healthBody, idSchema, instantSchema, pageOf, pageQuery } from '#lib/rest/rest-schemas.js';
 import { inputOf } from '#lib/rest/rest-bodies.js';
 import { MAX_PAGE_SIZE } from '#lib/data/pagination.js';
 import { graphqlEnumList, restEnum, withGraphQLEnums, withRestEnums } from '#lib/rest/rest-enums.js';
@@ -230,16 +230,7 @@ export const integrationsSchema = z
   })
   .meta({ id: 'Integrations' });
 
-export const socialHealthSchema = z
-  .object({
-    status: z.literal('ok'),
-    service: z.string(),
-    timestamp: instantSchema,
-    checks: z
-      .record(z.string(), z.string())
-      .meta({ description: 'Each part checked (database, job queue, storage...) and how it is' }),
-  })
-  .meta({ id: 'SocialHealth' });
+export const socialHealthSchema = healthBody.meta({ id: 'SocialHealth' });
 
 export const postPage = pageOf(postSchema, 'Post');
 export const queuePage = pageOf(contentItemSchema, 'ContentItem');
