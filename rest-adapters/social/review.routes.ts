@@ -49,7 +49,8 @@ export function reviewRoutes(run: RunOperation): RestRoute[] {
       path: '/api/review/:token',
       rateLimit,
       summary:
-        'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); 404 unknown, 410 expired or revoked, 409 once it is no longer suggested',
+        'The post of a review link: content, platforms, media URLs, scheduled time, brand name (no account needed); ' +
+        '404 unknown, 410 expired or revoked, 409 once it is no longer suggested',
       doc: {
         operationId: 'getPostByReviewLink',
         tag: 'review',
