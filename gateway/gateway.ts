@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApolloGateway } from '@apollo/gateway';
+import { ApolloGateway, type ServiceMap } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -32,7 +32,7 @@ import { assignRequestId, httpLogger, oneLineLogger, requestIdOf, type Logger } 
 import { httpMetrics } from '#lib/observability/metrics.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import { queryLimits } from '#lib/subgraph/query-limits.js';
-import { refuseUntrustedDocuments } from '#lib/http/document-safelist.js';
+import { refuseUntrustedDocuments, safelistOf } from '#lib/http/document-safelist.js';
 import { applySessionCookie, SESSION_COOKIE_SUBGRAPH } from '#lib/http/session-cookie.js';
 import type { RunningPart } from '#lib/service.js';
 import { resumeTrace, traceRequests } from '#lib/observability/tracing.js';
@@ -42,6 +42,10 @@ import { ForwardingDataSource } from './forwarding-data-source.js';
 import { LocalDataSource } from './local-data-source.js';
 import { QueryPlanCache } from './query-plan-cache.js';
 import { answerSubgraphFacts } from './subgraph-answers.js';
+import { LiveGraph } from './subscriptions/live-graph.js';
+import { serveMultipartSubscriptions } from './subscriptions/multipart.js';
+import { serveSseSubscriptions } from './subscriptions/sse.js';
+import { serveWebSocketSubscriptions } from './subscriptions/websocket.js';
 
 export const SUPERGRAPH_PATH = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
@@ -83,27 +87,34 @@ export async function startGateway(
   keepFederationOperations();
   const log = logger.child({ component: 'gateway' });
   const queryPlans = new QueryPlanCache();
+  const supergraphSdl = options.supergraphSdl ?? readFileSync(SUPERGRAPH_PATH, 'utf8');
+  // The data sources Apollo Gateway builds, kept by name: the live graph's per-event fetches use them too.
+  const serviceMap: ServiceMap = {};
   const gateway = new ApolloGateway({
     queryPlannerConfig: { cache: queryPlans as never },
-    supergraphSdl: options.supergraphSdl ?? readFileSync(SUPERGRAPH_PATH, 'utf8'),
+    supergraphSdl,
     // Node's own fetch (undici) keeps connections to the subgraphs alive; the default fetcher adds an
     // HTTP cache layer that a GraphQL POST never uses.
     buildService: ({ name, url }) => {
-      const local = options.localSubgraphs?.[name];
-      const mayAskForSessionCookie = name === SESSION_COOKIE_SUBGRAPH;
-      if (local) return new LocalDataSource(local, mayAskForSessionCookie);
-      return Object.assign(
-        new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
-        {
-          subgraphToken: config.env.SUBGRAPH_TOKEN,
-          mayAskForSessionCookie,
-
-          log,
-        },
-      );
+      const service = buildService(name, url);
+      serviceMap[name] = service;
+      return service;
     },
     logger: oneLineLogger(log),
   });
+  function buildService(name: string, url: string | undefined) {
+    const local = options.localSubgraphs?.[name];
+    const mayAskForSessionCookie = name === SESSION_COOKIE_SUBGRAPH;
+    if (local) return new LocalDataSource(local, mayAskForSessionCookie);
+    return Object.assign(
+      new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
+      {
+        subgraphToken: config.env.SUBGRAPH_TOKEN,
+        mayAskForSessionCookie,
+        log,
+      },
+    );
+  }
   const armor = queryLimits(config);
   const { trustedDocuments } = config;
   const restOperations = options.restOperations ?? [];
@@ -142,6 +153,18 @@ export async function startGateway(
     ],
   });
   await apollo.start();
+  const live = new LiveGraph({
+    config,
+    log: log.child({ component: 'live-graph' }),
+    apollo,
+    supergraphSdl,
+    serviceMap,
+    localSubgraphs: options.localSubgraphs ?? {},
+    subgraphUrls: options.subgraphUrls,
+    parseOptions: armor.parseOptions,
+    validationRules: armor.validationRules,
+    safelist: trustedDocuments ? safelistOf(trustedDocuments, restOperations) : undefined,
+  });
 
   let shuttingDown = false;
   const app = express();
@@ -168,6 +191,9 @@ export async function startGateway(
     // Only here: the subgraph ports take calls from this gateway alone (SUBGRAPH_TOKEN beyond loopback),
     // which plans each fetch itself from a document it checked, so those texts are never a client's own.
     ...(trustedDocuments ? [refuseUntrustedDocuments(trustedDocuments, restOperations)] : []),
+    // Subscriptions, asked for as a stream, leave here for the live graph; what is left goes to Apollo.
+    serveMultipartSubscriptions(live, config.env.SUBGRAPH_TOKEN),
+    serveSseSubscriptions(live, config.env.SUBGRAPH_TOKEN),
     refuseUnsupportedOperations(armor.parseOptions),
     resumeTrace,
     expressMiddleware(apollo, {
@@ -182,6 +208,7 @@ export async function startGateway(
   app.use(graphqlRequestErrorHandler(log));
 
   const server = await listen(app, options.port, config.env.HOST, '/graphql');
+  const webSockets = serveWebSocketSubscriptions(server.server, live, config);
   return {
     name: 'gateway',
     url: server.url,
@@ -189,7 +216,10 @@ export async function startGateway(
     queryPlans: queryPlans.stats,
     close: async () => {
       shuttingDown = true;
-      await server.close();
+      // Every stream ends first (WebSocket 1012, multipart and SSE closed), so that the drain below
+      // waits for no subscription and clients reconnect with their last cursor.
+      live.streams.endAll();
+      await Promise.all([webSockets.close(), server.close()]);
       await apollo.stop();
     },
   };

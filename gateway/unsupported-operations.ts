@@ -12,11 +12,10 @@ import {
 import { AppError, ErrorCode } from '#lib/errors.js';
 
 /**
- * What the gateway cannot run: Apollo Gateway executes neither subscriptions nor incremental delivery.
- * Left to Apollo, a subscription fails inside the query planner (a 500 and a stack trace in the log) and
+ * What the gateway cannot run: Apollo Gateway executes no incremental delivery. Left to Apollo,
  * `@defer` or `@stream` is an "Unknown directive"; a client is better told which feature is missing.
- * The codes are Apollo Router's where it has one (`SUBSCRIPTION_DISABLED`, as a router without
- * subscriptions answers), so a client handles both gateways alike.
+ * A subscription runs on the live graph (gateway/subscriptions/), which takes it before this check
+ * when the request asks for a stream; one asked for as a single JSON answer is told how to ask.
  */
 const UNSUPPORTED_DIRECTIVES: Record<string, { code: ErrorCode; message: string }> = {
   defer: {
@@ -40,10 +39,16 @@ export function unsupportedIn(document: DocumentNode, operationName: string | un
   const operation = getOperationAST(document, operationName);
   if (operation?.operation === OperationTypeNode.SUBSCRIPTION) {
     return new AppError(
-      ErrorCode.SUBSCRIPTION_DISABLED,
-      'This gateway does not run subscriptions: query the data instead (poll it)',
+      ErrorCode.NOT_ACCEPTABLE,
+      'A subscription answers a stream of events: ask for it with Accept: multipart/mixed;subscriptionSpec="1.0" ' +
+        '(Apollo Client), text/event-stream (GraphQL over SSE), or over WebSocket (graphql-transport-ws)',
     );
   }
+  return incrementalDirectiveIn(document);
+}
+
+/** The refusal of `@defer` or `@stream` anywhere in the document: no transport of this gateway delivers incrementally. */
+export function incrementalDirectiveIn(document: DocumentNode): AppError | undefined {
   let refusal: AppError | undefined;
   visit(document, {
     [Kind.DIRECTIVE](node) {

@@ -26,6 +26,8 @@ export enum ErrorCode {
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
   /** What the gateway cannot run: a subscription (Apollo Router's code), `@defer`, `@stream`. */
   SUBSCRIPTION_DISABLED = 'SUBSCRIPTION_DISABLED',
+  /** A request whose `Accept` names no form the answer can take (a subscription asked for as one JSON answer). */
+  NOT_ACCEPTABLE = 'NOT_ACCEPTABLE',
   DEFER_NOT_SUPPORTED = 'DEFER_NOT_SUPPORTED',
   STREAM_NOT_SUPPORTED = 'STREAM_NOT_SUPPORTED',
   /** A document outside the safelist (`TRUSTED_DOCUMENTS`), Apollo's code for a persisted query it does not hold. */
@@ -49,6 +51,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.SERVICE_UNAVAILABLE]: 503,
   [ErrorCode.INTERNAL_SERVER_ERROR]: 500,
   [ErrorCode.SUBSCRIPTION_DISABLED]: 400,
+  [ErrorCode.NOT_ACCEPTABLE]: 406,
   [ErrorCode.DEFER_NOT_SUPPORTED]: 400,
   [ErrorCode.STREAM_NOT_SUPPORTED]: 400,
   [ErrorCode.PERSISTED_QUERY_NOT_FOUND]: 400,
@@ -71,6 +74,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.SERVICE_UNAVAILABLE]: 'Service Unavailable',
   [ErrorCode.INTERNAL_SERVER_ERROR]: 'Internal Server Error',
   [ErrorCode.SUBSCRIPTION_DISABLED]: 'Bad Request',
+  [ErrorCode.NOT_ACCEPTABLE]: 'Not Acceptable',
   [ErrorCode.DEFER_NOT_SUPPORTED]: 'Bad Request',
   [ErrorCode.STREAM_NOT_SUPPORTED]: 'Bad Request',
   [ErrorCode.PERSISTED_QUERY_NOT_FOUND]: 'Bad Request',

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { AppError, ErrorCode } from '../errors.js';
 import { documentHash, SHA256_PREFIX, type TrustedDocuments } from '../trusted-documents.js';
 
-const notTrusted = (what: string) =>
+export const notTrusted = (what: string) =>
   new AppError(
     ErrorCode.PERSISTED_QUERY_NOT_FOUND,
     `${what} is not among the documents this gateway runs (TRUSTED_DOCUMENTS): send one of its trusted documents`,
@@ -28,6 +28,26 @@ function apqHashOf(extensions: unknown): string | undefined {
   return typeof hash === 'string' ? hash : undefined;
 }
 
+/** The safelist's two questions, for transports that are no Express route (the live graph's WebSocket). */
+export interface Safelist {
+  /** Whether a document sent as text may run. */
+  isTrustedText: (text: string) => boolean;
+  /** The text a `documentId` (`sha256:<hex>` or bare hex) names, or the refusal of an unknown one. */
+  textOf: (documentId: unknown) => string | AppError;
+}
+
+export function safelistOf(trusted: TrustedDocuments, alwaysTrusted: Iterable<string>): Safelist {
+  const alwaysTrustedTexts = new Set(alwaysTrusted);
+  return {
+    isTrustedText: (text) => alwaysTrustedTexts.has(text) || trusted.has(documentHash(text)),
+    textOf: (documentId) => {
+      const id = typeof documentId === 'string' ? documentId : '';
+      const text = trusted.get(id.startsWith(SHA256_PREFIX) ? id.slice(SHA256_PREFIX.length) : id);
+      return text ?? notTrusted(`The document ${JSON.stringify(id).slice(0, 100)}`);
+    },
+  };
+}
+
 /**
  * With a safelist, runs only the documents in it, plus `alwaysTrusted` (the REST adapters' own
  * operations, which reach the gateway over HTTP when it is deployed apart). A document is named by
@@ -38,8 +58,8 @@ function apqHashOf(extensions: unknown): string | undefined {
  * Apollo's APQ cache only ever holds trusted texts and a hash-only request may go on to it.
  */
 export function refuseUntrustedDocuments(trusted: TrustedDocuments, alwaysTrusted: Iterable<string>): RequestHandler {
-  const alwaysTrustedTexts = new Set(alwaysTrusted);
-  const isTrustedText = (text: string) => alwaysTrustedTexts.has(text) || trusted.has(documentHash(text));
+  const safelist = safelistOf(trusted, alwaysTrusted);
+  const { isTrustedText } = safelist;
   return (req, _res, next) => {
     const isGet = req.method === 'GET';
     const search = isGet ? new URL(req.originalUrl, 'http://gateway').searchParams : undefined;
@@ -52,10 +72,9 @@ export function refuseUntrustedDocuments(trusted: TrustedDocuments, alwaysTruste
       : ((req.body ?? {}) as GraphQLParams);
     let text: string | undefined;
     if (params.documentId !== undefined) {
-      const id = typeof params.documentId === 'string' ? params.documentId : '';
-      const hash = id.startsWith(SHA256_PREFIX) ? id.slice(SHA256_PREFIX.length) : id;
-      text = trusted.get(hash);
-      if (text === undefined) return next(notTrusted(`The document ${JSON.stringify(id).slice(0, 100)}`));
+      const named = safelist.textOf(params.documentId);
+      if (named instanceof AppError) return next(named);
+      text = named;
       if (typeof params.query === 'string' && params.query !== text) {
         return next(AppError.badInput('query', 'differs from the document that documentId names: send one of them'));
       }
