@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   execute,
   GraphQLError,
@@ -19,26 +18,12 @@ import { ErrorCode } from '../errors.js';
 import { operationObserver } from '../observability/graphql-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { GRAPHQL_MAX_TOKENS } from './query-limits.js';
+import { subscriptionsOf } from './subscriptions.js';
+import { withCode, type SubgraphOperation, type SubgraphRequest } from './subgraph-operation.js';
 import type { EntityManager } from '../data/database.js';
 import { idempotencyScopeOf, runIdempotently, type IdempotentContexts } from './idempotent-operations.js';
 
-/** What a subgraph's context is made from: the caller's headers (credentials, request id) and the request's id. */
-export interface SubgraphRequest {
-  headers: IncomingHttpHeaders;
-  id?: unknown;
-  /**
-   * The client that the limits count per (its address; IPv6 per /64): over HTTP the address the
-   * gateway forwarded, when the caller is the gateway (`subgraphClientOf`); in process, the gateway's caller.
-   */
-  client?: string;
-}
-
-/** One operation as the gateway sends it to a subgraph. */
-export interface SubgraphOperation {
-  query?: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
+export type { SubgraphOperation, SubgraphRequest } from './subgraph-operation.js';
 
 /**
  * A context that states extensions of its answer: facts for the gateway that are no part of the data
@@ -57,6 +42,23 @@ export function answerExtensionsOf(contextValue: object): Record<string, unknown
 /** A subgraph the gateway can run in its own process, with no HTTP and no JSON between them. */
 export interface LocalSubgraph {
   execute(operation: SubgraphOperation, request: SubgraphRequest): Promise<FormattedExecutionResult>;
+  /**
+   * Runs a `subscription` operation (one root field of the subgraph's Subscription type, the
+   * selection this subgraph resolves itself) and answers its results, formatted and masked as
+   * `execute`'s are. The contract the gateway relies on:
+   * - The first result may be the refusal at subscribe (a shield rule, `after` not a cursor, an
+   *   unknown import): `{ errors }` with the error's `extensions.code`, and the iterator ends.
+   * - Then one `{ data }` per event the caller may see, oldest first. Each root field's payload
+   *   holds the event's `cursor` (when the field selects it): hand it back as `after` to resume,
+   *   SSE's `id:` included.
+   * - A credential that expired or was revoked ends the stream with one `{ errors }` result coded
+   *   UNAUTHENTICATED (checked at every event and at least every 30 s).
+   * - Calling `return()` ends it at once (the client left) and frees what it held; the results end
+   *   by themselves when the stream is over (an import that finished) or the subgraph shuts down.
+   * Each event is executed with a context made from `request` anew (the same headers, so the same
+   * credentials), so entities the event names are read as they are at delivery.
+   */
+  subscribe(operation: SubgraphOperation, request: SubgraphRequest): AsyncIterableIterator<FormattedExecutionResult>;
 }
 
 /**
@@ -114,7 +116,10 @@ export function localSubgraph<Context extends object>(
     return answer;
   };
 
+  const { subscribe } = subscriptionsOf(schema, (request) => contextOf(request), { faults });
+
   return {
+    subscribe,
     async execute(operation, request) {
       const started = performance.now();
       const answer = await run(operation, request);
@@ -260,9 +265,4 @@ function prepare(
   if (!isCompiledQuery(compiled))
     return (compiled.errors ?? []).map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
   return { ...operation, run: (contextValue, variables) => compiled.query(undefined, contextValue, variables ?? {}) };
-}
-
-function withCode(error: GraphQLError, code: string): GraphQLFormattedError {
-  const formatted = error.toJSON();
-  return { ...formatted, extensions: { ...formatted.extensions, code } };
 }

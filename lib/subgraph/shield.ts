@@ -7,6 +7,8 @@ import {
   OperationTypeNode,
   type DocumentNode,
   type FieldNode,
+  type GraphQLFieldResolver,
+  type GraphQLObjectType,
   type FragmentDefinitionNode,
   type GraphQLError,
   type GraphQLResolveInfo,
@@ -112,7 +114,7 @@ export function mergeRules(parts: readonly RuleTree[]): RuleTree {
 /**
  * Guards a subgraph schema with graphql-shield, denying by default.
  *
- * Every root field (Query, Mutation) without a rule is denied. Other types are guarded only where
+ * Every root field (Query, Mutation, Subscription) without a rule is denied. Other types are guarded only where
  * the tree names them (entity types reached through `_entities`, and with a field map just the
  * fields it names: those that lead to another resource and need its scope); plain object fields are reached
  * only through a root field that was already allowed, so wrapping each of them would double the
@@ -121,12 +123,15 @@ export function mergeRules(parts: readonly RuleTree[]): RuleTree {
  */
 export function applyShield(schema: GraphQLSchema, rules: RuleTree): GraphQLSchema {
   const { tree, everything } = shieldOf(schema, rules);
-  const guarded = new Set(Object.keys(tree));
+  const named = new Set(Object.keys(tree));
   const roots = new Set<string>();
-  for (const root of [schema.getQueryType(), schema.getMutationType()]) if (root) roots.add(root.name);
+  // A Subscription field's rule wraps its `subscribe`: the caller is refused when subscribing.
+  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+    if (root) roots.add(root.name);
+  }
   const middleware: Record<string, unknown> = {};
   for (const [typeName, fields] of Object.entries(everything)) {
-    if (!(guarded.has(typeName) || roots.has(typeName)) || !isObjectType(schema.getType(typeName))) continue;
+    if (!(named.has(typeName) || roots.has(typeName)) || !isObjectType(schema.getType(typeName))) continue;
     // A field map on an object type guards the fields it names (one that hands out another resource,
     // which needs that resource's scope); the others stay unwrapped, as on any unnamed type.
     const own = tree[typeName];
@@ -135,7 +140,42 @@ export function applyShield(schema: GraphQLSchema, rules: RuleTree): GraphQLSche
         ? Object.fromEntries(Object.keys(own).map((field) => [field, fields[field]]))
         : fields;
   }
-  return applyMiddleware(schema, middleware as IMiddleware);
+  const guarded = applyMiddleware(schema, middleware as IMiddleware);
+  const subscription = guarded.getSubscriptionType();
+  if (subscription) guardSubscribe(subscription, everything[subscription.name] ?? {});
+  return guarded;
+}
+
+type SubscribeMiddleware = (
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+  ...args: Parameters<GraphQLFieldResolver<unknown, unknown>>
+) => unknown;
+
+/**
+ * graphql-middleware wraps a field's `resolve` where it has one, and type-graphql gives every
+ * subscription field one (it maps each event): the rule would then run per event, never when
+ * subscribing. Each Subscription field's `subscribe` is wrapped in its rule as well, so that a caller
+ * is refused at subscribe with the rule's code (and the rule still holds for every event).
+ */
+function guardSubscribe(subscription: GraphQLObjectType, rules: Record<string, unknown>): void {
+  for (const [name, field] of Object.entries(subscription.getFields())) {
+    const rule = rules[name] as SubscribeMiddleware | undefined;
+    const subscribe = field.subscribe;
+    if (!rule || !subscribe) continue;
+    field.subscribe = (parent, args, context, info) =>
+      rule(
+        (
+          p: unknown = parent,
+          a = args as Record<string, unknown>,
+          c: unknown = context,
+          i: GraphQLResolveInfo = info,
+        ) => subscribe(p, a, c, i),
+        parent,
+        args,
+        context,
+        info,
+      );
+  }
 }
 
 /** The shield's middleware of every field of `schema` under `rules` (deny by default), and the tree it was made from. */

@@ -38,6 +38,8 @@ import { requireSubgraphToken } from '../http/subgraph-token.js';
 import { resumeTrace, traceRequests, traceResolvers } from '../observability/tracing.js';
 import type { Deps, RunningPart } from '../service.js';
 import { applyShield, mutationRulesOf, type MutationRules, type RuleTree } from './shield.js';
+import { eventStreamSubscriptions } from './subscription-sse.js';
+import { subscriptionsOf, type Subscriptions } from './subscriptions.js';
 
 const FEDERATION_LINK = `
   extend schema
@@ -49,6 +51,22 @@ const ROOT_TYPE_DESCRIPTIONS: Record<string, string> = {
   Query: 'What can be read: contacts, posts, surveys and everything around them (each field says who may see what)',
   Mutation:
     'What can be changed: each mutation runs in one transaction, writes its audit event with it, and answers the changed object',
+  Subscription:
+    'What can be followed as it happens: each stream resumes after a cursor (`after`) and is authorised for every event',
+};
+
+/**
+ * type-graphql insists on a PubSub once a schema has a subscription, even where every
+ * `@Subscription` brings its own `subscribe` (ours follow a service's event feed,
+ * lib/data/event-feed.ts): this one is never used, and says so if it ever were.
+ */
+const NO_PUB_SUB = {
+  publish() {
+    throw new Error('Subscriptions follow event feeds; nothing publishes through type-graphql');
+  },
+  subscribe(): never {
+    throw new Error('Every @Subscription names its own subscribe function');
+  },
 };
 
 /** The schema with its root types described (the explorers show these first). */
@@ -88,6 +106,7 @@ export async function buildFederatedSchema(
       resolvers: definition.resolvers,
       orphanedTypes: definition.orphanedTypes,
       skipCheck: true,
+      pubSub: NO_PUB_SUB,
       validate: { forbidUnknownValues: false },
       emitSchemaFile: false,
     }),
@@ -174,6 +193,7 @@ export async function openSubgraphPort(
   let graphql: express.RequestHandler | undefined;
   let routes: express.RequestHandler | undefined;
   let apollo: ApolloServer<never> | undefined;
+  let subscriptions: Subscriptions | undefined;
   const outage = new OutageWatch();
   const databaseAnswers = async () => {
     const answers = isReady ? await isReady() : false;
@@ -235,6 +255,16 @@ export async function openSubgraphPort(
       });
       await server.start();
       apollo = server as unknown as ApolloServer<never>;
+      const requestOf = (req: express.Request): SubgraphRequest => ({
+        headers: req.headers,
+        id: req.id,
+        client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)),
+      });
+      // Subscriptions over SSE, for a gateway in another process: the same limits as queries.
+      subscriptions = subscriptionsOf(served.schema, (request) => served.context(request).catch(unavailableContext), {
+        faults,
+        validationRules: limits.validationRules,
+      });
       const handlers = express.Router();
       handlers.use(
         httpLogger(logger, `${name}-subgraph`),
@@ -243,15 +273,9 @@ export async function openSubgraphPort(
         express.json({ limit: config.env.BODY_LIMIT_BYTES, verify: checkJsonBody }),
         refuseUnstorableGraphQLText,
         resumeTrace,
+        eventStreamSubscriptions(subscriptions.subscribe, requestOf),
         expressMiddleware(server, {
-          context: async ({ req }) =>
-            served
-              .context({
-                headers: req.headers,
-                id: req.id,
-                client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)),
-              })
-              .catch(unavailableContext),
+          context: async ({ req }) => served.context(requestOf(req)).catch(unavailableContext),
         }),
       );
       graphql = handlers;
@@ -265,6 +289,8 @@ export async function openSubgraphPort(
     },
     close: async () => {
       shuttingDown = true;
+      // Open streams would hold the drain up to its timeout: they end now, and their clients resume elsewhere.
+      await subscriptions?.close();
       await running.close();
       await apollo?.stop();
     },

@@ -80,7 +80,8 @@ export async function createSocialContext(
   const reach = Reach.of(principal);
   const brands = new BrandService(em, reach);
   const campaigns = new CampaignService(em, reach, brands);
-  const events = new ContentEventService(em, reach);
+  const events = new ContentEventService(em, reach, runtime.contentFeed);
+  const posts = postsWithin(em, runtime, reach);
   const attempts = new PublishAttemptService(em);
   const media = new MediaService(em, reach, runtime.media);
   return {
@@ -90,7 +91,7 @@ export async function createSocialContext(
     em,
     brands,
     apiKeys: new ApiKeyService(em, reach),
-    posts: postsWithin(em, runtime, reach),
+    posts,
     campaigns,
     events,
     rollups: new RollupService(em, reach),
@@ -121,6 +122,10 @@ export async function createSocialContext(
     ),
     brandById: batchLoader(
       (ids) => brands.findMany(ids),
+      () => null,
+    ),
+    postById: batchLoader(
+      (ids) => posts.findMany(ids),
       () => null,
     ),
     eventsByContent: batchLoader(

@@ -7,6 +7,9 @@ import type { Deps } from '#lib/service.js';
 import { createStorage } from '#lib/storage/create-storage.js';
 import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
+import type { EventFeed } from '#lib/data/event-feed.js';
+import type { ContentEvent } from './content/content-event.entity.js';
+import { openContentFeed } from './content/content-event.feed.js';
 import type { HealthCheck } from './health/health-checks.js';
 import type { IntegrationSettings } from './integrations/integration.service.js';
 import { Platforms } from './integrations/platforms/index.js';
@@ -38,6 +41,8 @@ export interface SocialRuntime {
   queue: PublishQueue;
   /** Signed webhooks: their secrets' cipher, URL policy and delivery timing (the queue is the publisher's). */
   webhooks: WebhookSettings;
+  /** The content audit log as it grows, which `contentEvents` subscriptions follow (one reader per process). */
+  contentFeed: EventFeed<ContentEvent>;
   /** What `/health` checks: the database, storage and the job queue. */
   healthChecks: HealthCheck[];
   close(): Promise<void>;
@@ -73,13 +78,16 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
       return sweepMediaUploads(orm.em.fork(), media, now);
     },
   });
+  let contentFeed: EventFeed<ContentEvent> | undefined;
   const close = async () => {
+    await contentFeed?.close();
     await sweeper.stop();
     await webhookWorkers?.stop();
     await queue.stop();
     await limits.close();
   };
   try {
+    contentFeed = await openContentFeed(config, orm, logger);
     await prepareWebhookQueue(queue.boss);
     if (config.env.PUBLISH_WORKER === 'on') {
       await startPublisherWorkers(queue, orm, tools, logger);
@@ -107,6 +115,7 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
     reviewLinks: { perClient: limits.limiter('social-review-client', REVIEW_PER_CLIENT, REVIEW_WINDOW_SECONDS) },
     queue,
     webhooks,
+    contentFeed,
     healthChecks: [
       { name: 'database', check: () => databaseAnswers(orm) },
       { name: 'storage', check: () => tools.storage.check() },

@@ -58,6 +58,10 @@ export class ContentEvent {
   @Property({ type: 'bigint', autoincrement: true, persist: false, nullable: true })
   seq?: string;
 
+  /** The transaction that wrote the event (its column's default): with `seq`, where it stands in the feed (lib/data/event-feed.ts). */
+  @Property({ type: 'text', columnType: 'xid8', persist: false, nullable: true })
+  xact?: string;
+
   @Property({ type: 'text' })
   ownerId!: string;
 

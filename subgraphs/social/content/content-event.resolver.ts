@@ -1,10 +1,13 @@
-import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { encodeCursor } from '#lib/data/event-cursor.js';
+import type { Positioned } from '#lib/data/event-feed.js';
 import { Actor, ContentEvent } from './content-event.entity.js';
 import { ContentEventConnection } from './content-event.types.js';
-import { EventArgs } from './content-event.input.js';
+import { ContentEventStreamArgs, EventArgs } from './content-event.input.js';
 import type { ContentContext } from './content.context.js';
+import { Post } from './post.entity.js';
 
-/** The audit log of content operations. */
+/** The audit log of content operations, read as a list or followed as it grows. */
 @Resolver(() => ContentEvent)
 export class ContentEventResolver {
   @Query(() => ContentEventConnection, { nullable: true, description: 'The audit log, newest first' })
@@ -12,8 +15,36 @@ export class ContentEventResolver {
     return ctx.events.connection({ contentId: args.contentId, type: args.type }, args);
   }
 
+  @Subscription(() => ContentEvent, {
+    name: 'contentEvents',
+    description:
+      'The audit events of the posts you reach, as they happen; with `after`, those after that cursor first, oldest first',
+    subscribe: ({ args, context }) => {
+      const { brandIds, after } = args as ContentEventStreamArgs;
+      return (context as ContentContext).events.follow(brandIds, after);
+    },
+  })
+  followContentEvents(
+    @Root() positioned: Positioned<ContentEvent>,
+    @Args(() => ContentEventStreamArgs) _args: ContentEventStreamArgs,
+  ): ContentEvent {
+    return positioned.event;
+  }
+
   @FieldResolver(() => Actor, { description: 'Who made the change' })
   actor(@Root() event: ContentEvent): Actor {
     return { type: event.actorType, id: event.actorId };
+  }
+
+  @FieldResolver(() => String, {
+    description: 'Where the event stands in the log: `after` of `contentEvents` resumes from it (opaque)',
+  })
+  cursor(@Root() event: ContentEvent): string {
+    return encodeCursor({ xact: BigInt(event.xact ?? 0), seq: BigInt(event.seq ?? 0) });
+  }
+
+  @FieldResolver(() => Post, { nullable: true, description: 'The post, as it is now; null once it is deleted' })
+  post(@Root() event: ContentEvent, @Ctx() ctx: ContentContext): Promise<Post | null> {
+    return ctx.postById.load(event.contentId);
   }
 }

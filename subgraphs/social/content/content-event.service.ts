@@ -3,6 +3,8 @@ import type { Principal } from '#lib/identity.js';
 import { isUuid } from '#lib/ids.js';
 import { emptyConnection, keysetWindow, pageOfQuery, type Keyset, type KeysetArgs } from '#lib/data/keyset.js';
 import type { Connection } from '#lib/data/pagination.js';
+import type { EventFeed, Positioned } from '#lib/data/event-feed.js';
+import { AppError, ErrorCode } from '#lib/errors.js';
 import type { Reach } from '../access/reach.js';
 import { ActorType, ContentEvent, type Actor, type ContentEventType } from './content-event.entity.js';
 import { snapshotOf, type Post } from './post.entity.js';
@@ -37,6 +39,7 @@ export class ContentEventService {
   constructor(
     private readonly em: EntityManager,
     private readonly reach: Reach,
+    private readonly feed: EventFeed<ContentEvent>,
   ) {}
 
   static record(tx: EntityManager, change: ContentChange): ContentEvent {
@@ -64,6 +67,31 @@ export class ContentEventService {
     if (filter.type) where.type = filter.type;
     const query = this.em.createQueryBuilder(ContentEvent, 'e').where(where);
     return pageOfQuery(query, NEWEST_FIRST, window, () => this.em.count(ContentEvent, where));
+  }
+
+  /**
+   * The events of the caller's reach (narrowed to `brandIds`) as they commit, after `after` when
+   * given, else from now on. A brand outside the reach is refused here, before anything is followed;
+   * each event is then kept only when it stands in the reach (an event keeps the brand its post had then).
+   */
+  async follow(
+    brandIds: readonly string[] | null | undefined,
+    after?: string | null,
+  ): Promise<AsyncIterableIterator<Positioned<ContentEvent>>> {
+    const ownerId = this.reach.ownerId;
+    const outside = (brandIds ?? []).filter((brandId) => !isUuid(brandId) || !this.reach.covers(brandId));
+    if (outside.length) {
+      throw new AppError(ErrorCode.FORBIDDEN, `Brand ${outside[0]} is outside your reach`, {
+        fields: [{ field: 'brandIds', message: 'names a brand outside your reach' }],
+      });
+    }
+    const only = brandIds?.length ? new Set(brandIds) : null;
+    const from = after ? await this.feed.positionAfter(after) : await this.feed.present();
+    return this.feed.follow(
+      from,
+      (event) =>
+        event.ownerId === ownerId && this.reach.covers(event.brandId) && (only === null || only.has(event.brandId)),
+    );
   }
 
   /** Every event of each item, newest first (one query for any number of items). */

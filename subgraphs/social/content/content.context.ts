@@ -14,5 +14,7 @@ export interface ContentContext extends AccessContext {
   events: ContentEventService;
   rollups: RollupService;
   eventsByContent: DataLoader<string, ContentEvent[]>;
+  /** A post by id, null when deleted or out of reach (an event names its post). */
+  postById: DataLoader<string, Post | null>;
   postsByCampaign: DataLoader<string, Post[]>;
 }

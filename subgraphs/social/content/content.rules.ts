@@ -14,6 +14,9 @@ export const contentRules: RuleTree = {
     campaigns: requireScope('campaigns.read'),
     campaign: requireScope('campaigns.read'),
   },
+  Subscription: {
+    contentEvents: requireScope('posts.read'),
+  },
   Mutation: {
     createPost: requireScope('posts.write'),
     updatePost: requireScope('posts.write'),

@@ -9,6 +9,7 @@ import { Migration20261126000002IdempotencyKeys } from './Migration2026112600000
 import { Migration20261126000003BrandVersion } from './Migration20261126000003BrandVersion.js';
 import { Migration20261126100001KeysetTimes } from './Migration20261126100001KeysetTimes.js';
 import { Migration20261127000001PlatformNames } from './Migration20261127000001PlatformNames.js';
+import { Migration20261128000001ContentEventFeed } from './Migration20261128000001ContentEventFeed.js';
 
 /**
  * Every migration of the social schema, oldest first. Append new ones at the end (timestamped
@@ -24,4 +25,5 @@ export const socialMigrations: Constructor<Migration>[] = [
   Migration20261126000003BrandVersion,
   Migration20261126100001KeysetTimes,
   Migration20261127000001PlatformNames,
+  Migration20261128000001ContentEventFeed,
 ];

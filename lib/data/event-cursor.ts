@@ -1,0 +1,33 @@
+/**
+ * Where a reader stands in a service's event log: the transaction that wrote an event
+ * (`pg_current_xact_id()`), then the event's sequence in the log. Events are read in this order and
+ * only once every transaction before the reader's snapshot horizon has ended (lib/data/event-feed.ts),
+ * so a position never has an event appear behind it later, whatever order transactions commit in.
+ */
+export interface FeedPosition {
+  xact: bigint;
+  seq: bigint;
+}
+
+const PREFIX = 'ev1:';
+
+/** The opaque cursor a client holds for a position. */
+export function encodeCursor(position: FeedPosition): string {
+  return Buffer.from(`${PREFIX}${position.xact}:${position.seq}`).toString('base64url');
+}
+
+/** The position a cursor names, or null when the text is no cursor of ours. */
+export function decodeCursor(cursor: string): FeedPosition | null {
+  if (cursor.length > 200) return null;
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^ev1:(\d{1,20}):(\d{1,20})$/.exec(text);
+  if (!match) return null;
+  return { xact: BigInt(match[1]), seq: BigInt(match[2]) };
+}
+
+/** Negative, zero or positive as `a` stands before, at or after `b`. */
+export function comparePositions(a: FeedPosition, b: FeedPosition): number {
+  if (a.xact !== b.xact) return a.xact < b.xact ? -1 : 1;
+  if (a.seq !== b.seq) return a.seq < b.seq ? -1 : 1;
+  return 0;
+}

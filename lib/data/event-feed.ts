@@ -1,0 +1,290 @@
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Orm } from './database.js';
+import { comparePositions, decodeCursor, encodeCursor, type FeedPosition } from './event-cursor.js';
+import { listenOnPglite, listenOnPostgres, type EventSignals } from './event-notifications.js';
+
+/**
+ * What makes a service's audit table an event log that can be followed, for its migration: the
+ * writing transaction's id on every row (a default, so no writer can forget it), an index in reading
+ * order, and a statement trigger that notifies `channel` on commit. A migration runs it once; never
+ * change it (a later change is a new migration).
+ */
+export function eventLogSql(table: string, channel: string): string[] {
+  return [
+    `alter table ${table} add column xact xid8 not null default pg_current_xact_id()`,
+    `create index ${table}_xact_seq_idx on ${table} (xact, seq)`,
+    `create function ${table}_notify() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('${channel}', '');
+        return null;
+      end $$`,
+    `create trigger ${table}_notify after insert on ${table} for each statement execute function ${table}_notify()`,
+  ];
+}
+
+/** The channel a service's event log notifies (`eventLogSql`): one per service, in its own database. */
+export const eventChannelOf = (service: string): string => `platform_events_${service}`;
+
+/** How a feed reads its log: the table (schema-qualified) and how a row becomes the service's event. */
+export interface EventLog<Event> {
+  /** `"schema"."table"`, with `xact` and `seq` columns (`eventLogSql`). */
+  table: string;
+  channel: string;
+  /** An event from its row as the database answers it (column names). */
+  eventOf(row: Record<string, unknown>): Event;
+}
+
+/**
+ * Where a stream that starts "now" begins: at the horizon, skipping the events that had already
+ * committed beyond it (a transaction still running elsewhere holds the horizon back, and what
+ * committed after it is history to this subscriber, not news).
+ */
+export interface StartingPoint extends FeedPosition {
+  alreadyCommitted?: ReadonlySet<bigint>;
+}
+
+/** An event with where it stands in the log. */
+export interface Positioned<Event> {
+  event: Event;
+  position: FeedPosition;
+  cursor: string;
+}
+
+/** Events read per statement, by the shared reader and by a follower catching up. */
+const BATCH = 500;
+/** Events a follower holds for a slow consumer before it lets them go and reads them again later. */
+const FOLLOWER_QUEUE = 1000;
+/** How soon the reader looks again while committed events wait behind a transaction still running. */
+const HELD_BACK_RETRY_MS = 50;
+/** A read now and then with no notification at all: a notification lost in a drop costs at most this. */
+const SAFETY_READ_MS = 10_000;
+
+/**
+ * A service's event log, followed by any number of subscribers in this process with one reader.
+ *
+ * Reading rule: only events whose transaction is below the reader's snapshot horizon
+ * (`pg_snapshot_xmin(pg_current_snapshot())`) are read, in (xact, seq) order. Every transaction
+ * below the horizon has ended, so no event can later appear before a position already read: two
+ * transactions that commit out of id order are both read, the later id after the earlier, and a
+ * cursor resumes with nothing missed and nothing twice. An event committed behind a transaction still
+ * running waits until that one ends (the reader looks again every 50 ms while such events exist).
+ *
+ * Delivery: the log's trigger notifies on commit (PostgreSQL's LISTEN/NOTIFY reaches every process;
+ * PGlite its own). The one reader per process reads each new batch once and hands it to every
+ * follower in memory; a follower behind the batch (it resumed from an older cursor, or its consumer
+ * was slow) reads its gap from the database itself, and then goes on with the shared batches.
+ */
+export class EventFeed<Event> {
+  private readonly followers = new Set<Follower<Event>>();
+  private head: FeedPosition | undefined;
+  private reading: Promise<void> | undefined;
+  private again = false;
+  private heldBack: NodeJS.Timeout | undefined;
+  private safety: NodeJS.Timeout | undefined;
+  private signals: EventSignals | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly orm: Orm,
+    private readonly log: EventLog<Event>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Opens the feed of `log`: its one listening connection (PostgreSQL) or its listener (PGlite). */
+  static async open<Event>(config: Config, orm: Orm, log: EventLog<Event>, logger: Logger): Promise<EventFeed<Event>> {
+    const feed = new EventFeed(orm, log, logger.child({ component: 'event-feed', channel: log.channel }));
+    const { xact, seq } = await feed.present();
+    feed.head = { xact, seq };
+    const signal = () => feed.readNew();
+    feed.signals = config.env.DATABASE_URL
+      ? listenOnPostgres(config.env.DATABASE_URL, log.channel, signal, feed.logger)
+      : await listenOnPglite(orm, log.channel, signal);
+    feed.safety = setInterval(signal, SAFETY_READ_MS).unref();
+    return feed;
+  }
+
+  /** The position "now": every event followed from it committed after this call began. */
+  async present(): Promise<StartingPoint> {
+    const [row] = await this.orm.em.fork().execute<{ horizon: string; committed: string[] }[]>(
+      `select pg_snapshot_xmin(now.snapshot)::text as horizon,
+          array(select distinct e.xact::text from ${this.log.table} as e where e.xact >= pg_snapshot_xmin(now.snapshot)) as committed
+        from (select pg_current_snapshot() as snapshot) as now`,
+    );
+    const committed = row.committed.map((xact) => BigInt(xact));
+    return { xact: BigInt(row.horizon), seq: 0n, ...(committed.length && { alreadyCommitted: new Set(committed) }) };
+  }
+
+  /**
+   * The position an `after` argument names: BAD_USER_INPUT naming `after` when it is no cursor, or
+   * names an event no longer kept (the log is swept after its retention).
+   */
+  async positionAfter(after: string): Promise<FeedPosition> {
+    const position = decodeCursor(after);
+    if (!position) throw AppError.badInput('after', 'is not a cursor of this stream');
+    const [kept] = await this.orm.em
+      .fork()
+      .execute<unknown[]>(`select 1 from ${this.log.table} where xact = ?::text::xid8 and seq = ?`, [
+        position.xact.toString(),
+        position.seq.toString(),
+      ]);
+    if (!kept) throw AppError.badInput('after', 'names an event older than the events kept, or none at all');
+    return position;
+  }
+
+  /** Events after `after`, oldest first, at most `limit` (a page of the query of the same name, or a catch-up). */
+  async read(after: FeedPosition, limit: number): Promise<Positioned<Event>[]> {
+    const rows = await this.orm.em.fork().execute<Record<string, unknown>[]>(
+      `select e.*, e.xact::text as feed_xact, e.seq::text as feed_seq from ${this.log.table} as e
+        where (e.xact, e.seq) > (?::text::xid8, ?::bigint) and e.xact < pg_snapshot_xmin(pg_current_snapshot())
+        order by e.xact, e.seq limit ?`,
+      [after.xact.toString(), after.seq.toString(), limit],
+    );
+    return rows.map((row) => {
+      const position = { xact: BigInt(row.feed_xact as string), seq: BigInt(row.feed_seq as string) };
+      return { event: this.log.eventOf(row), position, cursor: encodeCursor(position) };
+    });
+  }
+
+  /**
+   * Every event after `from` that `keep` keeps (the subscriber may see it), oldest first, then each
+   * new one as it commits, until the consumer returns (or the feed closes). Memory stays bounded: a
+   * consumer that falls behind is read again from the database when it catches up.
+   */
+  follow(from: StartingPoint, keep: (event: Event) => boolean = () => true): AsyncIterableIterator<Positioned<Event>> {
+    const start = { xact: from.xact, seq: from.seq };
+    const follower = new Follower(this, start, keep, from.alreadyCommitted, () => this.followers.delete(follower));
+    this.followers.add(follower);
+    return follower;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.safety);
+    clearTimeout(this.heldBack);
+    await this.signals?.close();
+    for (const follower of this.followers) follower.end();
+    await this.reading?.catch(() => undefined);
+  }
+
+  /** Reads what is new since the head, once, however many signals came meanwhile. */
+  private readNew(): void {
+    if (this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = this.readBatches()
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'reading new events failed; the next signal tries again'),
+      )
+      .finally(() => {
+        this.reading = undefined;
+        if (this.again) {
+          this.again = false;
+          this.readNew();
+        }
+      });
+  }
+
+  private async readBatches(): Promise<void> {
+    for (;;) {
+      const from = this.head!;
+      const batch = await this.read(from, BATCH);
+      if (batch.length) {
+        this.head = batch[batch.length - 1].position;
+        for (const follower of this.followers) follower.offer(from, batch);
+      }
+      if (batch.length === BATCH) continue;
+      if (!this.heldBack && (await this.committedBeyond(this.head!))) {
+        this.heldBack = setTimeout(() => {
+          this.heldBack = undefined;
+          this.readNew();
+        }, HELD_BACK_RETRY_MS);
+      }
+      return;
+    }
+  }
+
+  /** True when events beyond `position` are committed but still behind the horizon (a transaction before them runs on). */
+  private async committedBeyond(position: FeedPosition): Promise<boolean> {
+    const [row] = await this.orm.em
+      .fork()
+      .execute<unknown[]>(`select 1 from ${this.log.table} where (xact, seq) > (?::text::xid8, ?::bigint) limit 1`, [
+        position.xact.toString(),
+        position.seq.toString(),
+      ]);
+    return Boolean(row);
+  }
+}
+
+/** One subscriber's place in the feed: what it was handed and not yet taken, and whether it must read a gap. */
+class Follower<Event> implements AsyncIterableIterator<Positioned<Event>> {
+  private readonly queue: Positioned<Event>[] = [];
+  private gap = true;
+  private done = false;
+  private waiting: (() => void) | undefined;
+
+  constructor(
+    private readonly feed: EventFeed<Event>,
+    private position: FeedPosition,
+    private readonly keep: (event: Event) => boolean,
+    private alreadyCommitted: ReadonlySet<bigint> | undefined,
+    private readonly leave: () => void,
+  ) {}
+
+  /** A batch the shared reader read after `from`: taken when it joins on, else a gap to read alone. */
+  offer(from: FeedPosition, batch: Positioned<Event>[]): void {
+    if (comparePositions(from, this.position) > 0 || this.queue.length >= FOLLOWER_QUEUE) this.gap = true;
+    else this.take(batch);
+    this.wake();
+  }
+
+  end(): void {
+    this.done = true;
+    this.wake();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Positioned<Event>> {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<Positioned<Event>>> {
+    for (;;) {
+      if (this.done) return { done: true, value: undefined };
+      const event = this.queue.shift();
+      if (event) return { done: false, value: event };
+      if (this.gap) {
+        this.gap = false;
+        const batch = await this.feed.read(this.position, BATCH);
+        this.take(batch);
+        if (batch.length === BATCH) this.gap = true;
+        continue;
+      }
+      await new Promise<void>((resolve) => (this.waiting = resolve));
+    }
+  }
+
+  async return(): Promise<IteratorResult<Positioned<Event>>> {
+    this.end();
+    return { done: true, value: undefined };
+  }
+
+  /** Takes the events after its position that it keeps, in order: none is ever taken twice. */
+  private take(batch: Positioned<Event>[]): void {
+    for (const item of batch) {
+      if (comparePositions(item.position, this.position) <= 0) continue;
+      const news = !this.alreadyCommitted?.has(item.position.xact);
+      if (news && this.keep(item.event)) this.queue.push(item);
+      this.position = item.position;
+    }
+  }
+
+  private wake(): void {
+    if (this.done) this.leave();
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.();
+  }
+}
