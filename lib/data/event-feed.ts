@@ -1,3 +1,4 @@
+import type { EntityClass } from '@mikro-orm/core';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -103,6 +104,26 @@ export class EventFeed<Event> {
       : await listenOnPglite(orm, log.channel, signal);
     feed.safety = setInterval(signal, SAFETY_READ_MS).unref();
     return feed;
+  }
+
+  /**
+   * The feed of an entity's audit table (made a log by `eventLogSql`), its rows read as that entity:
+   * the same for every service.
+   */
+  static forEntity<Event extends object>(
+    config: Config,
+    orm: Orm,
+    entity: EntityClass<Event>,
+    service: string,
+    logger: Logger,
+  ): Promise<EventFeed<Event>> {
+    const meta = orm.getMetadata().get(entity);
+    const log: EventLog<Event> = {
+      table: `"${meta.schema ?? service}"."${meta.tableName}"`,
+      channel: eventChannelOf(service),
+      eventOf: (row) => orm.em.fork().map(entity, row as never),
+    };
+    return EventFeed.open(config, orm, log, logger);
   }
 
   /** The position "now": every event followed from it committed after this call began. */

@@ -7,9 +7,8 @@ import type { Deps } from '#lib/service.js';
 import { createStorage } from '#lib/storage/create-storage.js';
 import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
-import type { EventFeed } from '#lib/data/event-feed.js';
-import type { ContentEvent } from './content/content-event.entity.js';
-import { openContentFeed } from './content/content-event.feed.js';
+import { EventFeed } from '#lib/data/event-feed.js';
+import { ContentEvent } from './content/content-event.entity.js';
 import type { HealthCheck } from './health/health-checks.js';
 import type { IntegrationSettings } from './integrations/integration.service.js';
 import { Platforms } from './integrations/platforms/index.js';
@@ -87,7 +86,7 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
     await limits.close();
   };
   try {
-    contentFeed = await openContentFeed(config, orm, logger);
+    contentFeed = await EventFeed.forEntity(config, orm, ContentEvent, 'social', logger);
     await prepareWebhookQueue(queue.boss);
     if (config.env.PUBLISH_WORKER === 'on') {
       await startPublisherWorkers(queue, orm, tools, logger);

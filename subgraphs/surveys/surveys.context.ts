@@ -15,6 +15,7 @@ import type { ExportContext } from './export/export.context.js';
 import type { HealthContext } from './health/health.context.js';
 import { ExportService } from './export/export.service.js';
 import { SurveyService } from './survey/survey.service.js';
+import { SurveyEventService } from './survey/survey-event.service.js';
 import type { SurveysRuntime } from './surveys.runtime.js';
 
 /**
@@ -101,6 +102,7 @@ export async function createSurveysContext(
     em,
     auth,
     surveys,
+    surveyEvents: new SurveyEventService(runtime.surveyFeed, caller.surveyor?.user ?? { email: '', isAdmin: false }),
     assets,
     exports: new ExportService(surveys, assets),
     surveyById: batchLoader(

@@ -6,6 +6,8 @@ import type { Deps } from '#lib/service.js';
 import { createStorage } from '#lib/storage/create-storage.js';
 import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
+import { EventFeed } from '#lib/data/event-feed.js';
+import { SurveyEvent } from './survey/survey-event.entity.js';
 import { sweepAssetUploads, type AssetSettings } from './assets/asset.service.js';
 import type { SignInSettings } from './sign-in/auth.service.js';
 
@@ -28,11 +30,14 @@ export interface SurveysRuntime {
   signIn: SignInSettings;
   /** Verifies identity-service tokens, which name a surveyor by their `email` claim. */
   identity: Identity;
+  /** The survey audit trail as it grows, which `surveyEvents` subscriptions follow (one reader per process). */
+  surveyFeed: EventFeed<SurveyEvent>;
   close(): Promise<void>;
 }
 
-export function createSurveysRuntime({ config, logger, identity }: Deps, orm: Orm): Promise<SurveysRuntime> {
+export async function createSurveysRuntime({ config, logger, identity }: Deps, orm: Orm): Promise<SurveysRuntime> {
   const log = logger.child({ component: 'surveys' });
+  const surveyFeed = await EventFeed.forEntity(config, orm, SurveyEvent, 'surveys', logger);
   const limits = new RateLimits(config);
   const mailer = createMailer(config, logger);
   if (!config.env.ALLOWED_EMAIL_DOMAINS.length) {
@@ -49,7 +54,7 @@ export function createSurveysRuntime({ config, logger, identity }: Deps, orm: Or
       return sweepAssetUploads(orm.em.fork(), storage, now);
     },
   });
-  return Promise.resolve({
+  return {
     assets: { storage, publicUrl: config.publicUrls.surveys, maxBytes: config.env.ASSET_MAX_BYTES },
     signIn: {
       adminEmails: config.env.ADMIN_EMAILS,
@@ -67,10 +72,12 @@ export function createSurveysRuntime({ config, logger, identity }: Deps, orm: Or
       logger: log,
     },
     identity,
+    surveyFeed,
     close: async () => {
+      await surveyFeed.close();
       await sweeper.stop();
       mailer.close();
       await limits.close();
     },
-  });
+  };
 }

@@ -5,6 +5,7 @@ import { SurveyExportResolver } from './export/export.resolver.js';
 import { ContactSurveysResolver } from './survey/contact.resolver.js';
 import { HealthResolver } from './health/health.resolver.js';
 import { SurveyResolver } from './survey/survey.resolver.js';
+import { SurveyEventResolver } from './survey/survey-event.resolver.js';
 import { surveysReferences } from './surveys.references.js';
 import { surveysRules } from './surveys.rules.js';
 
@@ -12,6 +13,7 @@ export function surveysSubgraph(): SubgraphDefinition {
   return {
     resolvers: [
       SurveyResolver,
+      SurveyEventResolver,
       SurveyAssetResolver,
       SurveyExportResolver,
       SurveyAuthResolver,

@@ -11,5 +11,8 @@ export const surveyRules: RuleTree = {
     updateSurvey: requireScope('surveys.write'),
     submitSurvey: requireScope('surveys.write'),
   },
+  Subscription: {
+    surveyEvents: requireScope('surveys.read'),
+  },
   Contact: { id: allow, surveys: requireScope('surveys.read') },
 };

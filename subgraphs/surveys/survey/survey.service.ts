@@ -159,7 +159,15 @@ export class SurveyService {
   }
 
   audit(tx: EntityManager, survey: Survey, kind: SurveyEventKind, data: Record<string, unknown>): void {
-    tx.persist(Object.assign(new SurveyEvent(), { surveyId: survey.id, actorEmail: this.user.email, kind, data }));
+    tx.persist(
+      Object.assign(new SurveyEvent(), {
+        surveyId: survey.id,
+        ownerEmail: survey.ownerEmail,
+        actorEmail: this.user.email,
+        kind,
+        data,
+      }),
+    );
   }
 
   /** Copies the given fields onto the survey; answers the names of those that changed. */
