@@ -31,3 +31,8 @@ export function comparePositions(a: FeedPosition, b: FeedPosition): number {
   if (a.seq !== b.seq) return a.seq < b.seq ? -1 : 1;
   return 0;
 }
+
+/** The cursor of an event row read with its feed columns (`xact`, `seq`, as the database answers them). */
+export function cursorOfRow(row: { xact?: string | null; seq?: string | null }): string {
+  return encodeCursor({ xact: BigInt(row.xact ?? 0), seq: BigInt(row.seq ?? 0) });
+}

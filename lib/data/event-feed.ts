@@ -80,6 +80,8 @@ const SAFETY_READ_MS = 10_000;
 export class EventFeed<Event> {
   private readonly followers = new Set<Follower<Event>>();
   private head: FeedPosition | undefined;
+  /** Events committed while nobody followed, left unread: a write costs no read where nobody subscribes. */
+  private headStale = false;
   private reading: Promise<void> | undefined;
   private again = false;
   private heldBack: NodeJS.Timeout | undefined;
@@ -175,6 +177,11 @@ export class EventFeed<Event> {
    */
   follow(from: StartingPoint, keep: (event: Event) => boolean = () => true): AsyncIterableIterator<Positioned<Event>> {
     const start = { xact: from.xact, seq: from.seq };
+    // The first follower after a quiet spell reads its own way in; the shared reader goes on from there.
+    if (this.headStale && !this.followers.size) {
+      this.head = start;
+      this.headStale = false;
+    }
     const follower = new Follower(this, start, keep, from.alreadyCommitted, () => this.followers.delete(follower));
     this.followers.add(follower);
     return follower;
@@ -192,6 +199,10 @@ export class EventFeed<Event> {
   /** Reads what is new since the head, once, however many signals came meanwhile. */
   private readNew(): void {
     if (this.closed) return;
+    if (!this.followers.size) {
+      this.headStale = true;
+      return;
+    }
     if (this.reading) {
       this.again = true;
       return;

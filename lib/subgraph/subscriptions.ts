@@ -105,7 +105,9 @@ export function subscriptionsOf(
         if (next !== 'recheck' && next.done) return;
         const current = await callerContext(request);
         const principal = 'principal' in current ? current.principal : null;
-        if (!principal || principal.userId !== who || isExpired(principal)) {
+        // A caller who subscribed anonymously (a service open to anyone) has no credential to lose.
+        const credentialLost = who !== undefined && (!principal || principal.userId !== who || isExpired(principal));
+        if (credentialLost) {
           yield { errors: [formatted(credentialEnded(current), request)] };
           return;
         }

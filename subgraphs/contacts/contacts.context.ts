@@ -1,3 +1,4 @@
+import { ContactEventService } from './contact/contact-event.service.js';
 import DataLoader from 'dataloader';
 import type { EntityManager } from '#lib/data/database.js';
 import { bearerCallerOf } from '#lib/identity.js';
@@ -53,6 +54,7 @@ export async function createContactsContext(
     refusal,
     em,
     contacts,
+    contactEvents: new ContactEventService(runtime.contactFeed),
     notes: new NoteService(em, contacts),
     attachments: new AttachmentService(em, contacts, runtime.attachments),
     pipelines,

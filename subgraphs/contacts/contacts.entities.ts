@@ -1,6 +1,7 @@
 import { Attachment } from './attachments/attachment.entity.js';
 import { ContactImport, ImportUpload } from './import/contact-import.entity.js';
 import { Contact } from './contact/contact.entity.js';
+import { ContactEvent } from './contact/contact-event.entity.js';
 import { Note } from './notes/note.entity.js';
 import { ContactStage, Pipeline, Stage, StageMove } from './pipelines/pipeline.entity.js';
 
@@ -15,4 +16,5 @@ export const contactsEntities = [
   StageMove,
   ImportUpload,
   ContactImport,
+  ContactEvent,
 ];

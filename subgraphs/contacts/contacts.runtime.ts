@@ -1,3 +1,5 @@
+import { EventFeed } from '#lib/data/event-feed.js';
+import { ContactEvent } from './contact/contact-event.entity.js';
 import pg from 'pg';
 import type { Orm } from '#lib/data/database.js';
 import type { Identity } from '#lib/identity.js';
@@ -27,6 +29,8 @@ export interface ContactsRuntime {
   exports: ContactExportSettings;
   /** PostgreSQL's estimates of recent searches (ContactService.list). */
   searchEstimates: SearchEstimates;
+  /** The contact event log as it grows, which `contactEvents` subscriptions follow (one reader per process). */
+  contactFeed: EventFeed<ContactEvent>;
   close(): Promise<void>;
 }
 
@@ -38,6 +42,7 @@ const EXPORT_CONNECTIONS = 2;
 
 export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
   const storage = createStorage(deps.config);
+  const contactFeed = await EventFeed.forEntity(deps.config, orm, ContactEvent, 'contacts', deps.logger);
   // Attachments and imports reserved and never completed go, rows and bytes, once their window closed.
   // The same round drops Idempotency-Key records past their window, of callers who never came back.
   const sweeper = startUploadSweeper({
@@ -80,8 +85,10 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     importQueue,
     exports: { signingKey: deriveKey(masterKey(deps.config), 'contact-exports'), copyPool },
     searchEstimates: createSearchEstimates(),
+    contactFeed,
     // Storage holds no connection of its own to close.
     close: async () => {
+      await contactFeed.close();
       await sweeper.stop();
       await importQueue.stop();
       await copyPool?.end();

@@ -4,6 +4,7 @@ import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { ContactExportResolver } from './export/contact-export.resolver.js';
 import { ContactImportResolver } from './import/contact-import.resolver.js';
 import { ContactResolver } from './contact/contact.resolver.js';
+import { ContactEventResolver } from './contact/contact-event.resolver.js';
 import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
 import { HealthResolver } from './health/health.resolver.js';
@@ -14,6 +15,7 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
   return {
     resolvers: [
       ContactResolver,
+      ContactEventResolver,
       NoteResolver,
       AttachmentResolver,
       PipelineResolver,

@@ -163,11 +163,11 @@ describe.each([
       expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
   });
 
-  it('writes a contact in one statement, and a change in one when it keeps every rule', async () => {
+  it('writes a contact with its event in one statement, and a change in one when it keeps every rule', async () => {
     statements.length = 0;
     const created = await rest('POST', `${base}/api/contacts`, { firstName: 'Mary', email: 'mary@example.com' });
     expect(created.status).toBe(201);
-    expect(statements).toEqual([expect.stringMatching(/^\[query\] insert into /)]);
+    expect(statements).toEqual([expect.stringMatching(/^\[query\] with created as \(insert into /)]);
     const id = created.body.id as string;
     const etagOf = async () => (await rest('GET', `${base}/api/contacts/${id}`)).headers.get('etag');
     const first = await etagOf();
@@ -175,7 +175,7 @@ describe.each([
     statements.length = 0;
     const changed = await rest('PUT', `${base}/api/contacts/${id}`, { firstName: ' ', tags: [' b ', 'a', 'b'] });
     expect(changed.status).toBe(200);
-    expect(statements).toEqual([expect.stringMatching(/^\[query\] update /)]);
+    expect(statements).toEqual([expect.stringMatching(/^\[query\] with changed as \(update /)]);
     expect(changed.body).toMatchObject({
       firstName: null,
       email: 'mary@example.com',

@@ -37,10 +37,10 @@ export interface ContactQueries {
    * ContactSearchEstimate); `?` the query text, the exact-count limit, the estimate already known (or null).
    */
   searchTotal: string;
-  /** A new contact in one statement; `?` what `insertValues` gives. */
+  /** A new contact and its CREATED event in one statement; `?` what `insertValues` gives. */
   insert: string;
   /**
-   * The change of a live contact in one statement, answering the changed row or none; `?` what
+   * The change of a live contact and its UPDATED event in one statement, answering the changed row or none; `?` what
    * `updateValues` gives. It changes nothing (and answers no row) for an unknown or deleted id, another
    * version than the one asked for, or a change that would leave the contact without a first name and
    * an e-mail address.
@@ -95,6 +95,7 @@ export function contactQueries(em: EntityManager): ContactQueries {
   let queries = bySchema.get(schema);
   if (!queries) {
     const table = `"${schema}"."${meta.tableName}"`;
+    const events = `"${schema}"."contact_event"`;
     const columns = READ_FIELDS.map((field) => `c."${meta.properties[field].fieldNames[0]}" as "${field}"`).join(', ');
     const column = (field: keyof Contact) => `"${meta.properties[field].fieldNames[0]}"`;
     const tagsOf = (json: string) => `array(select jsonb_array_elements_text(${json}::jsonb))`;
@@ -111,11 +112,15 @@ export function contactQueries(em: EntityManager): ContactQueries {
       searchPage: `select ${columns} from ${table} as c where not c.deleted and ${matches} ${newestFirst}`,
       liveTotal: `select live as total from "${schema}"."contact_live_count"`,
       searchTotal: `select total, exact, estimate from "${schema}"."contact_search_total"(to_tsquery('simple', ?), ?, ?::bigint)`,
-      insert: `insert into ${table} (${INSERT_FIELDS.map(column).join(', ')}) values (${insertPlaceholders.join(', ')})`,
-      update: `update ${table} as c set ${EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ')}, ${column('updatedAt')} = ?
+      // The event goes in the same statement (a data-modifying CTE): one round trip, one transaction.
+      insert: `with created as (insert into ${table} (${INSERT_FIELDS.map(column).join(', ')}) values (${insertPlaceholders.join(', ')}) returning id)
+        insert into ${events} (type, contact_id) select 'created', id from created`,
+      update: `with changed as (update ${table} as c set ${EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ')}, ${column('updatedAt')} = ?
         where c.id = ? and not c.deleted and (?::integer is null or c.version = ?)
           and coalesce(${setOrKeep('firstName')}, ${setOrKeep('email')}) is not null
-        returning ${columns}`,
+        returning ${columns}),
+        announced as (insert into ${events} (type, contact_id) select 'updated', "id" from changed)
+        select * from changed`,
     };
     bySchema.set(schema, queries);
   }

@@ -6,6 +6,7 @@ export function contactRules({ required, scope }: ContactsScopeRules): RuleTree 
   const change = scope('contacts.write');
   return {
     Query: { contact: access, contacts: access, contactPage: access },
+    Subscription: { contactEvents: access },
     Mutation: { createContact: change, updateContact: change, deleteContact: change },
     // Guards contacts reached through `_entities`. Left out when the API is open: a rule on the
     // type wraps every field of every contact in a list, and `allow` would decide nothing. An export

@@ -18,6 +18,8 @@ import type { Connection, Slice, Window } from '#lib/data/pagination.js';
 import { checkVersion } from '#lib/data/versions.js';
 import { Contact } from './contact.entity.js';
 import { contactQueries, insertValues, updateValues } from './contact.queries.js';
+import { ContactEventType } from './contact-event.entity.js';
+import { recordContactEvent } from './contact-event.service.js';
 import {
   EDITABLE_FIELDS,
   hasIdentity,
@@ -214,6 +216,7 @@ export class ContactService {
         const contact = await this.locked(tx, id, ifVersion);
         this.apply(contact, input);
         this.requireIdentity(contact);
+        recordContactEvent(tx, contact.id, ContactEventType.UPDATED);
         return contact;
       }),
     );
@@ -224,6 +227,7 @@ export class ContactService {
       const contact = await this.locked(tx, id, ifVersion);
       contact.deleted = true;
       contact.deletedAt = new Date();
+      recordContactEvent(tx, contact.id, ContactEventType.DELETED);
       return contact;
     });
   }

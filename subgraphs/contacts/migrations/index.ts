@@ -8,6 +8,7 @@ import { Migration20261126000001RowVersions } from './Migration20261126000001Row
 import { Migration20261126000002IdempotencyKeys } from './Migration20261126000002IdempotencyKeys.js';
 import { Migration20261126000003PipelineVersion } from './Migration20261126000003PipelineVersion.js';
 import { Migration20261126000004ContactImportJobs } from './Migration20261126000004ContactImportJobs.js';
+import { Migration20261128000001ContactEvents } from './Migration20261128000001ContactEvents.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -21,4 +22,5 @@ export const contactsMigrations = [
   Migration20261126000002IdempotencyKeys,
   Migration20261126000003PipelineVersion,
   Migration20261126000004ContactImportJobs,
+  Migration20261128000001ContactEvents,
 ];

@@ -16,6 +16,8 @@ import type { Connection, Slice, Window } from '#lib/data/pagination.js';
 import { Contact } from '../contact/contact.entity.js';
 import type { ContactService } from '../contact/contact.service.js';
 import { ContactStage, Pipeline, Stage, StageMove, type StagePlacement } from './pipeline.entity.js';
+import { ContactEventType } from '../contact/contact-event.entity.js';
+import { recordContactEvent } from '../contact/contact-event.service.js';
 import type { MoveInput, PipelineInput } from './pipeline.input.js';
 
 /** The default pipeline first, then the others oldest first. */
@@ -257,6 +259,7 @@ export class PipelineService {
         toStageId: stage.id,
         movedAt,
       });
+      recordContactEvent(tx, contactId, ContactEventType.MOVED, { fromStageId: current.stageId, toStageId: stage.id });
       await tx.flush();
       return {
         contactId,

@@ -1,5 +1,5 @@
 import { Args, Ctx, FieldResolver, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { encodeCursor } from '#lib/data/event-cursor.js';
+import { cursorOfRow } from '#lib/data/event-cursor.js';
 import type { Positioned } from '#lib/data/event-feed.js';
 import { Actor, ContentEvent } from './content-event.entity.js';
 import { ContentEventConnection } from './content-event.types.js';
@@ -40,7 +40,7 @@ export class ContentEventResolver {
     description: 'Where the event stands in the log: `after` of `contentEvents` resumes from it (opaque)',
   })
   cursor(@Root() event: ContentEvent): string {
-    return encodeCursor({ xact: BigInt(event.xact ?? 0), seq: BigInt(event.seq ?? 0) });
+    return cursorOfRow(event);
   }
 
   @FieldResolver(() => Post, { nullable: true, description: 'The post, as it is now; null once it is deleted' })

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, Resolver, Root, Subscription } from 'type-graphql';
-import { encodeCursor } from '#lib/data/event-cursor.js';
+import { cursorOfRow } from '#lib/data/event-cursor.js';
 import type { Positioned } from '#lib/data/event-feed.js';
 import type { SurveysContext } from '../surveys.context.js';
 import { SurveyEvent } from './survey-event.entity.js';
@@ -30,7 +30,7 @@ export class SurveyEventResolver {
     description: 'Where the event stands in the trail: `after` of `surveyEvents` resumes from it (opaque)',
   })
   cursor(@Root() event: SurveyEvent): string {
-    return encodeCursor({ xact: BigInt(event.xact ?? 0), seq: BigInt(event.seq ?? 0) });
+    return cursorOfRow(event);
   }
 
   @FieldResolver(() => Survey, { nullable: true, description: 'The survey, as it is now; null once deleted' })

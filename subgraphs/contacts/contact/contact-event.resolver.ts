@@ -1,0 +1,40 @@
+import { Arg, Ctx, FieldResolver, Resolver, Root, Subscription } from 'type-graphql';
+import { cursorOfRow } from '#lib/data/event-cursor.js';
+import type { Positioned } from '#lib/data/event-feed.js';
+import type { ContactsContext } from '../contacts.context.js';
+import { ContactEvent } from './contact-event.entity.js';
+import { Contact } from './contact.entity.js';
+
+/** The contact event log, followed as it grows. */
+@Resolver(() => ContactEvent)
+export class ContactEventResolver {
+  @Subscription(() => ContactEvent, {
+    name: 'contactEvents',
+    description:
+      'Changes of contacts as they happen (not the rows of an import: follow `contactImport`); with `after`, those after that cursor first, oldest first',
+    subscribe: ({ args, context }) =>
+      (context as ContactsContext).contactEvents.follow((args as { after?: string | null }).after),
+  })
+  followContactEvents(
+    @Root() positioned: Positioned<ContactEvent>,
+    @Arg('after', () => String, {
+      nullable: true,
+      description: "Resume after this event's cursor (oldest first), then follow; none: from now on",
+    })
+    _after?: string,
+  ): ContactEvent {
+    return positioned.event;
+  }
+
+  @FieldResolver(() => String, {
+    description: 'Where the event stands in the log: `after` of `contactEvents` resumes from it (opaque)',
+  })
+  cursor(@Root() event: ContactEvent): string {
+    return cursorOfRow(event);
+  }
+
+  @FieldResolver(() => Contact, { nullable: true, description: 'The contact, as it is now; null once deleted' })
+  contact(@Root() event: ContactEvent, @Ctx() ctx: ContactsContext): Promise<Contact | null> {
+    return ctx.contactById.load(event.contactId);
+  }
+}

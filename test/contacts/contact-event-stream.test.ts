@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { FormattedExecutionResult } from 'graphql';
+import { startContactsSubgraph } from '#subgraphs/contacts/index.js';
+import type { ContactsRuntime } from '#subgraphs/contacts/contacts.runtime.js';
+import { reader, startTestSubgraph, type TestSubgraph } from '#test/support/subgraph.js';
+
+const FOLLOW = `subscription ($after: String) {
+  contactEvents(after: $after) { id cursor type contactId fromStageId toStageId occurredAt contact { id firstName } }
+}`;
+
+const kinds = process.env.TEST_DATABASE_URL ? (['postgresql', 'pglite'] as const) : (['pglite'] as const);
+
+describe.each(kinds)('contactEvents subscription on %s', (kind) => {
+  let contacts: TestSubgraph<ContactsRuntime>;
+  let reader1: Record<string, string>;
+
+  const follow = (variables: Record<string, unknown>, headers = reader1) =>
+    contacts.subgraph.local.subscribe({ query: FOLLOW, variables }, { headers });
+  const eventOf = (result: FormattedExecutionResult | 'ended') => {
+    if (result === 'ended' || result.errors) throw new Error(JSON.stringify(result));
+    return (result.data as any).contactEvents;
+  };
+
+  beforeAll(async () => {
+    contacts = await startTestSubgraph(startContactsSubgraph, {
+      embedded: kind === 'pglite',
+      env: { CONTACTS_AUTH: 'required' },
+    });
+    reader1 = await contacts.bearer('sales-1');
+  }, 60_000);
+  afterAll(() => contacts?.stop());
+
+  it('announces a create, an update, a stage move and a delete, each in its order with its fields', async () => {
+    const stream = follow({});
+    const events = reader(stream);
+    await events.quietFor(200);
+    const id = (await contacts.run('mutation { createContact(input: { firstName: "Ada" }) { id } }', {}, reader1))
+      .createContact.id;
+    await contacts.run(
+      'mutation ($id: ID!) { updateContact(id: $id, input: { firstName: "Ada L." }) { id } }',
+      { id },
+      reader1,
+    );
+    const pipeline = (
+      await contacts.run(
+        'mutation { createPipeline(input: { name: "Live board", stages: ["Lead", "Won"] }) { id stages { id } } }',
+        {},
+        reader1,
+      )
+    ).createPipeline;
+    const won = pipeline.stages[1].id as string;
+    await contacts.run(
+      'mutation ($id: ID!, $input: MoveInput!) { moveContact(contactId: $id, input: $input) { stageId } }',
+      { id, input: { stageId: won, pipelineId: pipeline.id } },
+      reader1,
+    );
+    await contacts.run('mutation ($id: ID!) { deleteContact(id: $id) { deletedId } }', { id }, reader1);
+
+    const created = eventOf(await events.next());
+    expect(created).toMatchObject({ type: 'CREATED', contactId: id, contact: { firstName: 'Ada L.' } });
+    expect(eventOf(await events.next())).toMatchObject({ type: 'UPDATED', contactId: id });
+    expect(eventOf(await events.next())).toMatchObject({ type: 'MOVED', contactId: id, toStageId: won });
+    expect(eventOf(await events.next())).toMatchObject({ type: 'DELETED', contactId: id, contact: null });
+    await stream.return?.();
+
+    const resumed = follow({ after: created.cursor });
+    const again = reader(resumed);
+    expect(eventOf(await again.next()).type).toBe('UPDATED');
+    await resumed.return?.();
+  });
+
+  it('refuses a caller without contacts.read at subscribe, and an after that is no cursor', async () => {
+    const noScope = await contacts.bearer('sales-2', ['contacts.write']);
+    const refused = await reader(follow({}, noScope)).next();
+    expect((refused as FormattedExecutionResult).errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
+    const bad = await reader(follow({ after: 'x' })).next();
+    expect((bad as FormattedExecutionResult).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+});
