@@ -42,6 +42,7 @@ import { ForwardingDataSource } from './forwarding-data-source.js';
 import { LocalDataSource } from './local-data-source.js';
 import { QueryPlanCache } from './query-plan-cache.js';
 import { answerSubgraphFacts } from './subgraph-answers.js';
+import { inProcessSubscriptions } from './subscriptions/in-process.js';
 import { LiveGraph } from './subscriptions/live-graph.js';
 import { serveMultipartSubscriptions } from './subscriptions/multipart.js';
 import { serveSseSubscriptions } from './subscriptions/sse.js';
@@ -212,7 +213,7 @@ export async function startGateway(
   return {
     name: 'gateway',
     url: server.url,
-    client: inProcessClient(apollo),
+    client: inProcessClient(apollo, inProcessSubscriptions(live)),
     queryPlans: queryPlans.stats,
     close: async () => {
       shuttingDown = true;

@@ -3,12 +3,12 @@ import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from '#lib/observability/metrics.js';
 import { tracingOn } from '#lib/observability/tracing.js';
 
-/** The live graph's transports, a closed set of label values. */
-export type LiveTransport = 'websocket' | 'multipart' | 'sse';
+/** The live graph's transports, a closed set of label values (`in-process`: the REST adapters under `npm start`). */
+export type LiveTransport = 'websocket' | 'multipart' | 'sse' | 'in-process';
 
 export const openSubscriptions = new Gauge({
   name: 'graphql_subscriptions_open',
-  help: 'Subscriptions the gateway is serving now, by transport (websocket, multipart, sse)',
+  help: 'Subscriptions the gateway is serving now, by transport (websocket, multipart, sse, in-process)',
   labelNames: ['transport'] as const,
   registers: [metricsRegistry],
 });

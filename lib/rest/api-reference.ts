@@ -63,6 +63,7 @@ function page(title: string): string {
 }
 
 interface ReferenceRoute extends DocumentedRoute {
+  eventStream?: undefined;
   cacheControl: string;
   doc: RouteDoc;
   handler: (req: Request, res: Response) => void;

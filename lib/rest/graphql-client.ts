@@ -1,5 +1,6 @@
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
+import { createClient, NetworkError } from 'graphql-sse';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address.js';
 import { REQUEST_ID_HEADER } from '../observability/logger.js';
 import type { RateLimitState } from '../http/rate-limit.js';
@@ -45,6 +46,12 @@ export interface GraphQLResult<Data> {
   extensions?: Record<string, unknown>;
 }
 
+/**
+ * The results of one subscription: a refusal at subscribe is the first result (`errors` with their
+ * `extensions.code`), then one result per event; it ends when the stream does. `return()` leaves it.
+ */
+export type SubscriptionResults<Data> = AsyncIterableIterator<GraphQLResult<Data>>;
+
 /** Runs one GraphQL operation against the gateway, in process or over HTTP; adapters see no difference. */
 export interface GraphQLClient {
   execute<Data = Record<string, unknown>>(
@@ -52,11 +59,32 @@ export interface GraphQLClient {
     variables: Record<string, unknown>,
     context: GatewayContext,
   ): Promise<GraphQLResult<Data>>;
+  /** Runs one subscription operation as the caller, with the same rules as a client of the gateway's `/graphql`. */
+  subscribe<Data = Record<string, unknown>>(
+    query: string,
+    variables: Record<string, unknown>,
+    context: GatewayContext,
+  ): SubscriptionResults<Data>;
 }
 
-/** The gateway in this process: Apollo's executeOperation runs the same pipeline as an HTTP request. */
-export function inProcessClient(apollo: ApolloServer<GatewayContext>): GraphQLClient {
+/** The gateway's subscription executor, as the gateway in this process hands it to its REST adapters. */
+export type SubscriptionExecutor = (
+  request: { query: string; variables: Record<string, unknown> },
+  context: GatewayContext,
+) => AsyncIterableIterator<GraphQLResult<Record<string, unknown>>>;
+
+/**
+ * The gateway in this process: Apollo's executeOperation runs the same pipeline as an HTTP request,
+ * and the gateway's live graph (gateway/subscriptions) the same admission, caps and plan as its
+ * subscription transports.
+ */
+export function inProcessClient(
+  apollo: ApolloServer<GatewayContext>,
+  subscriptions: SubscriptionExecutor,
+): GraphQLClient {
   return {
+    subscribe: <Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) =>
+      subscriptions({ query, variables }, context) as SubscriptionResults<Data>,
     async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
       const response = await apollo.executeOperation<Data & Record<string, unknown>>(
         { query, variables },
@@ -73,17 +101,22 @@ export function inProcessClient(apollo: ApolloServer<GatewayContext>): GraphQLCl
  * along in `X-Platform-Client`, which the gateway believes from holders of that token only.
  */
 export function httpClient(url: string, internalToken?: string): GraphQLClient {
+  const headersOf = (context: GatewayContext): Record<string, string> => ({
+    ...context.forwardHeaders,
+    [REQUEST_ID_HEADER]: context.requestId,
+    ...(internalToken && context.clientAddress
+      ? { [CLIENT_ADDRESS_HEADER]: context.clientAddress, [SUBGRAPH_TOKEN_HEADER]: internalToken }
+      : {}),
+    ...traceHeaders(),
+  });
   return {
+    subscribe: <Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) =>
+      overSse<Data>(url, { query, variables }, headersOf(context)),
     async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
       const response = await fetch(url, {
         method: 'POST',
         headers: {
-          ...context.forwardHeaders,
-          [REQUEST_ID_HEADER]: context.requestId,
-          ...(internalToken && context.clientAddress
-            ? { [CLIENT_ADDRESS_HEADER]: context.clientAddress, [SUBGRAPH_TOKEN_HEADER]: internalToken }
-            : {}),
-          ...traceHeaders(),
+          ...headersOf(context),
           'content-type': 'application/json',
           accept: 'application/graphql-response+json, application/json',
         },
@@ -92,4 +125,34 @@ export function httpClient(url: string, internalToken?: string): GraphQLClient {
       return (await response.json()) as GraphQLResult<Data>;
     },
   };
+}
+
+/**
+ * A subscription to a gateway deployed apart over GraphQL over SSE (graphql-sse's client, one
+ * connection per subscription). Nothing is retried here: a lost connection ends the results, and
+ * whoever follows them resumes with its last cursor. A refusal the gateway answers before streaming
+ * (a 4xx with `{ errors }`) is the first result, as it is in process.
+ */
+async function* overSse<Data>(
+  url: string,
+  request: { query: string; variables: Record<string, unknown> },
+  headers: Record<string, string>,
+): SubscriptionResults<Data> {
+  const client = createClient({ url, retryAttempts: 0, headers });
+  try {
+    yield* client.iterate(request) as AsyncIterable<GraphQLResult<Data>>;
+  } catch (error) {
+    const refusal = error instanceof NetworkError ? await refusalOf(error.response as Response | undefined) : undefined;
+    if (!refusal) throw error;
+    yield refusal as GraphQLResult<Data>;
+  } finally {
+    client.dispose();
+  }
+}
+
+/** The `{ errors }` body of a gateway's refusal, if the answer is one. */
+async function refusalOf(response: Response | undefined): Promise<GraphQLResult<unknown> | undefined> {
+  if (!response || response.ok) return undefined;
+  const body = (await response.json().catch(() => undefined)) as GraphQLResult<unknown> | undefined;
+  return body?.errors?.length ? { errors: body.errors } : undefined;
 }

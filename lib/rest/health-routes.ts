@@ -87,7 +87,7 @@ export function healthRoutes(
  * ran), and not ready any more from the moment shutdown begins.
  */
 export function readiness(
-  client: GraphQLClient,
+  client: Pick<GraphQLClient, 'execute'>,
   operation: string,
   field: string,
 ): { check(): Promise<boolean>; shutDown(): void } {

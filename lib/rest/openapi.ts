@@ -125,6 +125,13 @@ const ifMatch = z.object({
     }),
 });
 
+const lastEventId = z.object({
+  'Last-Event-ID': z.string().optional().meta({
+    description:
+      'With Accept: text/event-stream, the id of the last event received: the stream resumes after it (every later event, oldest first, none twice), then follows',
+  }),
+});
+
 /** Response headers of a route's answers with `status`, from what its table declares. */
 function headersOf(route: DocumentedRoute, status: number, own?: z.ZodObject): z.ZodObject | undefined {
   const parts = [
@@ -188,6 +195,9 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
     const content: Record<string, { schema: z.ZodType }> = {};
     if (json) content['application/json'] = { schema: json };
     for (const [type, schema] of Object.entries(others ?? {})) content[type] = { schema };
+    if (route.eventStream && status === answer.status) {
+      content['text/event-stream'] = { schema: z.string().meta({ description: route.eventStream.description }) };
+    }
     responses[`${status}` as `2${string}`] = {
       description,
       ...(Object.keys(content).length ? { content } : {}),
@@ -203,6 +213,7 @@ function operationOf(route: DocumentedRoute, api: ApiDescription): ZodOpenApiOpe
   const requestHeaders = [
     route.versioned ? (route.method === 'get' ? ifNoneMatch : ifMatch) : undefined,
     takesIdempotencyKey(route) ? idempotencyKey : undefined,
+    route.eventStream?.resumes ? lastEventId : undefined,
   ].filter((part) => part !== undefined);
   const header = requestHeaders.length
     ? z.object(Object.assign({}, ...requestHeaders.map((part) => part.shape)))

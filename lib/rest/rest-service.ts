@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { GraphQLClient } from './graphql-client.js';
 import { readiness, type HealthQuery } from './health-routes.js';
 import { listen, type PartPort } from '../http/http.js';
+import { EventStreams } from './event-stream.js';
 import { createRestApp, type RestRoute } from './rest.js';
 import type { Deps, RunningPart } from '../service.js';
 
@@ -28,6 +29,7 @@ export async function startRestService(
   options: { port: PartPort; client: GraphQLClient },
   service: RestServiceDefinition,
 ): Promise<RunningPart> {
+  const eventStreams = new EventStreams();
   const ready = readiness(options.client, String(service.health.readinessOperation), service.health.field);
   const app = createRestApp({
     name: service.name,
@@ -36,6 +38,7 @@ export async function startRestService(
     routes: service.routes,
     routers: service.routers,
     isReady: () => ready.check(),
+    eventStreams,
   });
   const server = await listen(app, options.port, deps.config.env.HOST);
   return {
@@ -43,6 +46,8 @@ export async function startRestService(
     url: server.url,
     close: async () => {
       ready.shutDown();
+      // Event streams never finish by themselves: they end first, and their clients reconnect with Last-Event-ID.
+      eventStreams.endAll();
       await server.close();
       await service.release?.();
     },

@@ -11,6 +11,7 @@ import { AppError, ErrorCode, INTERNAL_MESSAGE, problemFor, requestReadError, ty
 import { apiReferenceAssets, DOCS_PATH, OPENAPI_PATH } from './api-reference.js';
 import { corsFor } from '../http/cors.js';
 import { applyTrustProxy } from '../http/client-address.js';
+import { EventStreams, sendEventStream, wantsEventStream, type StreamEvent } from './event-stream.js';
 import { addProbes } from '../http/http.js';
 import { checkPagingParameters, checkJsonBody, refuseUnstorableText } from '../http/input.js';
 import { CACHE_CONTROL, compressAnswers } from '../http/http-answers.js';
@@ -55,6 +56,16 @@ export interface RestRoute extends DocumentedRoute {
    * (`{ after: 'cursor' }`), so that a problem names the parameter the client sent.
    */
   parameterNames?: Record<string, string>;
+  /**
+   * The route also answers as server-sent events when asked with `Accept: text/event-stream`: the
+   * events, opened as the caller (a refusal thrown here is a problem answer, before any event).
+   * Without that `Accept` the route answers as `handler` does.
+   */
+  eventStream?: NonNullable<DocumentedRoute['eventStream']> & {
+    events(req: Request): Promise<AsyncIterator<StreamEvent>>;
+    /** As `parameterNames`, for the stream's operation (`{ after: 'Last-Event-ID' }`). */
+    parameterNames?: Record<string, string>;
+  };
 }
 
 /**
@@ -134,6 +145,8 @@ export interface RestAppOptions {
   /** Routers that read the raw request body themselves (e.g. `storageRouter`); mounted before JSON parsing. */
   routers?: Router[];
   isReady?: () => boolean | Promise<boolean>;
+  /** The event streams the app serves, ended by whoever stops it (lib/rest/rest-service.ts). */
+  eventStreams?: EventStreams;
 }
 
 /**
@@ -151,6 +164,7 @@ export function createRestApp(options: RestAppOptions): Express {
   app.use(assignRequestId, httpMetrics(`${name}-rest`), traceRequests(`${name}-rest`), compressAnswers());
   addProbes(app, options.isReady ?? (() => true));
   app.use(httpLogger(logger, `${name}-rest`));
+  const eventStreams = options.eventStreams ?? new EventStreams();
   const methodsByPath = allowedMethodsByPath(routes);
   for (const [routePath, methods] of methodsByPath) app.all(routePath, corsFor(config, methods));
   app.use(apiReferenceAssets());
@@ -175,6 +189,9 @@ export function createRestApp(options: RestAppOptions): Express {
       ...(route.before ?? []),
       ...bodyCheck,
       async (req: Request, res: Response, next: NextFunction) => {
+        const streaming = route.eventStream !== undefined && wantsEventStream(req);
+        // The stream's operation has variables of its own, named after what the stream reads them from.
+        const terms = streaming ? { ...route, parameterNames: route.eventStream?.parameterNames } : route;
         try {
           res.set('cache-control', route.cacheControl ?? CACHE_CONTROL.personal);
           if (route.created || route.list || route.versioned || route.method === 'get')
@@ -184,10 +201,26 @@ export function createRestApp(options: RestAppOptions): Express {
             const { limiter, keyOf, message } = route.rateLimit;
             await limiter.consume(keyOf(req), message, (state) => res.set(rateLimitHeaders([state])));
           }
+          if (streaming && route.eventStream) {
+            if (eventStreams.closing) {
+              throw new ProblemError(
+                problemFor(ErrorCode.SERVICE_UNAVAILABLE, 'The service is restarting: reconnect in a moment'),
+                { 'retry-after': '1' },
+              );
+            }
+            const events = await inRequestTrace(req, () => route.eventStream!.events(req));
+            await sendEventStream(res, events, eventStreams, (error) => {
+              const { problem } = toProblem(inRestTermsOf(terms, req, error), req);
+              if (problem.status >= 500)
+                log.error({ err: error, requestId: requestIdOf(req) }, 'an event stream failed');
+              return problem;
+            });
+            return;
+          }
           // Back in the request's span: reading a body (JSON, multipart) left it.
           await inRequestTrace(req, () => route.handler(req, res));
         } catch (error) {
-          next(inRestTermsOf(route, req, error));
+          next(inRestTermsOf(terms, req, error));
         }
       },
     );

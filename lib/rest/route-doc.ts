@@ -58,6 +58,12 @@ export interface DocumentedRoute {
    */
   created?: string;
   /**
+   * The route also answers as server-sent events when asked with `Accept: text/event-stream`: its 200
+   * answer gets a `text/event-stream` body of that description and, when a reconnect resumes, the
+   * request a `Last-Event-ID` header.
+   */
+  eventStream?: { description: string; resumes?: boolean };
+  /**
    * The answer is a list: `pages` (`{ data, page, limit, total }`) gets `Link` first, prev, next and
    * last; a cursor list (`nextCursor`) gets `Link` next, with the cursor in the named query parameter.
    */

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+import type { GraphQLFormattedError } from 'graphql';
 import {
   AppError,
   ErrorCode,
@@ -13,7 +14,7 @@ import { BEARER_ERROR_EXTENSION } from '../identity.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAY_EXTENSION } from '../data/idempotency.js';
 import { RATE_LIMIT_EXTENSION, rateLimitHeaders, rateLimitStatesSchema } from '../http/rate-limit.js';
 import { requestIdOf } from '../observability/logger.js';
-import { forwardHeadersOf, type GraphQLClient } from './graphql-client.js';
+import { forwardHeadersOf, type GatewayContext, type GraphQLClient, type GraphQLResult } from './graphql-client.js';
 import { bearerChallenge } from './rest-headers.js';
 
 /** Thrown by `runOperation` when the operation answered with an error: carries the problem to send. */
@@ -58,7 +59,7 @@ export type Answered<Data> = { [Field in keyof Data]: NonNullable<Data[Field]> }
  * field `null` without an error is settled by `options` (`AbsentAnswer`).
  */
 export async function runOperation<Data>(
-  client: GraphQLClient,
+  client: Pick<GraphQLClient, 'execute'>,
   operation: string,
   variables: Record<string, unknown>,
   req: Request,
@@ -66,47 +67,104 @@ export async function runOperation<Data>(
 ): Promise<Answered<Data>> {
   const forwardHeaders = forwardHeadersOf(req.headers);
   if (options.withoutIdempotencyKey) delete forwardHeaders[IDEMPOTENCY_KEY_HEADER];
-  const result = await client.execute<Data>(operation, variables, {
-    forwardHeaders,
-    requestId: requestIdOf(req),
-    clientAddress: req.ip,
-  });
+  const result = await client.execute<Data>(operation, variables, { ...callerOf(req), forwardHeaders });
   // The limits the operation counted, on the answer whether it worked or not.
   const rateLimits = rateLimitStatesSchema.safeParse(result.extensions?.[RATE_LIMIT_EXTENSION]);
   if (rateLimits.success) req.res?.set(rateLimitHeaders(rateLimits.data));
   if (result.extensions?.[IDEMPOTENT_REPLAY_EXTENSION] === true) req.res?.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
   const error = result.errors?.[0];
-  if (error) {
-    const code = error.extensions?.code;
-    const status = httpStatusOf(code);
-    const problemCode = isErrorCode(code)
-      ? code
-      : status === 400
-        ? ErrorCode.BAD_USER_INPUT
-        : ErrorCode.INTERNAL_SERVER_ERROR;
-    const fields = error.extensions?.errors as FieldProblem[] | undefined;
-    const retryAfter = error.extensions?.retryAfter as number | undefined;
-    const {
-      code: _code,
-      errors: _errors,
-      retryAfter: _retry,
-      serviceName: _service,
-      [BEARER_ERROR_EXTENSION]: bearerError,
-      ...details
-    } = error.extensions ?? {};
-    throw new ProblemError(
-      problemFor(problemCode, error.message, {
-        ...(fields?.length ? { errors: fields } : {}),
-        ...(status < 500 ? details : {}),
-      }),
-      {
-        ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}),
-        ...(status === 401 ? { 'www-authenticate': bearerChallenge(bearerError) } : {}),
-      },
-    );
-  }
+  if (error) throw problemOfGraphQLError(error);
   if (!result.data) throw new Error('the gateway answered with neither data nor errors');
   return answered(result.data, options);
+}
+
+/** The caller of a request, as the gateway takes it: their credentials, the request id, their address. */
+function callerOf(req: Request): GatewayContext {
+  return { forwardHeaders: forwardHeadersOf(req.headers), requestId: requestIdOf(req), clientAddress: req.ip };
+}
+
+/** A GraphQL error as the problem to send, with the status its code maps to. */
+function problemOfGraphQLError(error: GraphQLFormattedError): ProblemError {
+  const code = error.extensions?.code;
+  const status = httpStatusOf(code);
+  const problemCode = isErrorCode(code)
+    ? code
+    : status === 400
+      ? ErrorCode.BAD_USER_INPUT
+      : ErrorCode.INTERNAL_SERVER_ERROR;
+  const fields = error.extensions?.errors as FieldProblem[] | undefined;
+  const retryAfter = error.extensions?.retryAfter as number | undefined;
+  const {
+    code: _code,
+    errors: _errors,
+    retryAfter: _retry,
+    serviceName: _service,
+    [BEARER_ERROR_EXTENSION]: bearerError,
+    ...details
+  } = error.extensions ?? {};
+  return new ProblemError(
+    problemFor(problemCode, error.message, {
+      ...(fields?.length ? { errors: fields } : {}),
+      ...(status < 500 ? details : {}),
+    }),
+    {
+      ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}),
+      ...(status === 401 ? { 'www-authenticate': bearerChallenge(bearerError) } : {}),
+    },
+  );
+}
+
+/**
+ * How long a new subscription may take to refuse before its stream is answered. A GraphQL
+ * subscription acknowledges nothing: a refusal at subscribe (no credentials, a scope, a brand out of
+ * reach, an `after` that is no cursor) comes as its first result, at once, while an accepted one says
+ * nothing until its first event. A refusal later than this still ends the stream, as its last event.
+ */
+export const REFUSAL_WINDOW_MS = 1_000;
+
+/**
+ * Subscribes as the caller (their credentials and request id go along) and answers the stream of
+ * its data once it is open, or throws the refusal at subscribe as a problem with the status its code
+ * maps to. An error later (a credential that expired) is thrown by the stream, as a problem.
+ */
+export async function followOperation<Data>(
+  client: GraphQLClient,
+  operation: string,
+  variables: Record<string, unknown>,
+  req: Request,
+): Promise<AsyncIterableIterator<Answered<Data>>> {
+  const results = client.subscribe<Data>(operation, variables, callerOf(req));
+  const answeredOf = (result: GraphQLResult<Data>): Answered<Data> => {
+    const error = result.errors?.[0];
+    if (error) throw problemOfGraphQLError(error);
+    if (!result.data) throw new Error('the gateway answered an event with neither data nor errors');
+    return answered(result.data, {});
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'open'>((resolve) => (timer = setTimeout(() => resolve('open'), REFUSAL_WINDOW_MS)));
+  const first = results.next();
+  const settled = await Promise.race([first, waited]).finally(() => clearTimeout(timer));
+  if (settled !== 'open' && !settled.done && settled.value.errors?.length) {
+    await results.return?.(undefined);
+    throw problemOfGraphQLError(settled.value.errors[0]);
+  }
+  let pending: Promise<IteratorResult<GraphQLResult<Data>>> | undefined = first;
+  const stream: AsyncIterableIterator<Answered<Data>> = {
+    async next() {
+      const next = await (pending ?? results.next());
+      pending = undefined;
+      return next.done ? { done: true, value: undefined } : { done: false, value: answeredOf(next.value) };
+    },
+    async return() {
+      pending = undefined;
+      await results.return?.(undefined);
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return stream;
 }
 
 const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
@@ -148,8 +206,21 @@ export type RunOperation = <Result, Variables>(
   options?: RunOptions,
 ) => Promise<Answered<Result>>;
 
+/** Subscribes to one subscription operation of an adapter as the caller; its refusal at subscribe is a problem. */
+export type FollowOperation = <Result, Variables>(
+  operation: OperationDocument<Result, Variables>,
+  variables: OperationVariables<Variables>,
+  req: Request,
+) => Promise<AsyncIterableIterator<Answered<Result>>>;
+
+/** `followOperation` over one GraphQL client, by the operation's generated document. */
+export function subscriptionRunner(client: GraphQLClient): FollowOperation {
+  return (document, variables, req) =>
+    followOperation(client, String(document), variables as Record<string, unknown>, req);
+}
+
 /** `runOperation` over one GraphQL client, by the operation's generated document. */
-export function operationRunner(client: GraphQLClient): RunOperation {
+export function operationRunner(client: Pick<GraphQLClient, 'execute'>): RunOperation {
   return (document, variables, req, options) =>
     runOperation(client, String(document), variables as Record<string, unknown>, req, options);
 }

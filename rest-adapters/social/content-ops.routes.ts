@@ -1,7 +1,15 @@
 import type { Request } from 'express';
 import type { RouteDoc } from '#lib/rest/route-doc.js';
+import { AppError } from '#lib/errors.js';
+import { eventsOf, lastEventIdOf } from '#lib/rest/event-stream.js';
 import { jsonBody, listParam, numberParam, stringParam, type RestRoute } from '#lib/rest/rest.js';
-import type { Answered, OperationVariables, RunOperation, OperationDocument } from '#lib/rest/run-operation.js';
+import type {
+  Answered,
+  FollowOperation,
+  OperationVariables,
+  RunOperation,
+  OperationDocument,
+} from '#lib/rest/run-operation.js';
 import { isoInstant } from '#lib/rest/rest-instants.js';
 import { ifMatchVersion } from '#lib/rest/conditional-requests.js';
 import { pageBody } from '#lib/data/pagination.js';
@@ -30,16 +38,25 @@ import {
   ContentItemDocument,
   ContentQueueDocument,
   EditContentItemDocument,
+  FollowContentEventsDocument,
   RejectContentItemDocument,
   RescheduleContentItemDocument,
   RetryContentItemDocument,
 } from './operations.generated.js';
 
 const CONTENT_ID = { contentId: "The content item's (the post's) id" };
+const EVENT_TYPES = eventsQuery.shape.type.unwrap().options;
+
+/** `type` of the events list and stream: one of the REST event types, or a 400 naming it. */
+function eventTypeParam(value: unknown): string | undefined {
+  const type = stringParam(value);
+  if (type === undefined || (EVENT_TYPES as readonly string[]).includes(type)) return type;
+  throw AppError.badInput('type', `must be one of ${EVENT_TYPES.join(', ')}`);
+}
 const byId = (req: Request) => ({ id: req.params.contentId });
 
 /** `/api/content-ops/*`: queue, daily rollups, audit events and item actions (bearer or API key). */
-export function contentOpsRoutes(run: RunOperation): RestRoute[] {
+export function contentOpsRoutes(run: RunOperation, follow: FollowOperation): RestRoute[] {
   /** An action on one item: its operation, and the item in the operation's answer. */
   const action = <Result, Variables>(options: {
     operation: OperationDocument<Result, Variables>;
@@ -128,6 +145,27 @@ export function contentOpsRoutes(run: RunOperation): RestRoute[] {
         tag: 'content-ops',
         query: eventsQuery,
         answer: { status: 200, description: 'Events, newest first', json: eventPageSchema },
+      },
+      eventStream: {
+        description:
+          'With `Accept: text/event-stream`: the audit events as they happen, as server-sent events, oldest first: ' +
+          "`id:` the event's cursor, `event:` its type, `data:` the event as one item of the list's `data`. " +
+          '`contentId` and `type` filter them as they filter the list (`limit` and `cursor` do not apply). ' +
+          'A reconnect with `Last-Event-ID` first gets every event after that one (events are kept 7 days), none twice. ' +
+          'A comment every 15 s keeps it open; a client that reads nothing for 30 s is disconnected. ' +
+          'It ends at shutdown (reconnect with Last-Event-ID), or with an `error` event holding a problem (an expired credential: 401).',
+        resumes: true,
+        parameterNames: { after: 'Last-Event-ID' },
+        events: async (req) => {
+          const contentId = stringParam(req.query.contentId ?? req.query.itemId);
+          const type = eventTypeParam(req.query.type);
+          const answers = await follow(FollowContentEventsDocument, { after: lastEventIdOf(req) }, req);
+          return eventsOf(answers, ({ contentEvents: { cursor, ...event } }) => {
+            const item = restEvent(event);
+            if ((contentId && item.contentId !== contentId) || (type && item.type !== type)) return undefined;
+            return { id: cursor, event: item.type, data: item };
+          });
+        },
       },
       handler: async (req, res) => {
         const { contentEvents } = await run(

@@ -7,7 +7,7 @@ import { openApiDocument, type OpenApiDocument } from '#lib/rest/openapi.js';
 import type { ApiDescription } from '#lib/rest/route-doc.js';
 import { SocialHealthDocument, SocialReadinessDocument } from './operations.generated.js';
 import { healthRoutes, type HealthQuery } from '#lib/rest/health-routes.js';
-import { operationRunner } from '#lib/rest/run-operation.js';
+import { operationRunner, subscriptionRunner } from '#lib/rest/run-operation.js';
 import { serviceInfoRoutes, type RestRoute } from '#lib/rest/rest.js';
 import { startRestService } from '#lib/rest/rest-service.js';
 import type { Deps, RunningPart } from '#lib/service.js';
@@ -87,7 +87,7 @@ function socialRestRoutes(client: GraphQLClient): RestRoute[] {
     ...apiReferenceRoutes(SOCIAL_API, () => routes),
     ...healthRoutes(run, HEALTH, 'Comprehensive health check (database, job queue, storage)'),
     ...postRoutes(run),
-    ...contentOpsRoutes(run),
+    ...contentOpsRoutes(run, subscriptionRunner(client)),
     ...brandRoutes(run),
     ...integrationRoutes(run),
     ...mediaRoutes(run),

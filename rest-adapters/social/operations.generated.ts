@@ -325,6 +325,13 @@ export type RetryContentItemMutationVariables = Exact<{
 
 export type RetryContentItemMutation = { retryContentItem: { id: string, contentId: string, brandId: string, campaignId: string | null, content: string, platforms: Array<Platform>, mediaIds: Array<string>, scheduledAt: string | null, status: PostStatus, publishedAt: string | null, createdAt: string, updatedAt: string } | null };
 
+export type FollowContentEventsSubscriptionVariables = Exact<{
+  after?: string | null | undefined;
+}>;
+
+
+export type FollowContentEventsSubscription = { contentEvents: { cursor: string, id: string, type: ContentEventType, contentId: string, brandId: string, occurredAt: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, actor: { type: ActorType, id: string } } };
+
 export type SocialHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -841,6 +848,26 @@ export const RetryContentItemDocument = new TypedDocumentString(`
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<RetryContentItemMutation, RetryContentItemMutationVariables>;
+export const FollowContentEventsDocument = new TypedDocumentString(`
+    subscription FollowContentEvents($after: String) {
+  contentEvents(after: $after) {
+    ...ContentEventFields
+    cursor
+  }
+}
+    fragment ContentEventFields on ContentEvent {
+  id
+  type
+  contentId
+  brandId
+  actor {
+    type
+    id
+  }
+  occurredAt
+  before
+  after
+}`) as unknown as TypedDocumentString<FollowContentEventsSubscription, FollowContentEventsSubscriptionVariables>;
 export const SocialHealthDocument = new TypedDocumentString(`
     query SocialHealth {
   socialHealth {

@@ -22,7 +22,9 @@ describe('REST routes over nullable root fields', () => {
     Record<string, never>
   >;
   let answer: GraphQLResult<unknown> = {};
-  const gateway: GraphQLClient = { execute: <Data>() => Promise.resolve(answer as GraphQLResult<Data>) };
+  const gateway: Pick<GraphQLClient, 'execute'> = {
+    execute: <Data>() => Promise.resolve(answer as GraphQLResult<Data>),
+  };
   let server: RunningServer;
 
   beforeAll(async () => {
