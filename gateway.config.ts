@@ -171,6 +171,10 @@ export const gatewayConfig = defineConfig({
   // The probes every part of the platform answers, so the same Kubernetes probes fit either gateway.
   healthCheckEndpoint: '/healthz',
   readinessCheckEndpoint: '/readyz',
+  // Subscriptions need nothing more: Hive's HTTP transport subscribes to the subgraph that owns the field
+  // at the same URL, as GraphQL over SSE (a GET asking for text/event-stream), which each subgraph serves
+  // on its port with the same gates as its queries (lib/subgraph/subscription-sse.ts); the credentials
+  // below go along, and the subgraph checks them at subscribe and at every event.
   transportEntries: subgraphLocations(),
   propagateHeaders: {
     fromClientToSubgraphs: ({ request }) => ({

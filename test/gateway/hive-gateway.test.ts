@@ -293,6 +293,47 @@ describe('Hive Gateway on the same supergraph', () => {
     expect((await request(1, 200, '203.0.113.21')).errors).toBeUndefined();
   });
 
+  it('streams contentEvents: a subscription to Hive Gateway gets the event of a post made meanwhile, from the social subgraph apart', async () => {
+    const follow = 'subscription { contentEvents { type contentId post { id content } } }';
+    const stream = await fetch(hive.url, {
+      method: 'POST',
+      headers: { ...apiKey, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: follow }),
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    // Hive subscribes to the subgraph once the stream is open; the post comes after that.
+    const arrived = (async () => {
+      while (!/^data: .*"contentEvents"/m.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const made = await graphql<any>(
+      platform.urls.gateway,
+      'mutation { createPost(input: { content: "followed through Hive" }) { id } }',
+      {},
+      apiKey,
+    );
+    const id = made.body.data.createPost.id as string;
+    const deadline = setTimeout(() => void reader.cancel(), 15_000);
+    await arrived;
+    clearTimeout(deadline);
+    await reader.cancel().catch(() => undefined);
+    const data = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line.includes('contentEvents'))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as unknown);
+    expect(data).toEqual([
+      { data: { contentEvents: { type: 'CREATED', contentId: id, post: { id, content: 'followed through Hive' } } } },
+    ]);
+  });
+
   it('runs only the documents of a TRUSTED_DOCUMENTS manifest, by documentId or APQ hash', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'hive-trusted-'));
     const text = 'query Typename { __typename }';
