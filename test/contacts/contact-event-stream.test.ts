@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Readable } from 'node:stream';
 import type { FormattedExecutionResult } from 'graphql';
+import { createStorage } from '#lib/storage/create-storage.js';
 import { startContactsSubgraph } from '#subgraphs/contacts/index.js';
 import type { ContactsRuntime } from '#subgraphs/contacts/contacts.runtime.js';
 import { reader, startTestSubgraph, type TestSubgraph } from '#test/support/subgraph.js';
@@ -10,7 +12,7 @@ const FOLLOW = `subscription ($after: String) {
 
 const kinds = process.env.TEST_DATABASE_URL ? (['postgresql', 'pglite'] as const) : (['pglite'] as const);
 
-describe.each(kinds)('contactEvents subscription on %s', (kind) => {
+describe.each(kinds)('contacts streams on %s', (kind) => {
   let contacts: TestSubgraph<ContactsRuntime>;
   let reader1: Record<string, string>;
 
@@ -36,6 +38,9 @@ describe.each(kinds)('contactEvents subscription on %s', (kind) => {
     await events.quietFor(200);
     const id = (await contacts.run('mutation { createContact(input: { firstName: "Ada" }) { id } }', {}, reader1))
       .createContact.id;
+    // Read before the next change: the contact an event names is read as it is at delivery.
+    const created = eventOf(await events.next());
+    expect(created).toMatchObject({ type: 'CREATED', contactId: id, contact: { firstName: 'Ada' } });
     await contacts.run(
       'mutation ($id: ID!) { updateContact(id: $id, input: { firstName: "Ada L." }) { id } }',
       { id },
@@ -56,8 +61,6 @@ describe.each(kinds)('contactEvents subscription on %s', (kind) => {
     );
     await contacts.run('mutation ($id: ID!) { deleteContact(id: $id) { deletedId } }', { id }, reader1);
 
-    const created = eventOf(await events.next());
-    expect(created).toMatchObject({ type: 'CREATED', contactId: id, contact: { firstName: 'Ada L.' } });
     expect(eventOf(await events.next())).toMatchObject({ type: 'UPDATED', contactId: id });
     expect(eventOf(await events.next())).toMatchObject({ type: 'MOVED', contactId: id, toStageId: won });
     expect(eventOf(await events.next())).toMatchObject({ type: 'DELETED', contactId: id, contact: null });
@@ -75,5 +78,60 @@ describe.each(kinds)('contactEvents subscription on %s', (kind) => {
     expect((refused as FormattedExecutionResult).errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
     const bad = await reader(follow({ after: 'x' })).next();
     expect((bad as FormattedExecutionResult).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+
+  it('follows an import with contactImport until it SUCCEEDED, without announcing its rows', async () => {
+    const events = follow({});
+    const quietEvents = reader(events);
+    await quietEvents.quietFor(100);
+    const slot = (await contacts.run('mutation { reserveContactImport { uploadId storageKey } }', {}, reader1))
+      .reserveContactImport;
+    const csv = `firstName,email\n${Array.from({ length: 50 }, (_, i) => `P${i},p${i}@example.com`).join('\n')}\n`;
+    await createStorage(contacts.config).put(slot.storageKey, Readable.from([csv]), {
+      contentType: 'text/csv',
+      maxBytes: 100_000,
+    });
+    const job = (
+      await contacts.run(
+        'mutation ($id: ID!) { startContactImport(uploadId: $id) { id } }',
+        { id: slot.uploadId },
+        reader1,
+      )
+    ).startContactImport;
+    const stream = contacts.subgraph.local.subscribe(
+      {
+        query: 'subscription ($id: ID!) { contactImport(id: $id) { id status processed created } }',
+        variables: { id: job.id },
+      },
+      { headers: reader1 },
+    );
+    const seen: any[] = [];
+    const progress = reader(stream, 30_000);
+    for (;;) {
+      const next = await progress.next();
+      if (next === 'ended') break;
+      if (next.errors) throw new Error(JSON.stringify(next.errors));
+      seen.push((next.data as any).contactImport);
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(seen.at(-1)).toMatchObject({ id: job.id, status: 'SUCCEEDED', created: 50 });
+    expect(seen.filter((answer) => answer.status === 'SUCCEEDED')).toHaveLength(1);
+    // The 50 rows were not announced as 50 contact events.
+    expect(await quietEvents.quietFor(500)).toBe(true);
+    await events.return?.();
+  });
+
+  it('answers NOT_FOUND for an unknown import and ends', async () => {
+    const stream = contacts.subgraph.local.subscribe(
+      {
+        query: 'subscription ($id: ID!) { contactImport(id: $id) { id } }',
+        variables: { id: '00000000-0000-4000-8000-000000000000' },
+      },
+      { headers: reader1 },
+    );
+    const answers = reader(stream);
+    const refused = await answers.next();
+    expect((refused as FormattedExecutionResult).errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await answers.next()).toBe('ended');
   });
 });

@@ -1,5 +1,19 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  FieldResolver,
+  ID,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
 import type { ImportContext } from './import.context.js';
 import { ContactImport } from './contact-import.entity.js';
 import { MAX_ERRORS_PAGE, type ImportRequest } from './contact-import.service.js';
@@ -99,6 +113,19 @@ export class ContactImportResolver {
   @Query(() => ContactImport, { nullable: true, description: 'An import by id; null when there is none' })
   contactImport(@Arg('id', () => ID, { description: 'Id of the import' }) id: string, @Ctx() ctx: ImportContext) {
     return ctx.imports.get(id);
+  }
+
+  @Subscription(() => ContactImport, {
+    name: 'contactImport',
+    description:
+      'An import as it is, then each time it changes (at least once a second while it runs), ending after SUCCEEDED, FAILED or CANCELLED',
+    subscribe: ({ args, context }) => (context as ImportContext).imports.follow((args as { id: string }).id),
+  })
+  followContactImport(
+    @Root() job: ContactImport,
+    @Arg('id', () => ID, { description: 'Id of the import' }) _id: string,
+  ): ContactImport {
+    return job;
   }
 
   @Mutation(() => ContactImport, {

@@ -144,6 +144,36 @@ export class ContactImportService {
     return this.em.findOne(ContactImport, { id }, { disableIdentityMap: true });
   }
 
+  /**
+   * The import as it is, then each time it changes (and at least once a second while it runs),
+   * ending with the answer in which it is over. An unknown id is NOT_FOUND before anything is sent.
+   * The job row is what the worker writes with each batch, so a look at it every `IMPORT_POLL_MS`
+   * sees every step of progress, whichever process runs the import.
+   */
+  async follow(id: string): Promise<AsyncIterableIterator<ContactImport>> {
+    const first = await this.get(id);
+    if (!first) throw AppError.notFound('Contact import');
+    const read = () => this.get(id);
+    async function* progress(): AsyncGenerator<ContactImport> {
+      let job: ContactImport | null = first;
+      let last = '';
+      let sentAt = 0;
+      while (job) {
+        const seen = progressOf(job);
+        const over = FINISHED_IMPORT_STATES.includes(job.status);
+        if (seen !== last || over || Date.now() - sentAt >= IMPORT_HEARTBEAT_MS) {
+          last = seen;
+          sentAt = Date.now();
+          yield job;
+        }
+        if (over) return;
+        await sleep(IMPORT_POLL_MS);
+        job = await read();
+      }
+    }
+    return progress();
+  }
+
   /** Cancels a queued or running import (written batches stay); an import already over is left as it is. */
   async cancelJob(id: string): Promise<ContactImport> {
     const job = await this.get(id);
@@ -236,4 +266,14 @@ function inImportTerms(error: unknown): unknown {
   if (error instanceof AppError && error.fields[0]?.field === 'contentType')
     return AppError.badInput('file', 'is not a CSV file: it is not UTF-8 text');
   return error;
+}
+
+/** How often a followed import is looked at (`ContactImportService.follow`). */
+const IMPORT_POLL_MS = 250;
+/** A running import is answered at least this often, changed or not (a progress bar knows it lives). */
+const IMPORT_HEARTBEAT_MS = 1000;
+
+/** What a follower of an import sees change. */
+function progressOf(job: ContactImport): string {
+  return JSON.stringify([job.status, job.rows, job.processed, job.created, job.updated, job.skipped, job.errorCount]);
 }

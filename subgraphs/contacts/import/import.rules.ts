@@ -5,6 +5,7 @@ export function importRules({ scope }: ContactsScopeRules): RuleTree {
   const importing = scope('contacts.import');
   return {
     Query: { contactImport: importing, contactImportResult: importing },
+    Subscription: { contactImport: importing },
     Mutation: {
       reserveContactImport: importing,
       importContacts: importing,
