@@ -24,10 +24,9 @@ export enum ErrorCode {
   BAD_GATEWAY = 'BAD_GATEWAY',
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
-  /** What the gateway cannot run: a subscription (Apollo Router's code), `@defer`, `@stream`. */
-  SUBSCRIPTION_DISABLED = 'SUBSCRIPTION_DISABLED',
   /** A request whose `Accept` names no form the answer can take (a subscription asked for as one JSON answer). */
   NOT_ACCEPTABLE = 'NOT_ACCEPTABLE',
+  /** What the gateway cannot run: `@defer` and `@stream` (Apollo Gateway delivers nothing incrementally). */
   DEFER_NOT_SUPPORTED = 'DEFER_NOT_SUPPORTED',
   STREAM_NOT_SUPPORTED = 'STREAM_NOT_SUPPORTED',
   /** A document outside the safelist (`TRUSTED_DOCUMENTS`), Apollo's code for a persisted query it does not hold. */
@@ -50,7 +49,6 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.BAD_GATEWAY]: 502,
   [ErrorCode.SERVICE_UNAVAILABLE]: 503,
   [ErrorCode.INTERNAL_SERVER_ERROR]: 500,
-  [ErrorCode.SUBSCRIPTION_DISABLED]: 400,
   [ErrorCode.NOT_ACCEPTABLE]: 406,
   [ErrorCode.DEFER_NOT_SUPPORTED]: 400,
   [ErrorCode.STREAM_NOT_SUPPORTED]: 400,
@@ -73,7 +71,6 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.BAD_GATEWAY]: 'Bad Gateway',
   [ErrorCode.SERVICE_UNAVAILABLE]: 'Service Unavailable',
   [ErrorCode.INTERNAL_SERVER_ERROR]: 'Internal Server Error',
-  [ErrorCode.SUBSCRIPTION_DISABLED]: 'Bad Request',
   [ErrorCode.NOT_ACCEPTABLE]: 'Not Acceptable',
   [ErrorCode.DEFER_NOT_SUPPORTED]: 'Bad Request',
   [ErrorCode.STREAM_NOT_SUPPORTED]: 'Bad Request',
