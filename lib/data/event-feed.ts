@@ -25,6 +25,9 @@ export function eventLogSql(table: string, channel: string): string[] {
   ];
 }
 
+/** How long a feed keeps its events at least: an `after` older than what is kept is refused, naming `after`. */
+export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
 /** The channel a service's event log notifies (`eventLogSql`): one per service, in its own database. */
 export const eventChannelOf = (service: string): string => `platform_events_${service}`;
 

@@ -1,5 +1,6 @@
 import { EventFeed } from '#lib/data/event-feed.js';
 import { ContactEvent } from './contact/contact-event.entity.js';
+import { sweepContactEvents } from './contact/contact-event.service.js';
 import pg from 'pg';
 import type { Orm } from '#lib/data/database.js';
 import type { Identity } from '#lib/identity.js';
@@ -50,6 +51,7 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     logger: deps.logger,
     sweep: async (now) => {
       await sweepExpiredKeys(orm.em.fork());
+      await sweepContactEvents(orm.em.fork(), now);
       return (
         (await sweepAttachmentUploads(orm.em.fork(), storage, now)) +
         (await sweepImportUploads(orm.em.fork(), storage, now))

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Readable } from 'node:stream';
 import type { FormattedExecutionResult } from 'graphql';
 import { createStorage } from '#lib/storage/create-storage.js';
+import { sweepContactEvents } from '#subgraphs/contacts/contact/contact-event.service.js';
 import { startContactsSubgraph } from '#subgraphs/contacts/index.js';
 import type { ContactsRuntime } from '#subgraphs/contacts/contacts.runtime.js';
 import { reader, startTestSubgraph, type TestSubgraph } from '#test/support/subgraph.js';
@@ -133,5 +134,23 @@ describe.each(kinds)('contacts streams on %s', (kind) => {
     const refused = await answers.next();
     expect((refused as FormattedExecutionResult).errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
     expect(await answers.next()).toBe('ended');
+  });
+
+  it('keeps events 7 days: an after older than what is kept is BAD_USER_INPUT naming after', async () => {
+    const stream = follow({});
+    const events = reader(stream);
+    await events.quietFor(100);
+    await contacts.run('mutation { createContact(input: { firstName: "Old" }) { id } }', {}, reader1);
+    const old = eventOf(await events.next());
+    await stream.return?.();
+    const inSixDays = new Date(Date.now() + 6 * 24 * 3600 * 1000);
+    expect(await sweepContactEvents(contacts.subgraph.orm.em.fork(), inSixDays)).toBe(0);
+    const inEightDays = new Date(Date.now() + 8 * 24 * 3600 * 1000);
+    expect(await sweepContactEvents(contacts.subgraph.orm.em.fork(), inEightDays)).toBeGreaterThan(0);
+    const refused = await reader(follow({ after: old.cursor })).next();
+    expect((refused as FormattedExecutionResult).errors?.[0]).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT' },
+      message: expect.stringContaining('after'),
+    });
   });
 });

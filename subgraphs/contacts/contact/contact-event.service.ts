@@ -1,5 +1,5 @@
 import type { EntityManager } from '#lib/data/database.js';
-import type { EventFeed, Positioned } from '#lib/data/event-feed.js';
+import { EVENT_RETENTION_MS, type EventFeed, type Positioned } from '#lib/data/event-feed.js';
 import { ContactEvent, type ContactEventType } from './contact-event.entity.js';
 
 /**
@@ -30,4 +30,12 @@ export class ContactEventService {
   async follow(after?: string | null): Promise<AsyncIterableIterator<Positioned<ContactEvent>>> {
     return this.feed.follow(after ? await this.feed.positionAfter(after) : await this.feed.present());
   }
+}
+
+/**
+ * Drops the contact events past the feed's retention (the log is a feed, not the audit record a
+ * contact keeps: that is its row and its stage moves). Answers how many went.
+ */
+export async function sweepContactEvents(em: EntityManager, now: Date): Promise<number> {
+  return em.nativeDelete(ContactEvent, { occurredAt: { $lt: new Date(now.getTime() - EVENT_RETENTION_MS) } });
 }
