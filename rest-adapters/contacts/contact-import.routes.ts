@@ -6,8 +6,9 @@ import { z } from 'zod';
 import { spreadsheetSafe } from '#lib/data/copy-csv.js';
 import { receiveUpload } from '#lib/storage/multipart-upload.js';
 import { AppError } from '#lib/errors.js';
+import { eventsOf } from '#lib/rest/event-stream.js';
 import { booleanParam, type RestRoute } from '#lib/rest/rest.js';
-import { isIdempotentReplay, type RunOperation } from '#lib/rest/run-operation.js';
+import { isIdempotentReplay, type FollowOperation, type RunOperation } from '#lib/rest/run-operation.js';
 import { contentDisposition } from '#lib/http/content-disposition.js';
 import type { ObjectStorage } from '#lib/storage/storage.js';
 import { importFormSchema, importJobSchema, importResultSchema } from './contacts.bodies.js';
@@ -18,6 +19,7 @@ import {
   ContactImportErrorsDocument,
   type ContactImportFieldsFragment,
   ContactImportResultDocument,
+  FollowContactImportDocument,
   ReserveContactImportDocument,
   StartContactImportDocument,
 } from './operations.generated.js';
@@ -46,7 +48,7 @@ function jobBody(job: ContactImportFieldsFragment) {
  * cancels the reservation. The job runs in the background (pg-boss); the legacy request waits for it
  * and answers its summary, and one with `Prefer: respond-async` gets 202 and the job to follow.
  */
-export function contactImportRoutes(run: RunOperation, storage: ObjectStorage): RestRoute[] {
+export function contactImportRoutes(run: RunOperation, follow: FollowOperation, storage: ObjectStorage): RestRoute[] {
   return [
     {
       method: 'post',
@@ -127,6 +129,17 @@ export function contactImportRoutes(run: RunOperation, storage: ObjectStorage): 
         tag: 'contacts',
         params: { id: 'Import id' },
         answer: { status: 200, description: 'The import', json: importJobSchema },
+      },
+      eventStream: {
+        description:
+          "With `Accept: text/event-stream`: the import as server-sent events, `event: import` with `data:` the job's body " +
+          'as the JSON answer has it: once as it is, then each time it changes (at least once a second while it runs), ' +
+          'ending after succeeded, failed or cancelled. A comment every 15 s keeps it open; a client that reads nothing ' +
+          'for 30 s is disconnected; at shutdown it ends early (ask again).',
+        events: async (req) => {
+          const answers = await follow(FollowContactImportDocument, { id: req.params.id }, req);
+          return eventsOf(answers, ({ contactImport }) => ({ event: 'import', data: jobBody(contactImport) }));
+        },
       },
       handler: async (req, res) => {
         const { contactImport } = await run(ContactImportDocument, { id: req.params.id }, req, {

@@ -7,7 +7,7 @@ import { openApiDocument, type OpenApiDocument } from '#lib/rest/openapi.js';
 import type { ApiDescription } from '#lib/rest/route-doc.js';
 import { ContactsHealthDocument, ContactsReadinessDocument } from './operations.generated.js';
 import { healthRoutes, type HealthQuery } from '#lib/rest/health-routes.js';
-import { operationRunner } from '#lib/rest/run-operation.js';
+import { operationRunner, subscriptionRunner } from '#lib/rest/run-operation.js';
 import { serviceInfoRoutes, type RestRoute } from '#lib/rest/rest.js';
 import { startRestService } from '#lib/rest/rest-service.js';
 import type { Deps, RunningPart } from '#lib/service.js';
@@ -74,7 +74,7 @@ function contactsRestRoutes(
     ...serviceInfoRoutes('contact-management', () => routes),
     ...apiReferenceRoutes(contactsApi(config), () => routes),
     ...healthRoutes(run, HEALTH),
-    ...contactImportRoutes(run, storage),
+    ...contactImportRoutes(run, subscriptionRunner(client), storage),
     ...contactExportRoutes(run, exports),
     ...contactRoutes(run),
     ...noteRoutes(run),

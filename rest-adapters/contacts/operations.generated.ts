@@ -183,6 +183,13 @@ export type ContactImportErrorsQueryVariables = Exact<{
 
 export type ContactImportErrorsQuery = { contactImport: { id: string, errors: { nodes: Array<{ row: number, column: string | null, message: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
+export type FollowContactImportSubscriptionVariables = Exact<{
+  id: string;
+}>;
+
+
+export type FollowContactImportSubscription = { contactImport: { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null } };
+
 export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string };
 
 export type ContactPageQueryVariables = Exact<{
@@ -646,6 +653,27 @@ export const ContactImportErrorsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ContactImportErrorsQuery, ContactImportErrorsQueryVariables>;
+export const FollowContactImportDocument = new TypedDocumentString(`
+    subscription FollowContactImport($id: ID!) {
+  contactImport(id: $id) {
+    ...ContactImportFields
+  }
+}
+    fragment ContactImportFields on ContactImport {
+  id
+  status
+  dryRun
+  rows
+  processed
+  created
+  updated
+  skipped
+  errorCount
+  failure
+  createdAt
+  startedAt
+  finishedAt
+}`) as unknown as TypedDocumentString<FollowContactImportSubscription, FollowContactImportSubscriptionVariables>;
 export const ContactPageDocument = new TypedDocumentString(`
     query ContactPage($page: Int, $limit: Int, $search: String) {
   contactPage(page: $page, limit: $limit, search: $search) {
