@@ -159,7 +159,7 @@ type SubscribeMiddleware = (
  */
 function guardSubscribe(subscription: GraphQLObjectType, rules: Record<string, unknown>): void {
   for (const [name, field] of Object.entries(subscription.getFields())) {
-    const rule = rules[name] as SubscribeMiddleware | undefined;
+    const rule = middlewareFunction<SubscribeMiddleware>(rules[name]);
     const subscribe = field.subscribe;
     if (!rule || !subscribe) continue;
     field.subscribe = (parent, args, context, info) =>
@@ -176,6 +176,15 @@ function guardSubscribe(subscription: GraphQLObjectType, rules: Record<string, u
         info,
       );
   }
+}
+
+/**
+ * The function of one field's shield middleware: graphql-shield makes a function, or
+ * `{ resolve, fragment }` for some rules (`allow` among them), which graphql-middleware accepts both.
+ */
+function middlewareFunction<Middleware>(made: unknown): Middleware | undefined {
+  if (typeof made === 'function') return made as Middleware;
+  return (made as { resolve?: Middleware } | undefined)?.resolve;
 }
 
 /** The shield's middleware of every field of `schema` under `rules` (deny by default), and the tree it was made from. */
@@ -224,12 +233,8 @@ type FieldMiddleware = (
 export function mutationRulesOf(schema: GraphQLSchema, rules: RuleTree): MutationRules {
   const mutationType = schema.getMutationType();
   const { everything } = shieldOf(schema, rules);
-  const middlewareOf = (field: string): FieldMiddleware | undefined => {
-    // graphql-shield makes a function, or `{ resolve, fragments }` for a rule with fragments.
-    const made: unknown = mutationType ? everything[mutationType.name]?.[field] : undefined;
-    if (typeof made === 'function') return made as FieldMiddleware;
-    return (made as { resolve?: FieldMiddleware } | undefined)?.resolve;
-  };
+  const middlewareOf = (field: string) =>
+    middlewareFunction<FieldMiddleware>(mutationType ? everything[mutationType.name]?.[field] : undefined);
   const ALLOWED = Symbol('allowed');
   return async (document, variables, contextValue) => {
     const operation = document.definitions.find(

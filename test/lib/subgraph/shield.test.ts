@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { graphql as run } from 'graphql';
-import { Field, ObjectType, Query, Resolver } from 'type-graphql';
+import { graphql as run, parse, subscribe } from 'graphql';
+import { Field, ObjectType, Query, Resolver, Subscription } from 'type-graphql';
 import { AppError, ErrorCode } from '#lib/errors.js';
 import type { Principal } from '#lib/identity.js';
-import { requireScope } from '#lib/subgraph/shield.js';
+import { allow, requireScope } from '#lib/subgraph/shield.js';
 import { buildFederatedSchema } from '#lib/subgraph/subgraph.js';
 
 @ObjectType()
@@ -18,6 +18,14 @@ class ThingResolver {
   }
   @Query(() => String) forgotten(): string {
     return 'nobody wrote a rule for me';
+  }
+  @Subscription(() => Thing, {
+    subscribe: async function* () {
+      yield { name: 'first' };
+    },
+  })
+  thingsAdded(): Thing {
+    return { name: 'first' };
   }
 }
 
@@ -50,5 +58,28 @@ describe('shield', () => {
       contextValue: { principal: null, refusal: new AppError(ErrorCode.FORBIDDEN, 'This address may not') },
     });
     expect(refused.errors?.[0]).toMatchObject({ message: 'This address may not', extensions: { code: 'FORBIDDEN' } });
+  });
+
+  it('guards a subscription when subscribing, whatever kind of rule it has (allow too)', async () => {
+    const stream = async (
+      rule: Parameters<typeof requireScope>[0] | ReturnType<typeof requireScope>,
+      who: Principal | null,
+    ) => {
+      const { guarded } = await buildFederatedSchema({
+        resolvers: [ThingResolver],
+        rules: { Query: { things: allow }, Subscription: { thingsAdded: rule as never } },
+      });
+      return subscribe({
+        schema: guarded,
+        document: parse('subscription { thingsAdded { name } }'),
+        contextValue: { principal: who },
+      });
+    };
+    const refused = await stream(requireScope('things.read'), null);
+    expect('errors' in refused && refused.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    const open = await stream(allow, null);
+    expect(Symbol.asyncIterator in open).toBe(true);
+    const first = await (open as AsyncGenerator<{ data?: unknown }>).next();
+    expect(first.value?.data).toEqual({ thingsAdded: { name: 'first' } });
   });
 });
