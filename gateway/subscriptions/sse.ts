@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { OperationTypeNode } from 'graphql';
+import { getOperationAST, OperationTypeNode, parse } from 'graphql';
 import { ErrorCode } from '#lib/errors.js';
 import { httpCallerOf, httpParamsOf } from './http-caller.js';
 import type { LiveGraph } from './live-graph.js';
@@ -12,6 +12,28 @@ const KEEPALIVE_MS = 12_000;
 /** An SSE field's value on one line: JSON has no raw newline, a cursor none either; this holds that. */
 const oneLine = (value: string) => value.replace(/[\r\n]/g, '');
 
+/** A media range of JSON in an `Accept` header (Apollo Server answers those). */
+const ACCEPTS_JSON = /application\/(graphql-response\+json|graphql\+json|json)\b/i;
+
+/**
+ * Whether a request is this transport's: it asks for `text/event-stream`, and when it accepts JSON as
+ * well it is a subscription. urql sends `text/event-stream` beside JSON with every query (in case the
+ * answer is incremental): a query or mutation that accepts JSON stays with Apollo Server and is
+ * answered as JSON, as before the live graph. A document that does not parse goes there too, to be
+ * rejected as every other.
+ */
+function takesEventStream(accept: string | undefined, params: Record<string, unknown>): boolean {
+  if (!accept?.includes('text/event-stream')) return false;
+  if (!ACCEPTS_JSON.test(accept)) return true;
+  if (typeof params.query !== 'string') return false;
+  try {
+    const name = typeof params.operationName === 'string' ? params.operationName : undefined;
+    return getOperationAST(parse(params.query), name)?.operation === OperationTypeNode.SUBSCRIPTION;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * GraphQL over SSE, distinct-connections mode (the protocol graphql-sse's client speaks): a POST, or a
  * GET with `query`, asking for `text/event-stream` is answered as one event stream: `event: next` with
@@ -21,7 +43,7 @@ const oneLine = (value: string) => value.replace(/[\r\n]/g, '');
  */
 export function serveSseSubscriptions(live: LiveGraph, subgraphToken: string | undefined): RequestHandler {
   return (req, res, next) => {
-    if ((req.method !== 'POST' && req.method !== 'GET') || !req.get('accept')?.includes('text/event-stream')) {
+    if ((req.method !== 'POST' && req.method !== 'GET') || !takesEventStream(req.get('accept'), httpParamsOf(req))) {
       return next();
     }
     const caller = httpCallerOf(req, subgraphToken);
