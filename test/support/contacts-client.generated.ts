@@ -1106,6 +1106,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContactImport"];
+                    "text/event-stream": string;
                 };
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
