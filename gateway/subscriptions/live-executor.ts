@@ -25,6 +25,7 @@ export interface LiveExecutorOptions {
     fetch: FetchNode,
     variables: Record<string, unknown>,
     caller: LiveCaller,
+    signal: AbortSignal,
   ): AsyncIterable<FormattedExecutionResult>;
   /** The gateway's error formatting (masking in production), applied to every result. */
   formatError: (error: GraphQLError | GraphQLFormattedError) => GraphQLFormattedError;
@@ -35,14 +36,19 @@ export interface LiveExecutorOptions {
  * Runs one admitted subscription: subscribes to the subgraph that owns its root field and, for each
  * event, fills in what other subgraphs own with the rest of the subscription's query plan, under the
  * caller's credentials at that moment (the event's entities are fetched then, not when subscribing).
- * An event the owner answers alone is passed on as it came.
+ * An event the owner answers alone is passed on as it came. `signal` aborts when the subscriber
+ * leaves: it goes to the owner's stream, whose end unwinds this generator without another event.
  */
 export function liveExecutor(options: LiveExecutorOptions) {
   const { planner, log } = options;
-  return async function* subscribe(admitted: Admitted, caller: LiveCaller): AsyncGenerator<LiveEvent> {
+  return async function* subscribe(
+    admitted: Admitted,
+    caller: LiveCaller,
+    signal: AbortSignal,
+  ): AsyncGenerator<LiveEvent> {
     const plan = planner.plan(admitted.document, admitted.operationName);
     const variables = variablesFor(plan.primary, admitted.variables);
-    for await (const event of options.eventsOf(plan.primary, variables, caller)) {
+    for await (const event of options.eventsOf(plan.primary, variables, caller, signal)) {
       const cursor = takeCursor(event, plan.responseKey);
       if (!plan.rest) {
         yield { result: formatted(event, options.formatError), cursor };

@@ -14,6 +14,7 @@ import { ErrorCode, formatGraphQLError, httpStatusOf } from '#lib/errors.js';
 import type { Safelist } from '#lib/http/document-safelist.js';
 import type { Logger } from '#lib/observability/logger.js';
 import type { GatewayContext } from '#lib/rest/graphql-client.js';
+import { stoppable, type Stoppable } from '#lib/stoppable.js';
 import type { LocalSubgraph } from '#lib/subgraph/local-subgraph.js';
 import { admit, type Admitted, type LiveParams } from './admission.js';
 import { liveExecutor, type LiveEvent } from './live-executor.js';
@@ -44,7 +45,8 @@ export type LiveAnswer =
   | { kind: 'refused'; errors: GraphQLFormattedError[]; status: number }
   /** A query or a mutation: run as any other (`runOperation`). */
   | { kind: 'operation'; admitted: Admitted }
-  | { kind: 'stream'; admitted: Admitted; events: AsyncGenerator<LiveEvent>; operationName?: string };
+  /** A subscription: `events.return()` ends it at once (the client left), even between events. */
+  | { kind: 'stream'; admitted: Admitted; events: Stoppable<LiveEvent>; operationName?: string };
 
 export interface OpenOptions {
   transport: LiveTransport;
@@ -100,10 +102,20 @@ export class LiveGraph {
     if (release instanceof GraphQLError) return this.refused([release]);
     const root = rootFieldOf(admitted.document, admitted.operationName).name.value;
     const resumed = how.lastEventId && this.planner.resumes(root) ? resumedAfter(admitted, how.lastEventId) : admitted;
+    const { transport } = how;
+    openSubscriptions.inc({ transport });
+    let counted = true;
+    // Once, whichever comes first: the stream's end, or the client leaving (maybe before it started).
+    const ended = () => {
+      if (!counted) return;
+      counted = false;
+      openSubscriptions.dec({ transport });
+      release();
+    };
     return {
       kind: 'stream',
       admitted,
-      events: this.counted(resumed, caller, how.transport, release),
+      events: stoppable((signal) => this.counted(resumed, caller, ended, signal), ended),
       operationName: admitted.operationName,
     };
   }
@@ -130,16 +142,18 @@ export class LiveGraph {
     return { kind: 'refused', errors: formatted, status: httpStatusOf(formatted[0]?.extensions?.code) };
   }
 
-  /** The stream, counted while it is open, its place given back when it ends however it ends. */
+  /**
+   * The stream, counted while it is open, `ended` when it ends however it ends: the subscriber
+   * leaving aborts `signal`, which ends the subgraph's stream and so this one at once.
+   */
   private async *counted(
     admitted: Admitted,
     caller: LiveCaller,
-    transport: LiveTransport,
-    release: () => void,
+    ended: () => void,
+    signal: AbortSignal,
   ): AsyncGenerator<LiveEvent> {
-    openSubscriptions.inc({ transport });
     try {
-      yield* this.execute(admitted, caller);
+      yield* this.execute(admitted, caller, signal);
     } catch (error) {
       // A subgraph that cannot be reached, or fails: the stream ends with that error, masked.
       this.options.log.warn({ err: error, requestId: caller.requestId }, 'a subscription failed');
@@ -154,8 +168,7 @@ export class LiveGraph {
         },
       };
     } finally {
-      openSubscriptions.dec({ transport });
-      release();
+      ended();
     }
   }
 }

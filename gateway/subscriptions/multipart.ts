@@ -62,13 +62,13 @@ export function serveMultipartSubscriptions(live: LiveGraph, subgraphToken: stri
           ],
         });
         writer.end(END);
-        void events.return(undefined);
+        void events.return();
       },
     });
     res.once('close', () => {
       clearInterval(heartbeat);
       forget();
-      void events.return(undefined);
+      void events.return();
     });
     void (async () => {
       for await (const event of events) {

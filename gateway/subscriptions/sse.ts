@@ -102,7 +102,7 @@ export function serveSseSubscriptions(live: LiveGraph, subgraphToken: string | u
     res.once('close', () => {
       clearInterval(keepalive);
       forget();
-      void events.return(undefined);
+      void events.return();
     });
     void (async () => {
       for await (const event of events) {

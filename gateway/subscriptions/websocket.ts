@@ -9,6 +9,7 @@ import type { Config } from '#lib/config.js';
 import { gatewayClientOf } from '#lib/http/client-address.js';
 import { REQUEST_ID_HEADER } from '#lib/observability/logger.js';
 import { forwardHeadersOf } from '#lib/rest/graphql-client.js';
+import { stoppable, type Stoppable } from '#lib/stoppable.js';
 import type { LiveAnswer, LiveGraph } from './live-graph.js';
 import { delivered } from './live-metrics.js';
 import { MAX_BUFFERED_BYTES, SLOW_READER_MS } from './stream-writer.js';
@@ -140,14 +141,24 @@ export function serveWebSocketSubscriptions(
   };
 }
 
-/** The stream's results for graphql-ws, each delivery counted and traced. */
-async function* results(answer: Extract<LiveAnswer, { kind: 'stream' }>): AsyncGenerator<ExecutionResult> {
+/**
+ * The stream's results for graphql-ws, each delivery counted and traced. A `complete` or a closed
+ * connection returns them: that ends the live graph's stream at once, and the wait for it with it.
+ */
+function results(answer: Extract<LiveAnswer, { kind: 'stream' }>): Stoppable<ExecutionResult> {
+  return stoppable(
+    () => deliveries(answer),
+    () => void answer.events.return(),
+  );
+}
+
+async function* deliveries(answer: Extract<LiveAnswer, { kind: 'stream' }>): AsyncGenerator<ExecutionResult> {
   try {
     for await (const event of answer.events) {
       yield await delivered('websocket', answer.operationName, () => event.result as ExecutionResult);
     }
   } finally {
-    await answer.events.return(undefined);
+    await answer.events.return();
   }
 }
 

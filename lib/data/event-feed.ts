@@ -190,6 +190,11 @@ export class EventFeed<Event> {
     return follower;
   }
 
+  /** How many subscribers follow the feed now: a subscriber that left is no longer counted. */
+  get following(): number {
+    return this.followers.size;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.safety);

@@ -3,6 +3,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { createClient, NetworkError } from 'graphql-sse';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address.js';
 import { REQUEST_ID_HEADER } from '../observability/logger.js';
+import { stoppable, whenAborted } from '../stoppable.js';
 import type { RateLimitState } from '../http/rate-limit.js';
 import type { SessionCookieChange } from '../http/session-cookie.js';
 import { SUBGRAPH_TOKEN_HEADER } from '../http/subgraph-token.js';
@@ -111,7 +112,7 @@ export function httpClient(url: string, internalToken?: string): GraphQLClient {
   });
   return {
     subscribe: <Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) =>
-      overSse<Data>(url, { query, variables }, headersOf(context)),
+      stoppable((signal) => overSse<Data>(url, { query, variables }, headersOf(context), signal)),
     async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
       const response = await fetch(url, {
         method: 'POST',
@@ -131,21 +132,27 @@ export function httpClient(url: string, internalToken?: string): GraphQLClient {
  * A subscription to a gateway deployed apart over GraphQL over SSE (graphql-sse's client, one
  * connection per subscription). Nothing is retried here: a lost connection ends the results, and
  * whoever follows them resumes with its last cursor. A refusal the gateway answers before streaming
- * (a 4xx with `{ errors }`) is the first result, as it is in process.
+ * (a 4xx with `{ errors }`) is the first result, as it is in process. `signal` aborts when whoever
+ * follows them leaves: the connection is hung up at once, not at the next event.
  */
 async function* overSse<Data>(
   url: string,
   request: { query: string; variables: Record<string, unknown> },
   headers: Record<string, string>,
-): SubscriptionResults<Data> {
+  signal: AbortSignal,
+): AsyncGenerator<GraphQLResult<Data>> {
   const client = createClient({ url, retryAttempts: 0, headers });
+  const results = client.iterate(request) as AsyncIterableIterator<GraphQLResult<Data>>;
+  // graphql-sse's own return() hangs up at once, and its pending next() then ends.
+  const forget = whenAborted(signal, () => void results.return?.());
   try {
-    yield* client.iterate(request) as AsyncIterable<GraphQLResult<Data>>;
+    yield* results;
   } catch (error) {
     const refusal = error instanceof NetworkError ? await refusalOf(error.response as Response | undefined) : undefined;
     if (!refusal) throw error;
     yield refusal as GraphQLResult<Data>;
   } finally {
+    forget();
     client.dispose();
   }
 }

@@ -53,12 +53,18 @@ export interface LocalSubgraph {
    *   SSE's `id:` included.
    * - A credential that expired or was revoked ends the stream with one `{ errors }` result coded
    *   UNAUTHENTICATED (checked at every event and at least every 30 s).
-   * - Calling `return()` ends it at once (the client left) and frees what it held; the results end
+   * - Calling `return()`, or aborting `signal`, ends it at once (the client left) and frees what it
+   *   held, even while it waits for an event (a `return()` to a generator around it would wait for
+   *   the next one: such a generator hands its signal down instead); the results end
    *   by themselves when the stream is over (an import that finished) or the subgraph shuts down.
    * Each event is executed with a context made from `request` anew (the same headers, so the same
    * credentials), so entities the event names are read as they are at delivery.
    */
-  subscribe(operation: SubgraphOperation, request: SubgraphRequest): AsyncIterableIterator<FormattedExecutionResult>;
+  subscribe(
+    operation: SubgraphOperation,
+    request: SubgraphRequest,
+    signal?: AbortSignal,
+  ): AsyncIterableIterator<FormattedExecutionResult>;
 }
 
 /**

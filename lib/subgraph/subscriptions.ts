@@ -17,6 +17,7 @@ import {
 import type { SubgraphFaults } from '../http/availability.js';
 import { AppError, ErrorCode } from '../errors.js';
 import type { Principal } from '../identity.js';
+import { whenAborted, type Stoppable } from '../stoppable.js';
 import { GRAPHQL_MAX_TOKENS } from './query-limits.js';
 import { withCode, type SubgraphOperation, type SubgraphRequest } from './subgraph-operation.js';
 
@@ -32,16 +33,17 @@ interface CallerContext {
   principal: Principal | null;
 }
 
-/** Runs one subscription operation: its results, formatted as a query's are, until it ends or is returned. */
+/**
+ * Runs one subscription operation: its results, formatted as a query's are, until it ends, is
+ * returned, or `signal` aborts (the subscriber left: either ends the wait for the next event at once).
+ */
 export type Subscribe = (
   operation: SubgraphOperation,
   request: SubgraphRequest,
-) => AsyncIterableIterator<FormattedExecutionResult>;
+  signal?: AbortSignal,
+) => Stoppable<FormattedExecutionResult>;
 
-/** A stream whose `return()` is always there (it ends the wait for the next event at once). */
-type LiveStream = AsyncIterableIterator<FormattedExecutionResult> & {
-  return(): Promise<IteratorResult<FormattedExecutionResult>>;
-};
+type LiveStream = Stoppable<FormattedExecutionResult>;
 
 /** The subscriptions of one way a subgraph is served, and the end of all of them at shutdown. */
 export interface Subscriptions {
@@ -68,7 +70,7 @@ export function subscriptionsOf(
   const formatted = (error: GraphQLError, request: SubgraphRequest) =>
     faults.formatError(error.toJSON(), error, request.id);
 
-  const subscribe: Subscribe = (operation, request) => {
+  const subscribe: Subscribe = (operation, request, signal) => {
     let stop!: () => void;
     const stopped = new Promise<'stopped'>((resolve) => (stop = () => resolve('stopped')));
     let source: AsyncIterator<unknown> | undefined;
@@ -91,6 +93,20 @@ export function subscriptionsOf(
         return;
       }
       source = stream[Symbol.asyncIterator]();
+      try {
+        yield* follow(source, caller, document);
+      } finally {
+        // However it ends: a return() that came while it was still subscribing found no source to end.
+        await source.return?.();
+      }
+    }
+
+    async function* follow(
+      source: AsyncIterator<unknown>,
+      caller: CallerContext,
+      document: DocumentNode,
+    ): AsyncGenerator<FormattedExecutionResult> {
+      const { variables: variableValues } = operation;
       const who = caller.principal?.userId;
       let pending: Promise<IteratorResult<unknown>> | undefined;
       for (;;) {
@@ -142,16 +158,21 @@ export function subscriptionsOf(
       return 'data' in result ? { data: result.data, errors } : { errors };
     }
 
+    let forgetSignal = (): void => undefined;
+    const ended = () => {
+      open.delete(stream);
+      forgetSignal();
+    };
     const generator = results();
     const stream: LiveStream = {
       async next() {
         const result = await generator.next();
-        if (result.done) open.delete(stream);
+        if (result.done) ended();
         return result;
       },
       // Returned while it waits for an event: the wait ends at once, not at the next event.
       async return() {
-        open.delete(stream);
+        ended();
         stop();
         await source?.return?.();
         return generator.return(undefined);
@@ -161,6 +182,8 @@ export function subscriptionsOf(
       },
     };
     open.add(stream);
+    // The subscriber left: as a return, however many layers of generators sit between it and here.
+    forgetSignal = whenAborted(signal, () => void stream.return());
     return stream;
   };
 

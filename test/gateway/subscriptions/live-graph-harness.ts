@@ -14,6 +14,7 @@ import { startGateway, type RunningGateway } from '#gateway/gateway.js';
 import { loadConfig } from '#lib/config.js';
 import { AppError, ErrorCode } from '#lib/errors.js';
 import { createLogger } from '#lib/observability/logger.js';
+import { whenAborted } from '#lib/stoppable.js';
 import type { LocalSubgraph, SubgraphRequest } from '#lib/subgraph/local-subgraph.js';
 
 /**
@@ -149,7 +150,7 @@ function localOf(schema: GraphQLSchema): LocalSubgraph {
       });
       return formatted(result);
     },
-    subscribe(operation, request) {
+    subscribe(operation, request, signal) {
       return (async function* () {
         const result = await subscribe({
           schema,
@@ -161,7 +162,13 @@ function localOf(schema: GraphQLSchema): LocalSubgraph {
           yield formatted(result);
           return;
         }
-        for await (const event of result) yield formatted(event);
+        // The subscriber left: the source's own return() ends its wait for the next tick.
+        const forget = whenAborted(signal, () => void result.return?.());
+        try {
+          for await (const event of result) yield formatted(event);
+        } finally {
+          forget();
+        }
       })();
     },
   };
