@@ -193,6 +193,11 @@ const EnvSchema = z.object({
   CORS_ORIGINS: optionalText,
   ENCRYPTION_KEY: optionalText,
   CONTACTS_AUTH: z.enum(['open', 'required']).default('open'),
+  /**
+   * `true`: exactly one instance of each part runs, so production may keep state per process (embedded
+   * database, file storage, per-process rate limits, a key in DATA_DIR); a warning names each at every start.
+   */
+  SINGLE_INSTANCE: optionalText.pipe(z.enum(['true', 'false']).optional()),
   /** Public base address of the social REST service, used in signed upload URLs and OAuth callbacks. */
   SOCIAL_PUBLIC_URL: optionalUrl,
   SURVEYS_PUBLIC_URL: optionalUrl,

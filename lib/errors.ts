@@ -279,3 +279,8 @@ function tokenLimitInCallersTerms(message: string): string {
     ? `The document has more than ${limit} tokens, the limit: send a shorter document (fewer fields, aliases or arguments)`
     : message;
 }
+
+/** The one-line reason of anything thrown, for a log line an operator reads without the stack. */
+export function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -70,8 +70,8 @@ describe('docker-compose.yml', () => {
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     SUBGRAPH_TOKEN: 'a-shared-subgraph-secret',
   };
-  /** The identity decision .env.example leaves to the operator (DEV_IDENTITY or IDENTITY_*). */
-  const decisions = { DEV_IDENTITY: 'allow' };
+  /** The identity decision .env.example leaves to the operator (DEV_IDENTITY or IDENTITY_*); the development issuer's keys are one instance's. */
+  const decisions = { DEV_IDENTITY: 'allow', SINGLE_INSTANCE: 'true' };
   const variables = { ...envExample(), ...secrets, ...decisions };
 
   it('brings up every real part the platform uses', () => {

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
         DEV_IDENTITY: 'allow',
         SMTP_URL: 'smtp://mail.example.com',
         CONTACTS_AUTH: 'open',
+        SINGLE_INSTANCE: 'true',
       }).surveysCookieSecure,
     ).toBe(true);
   });

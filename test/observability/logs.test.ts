@@ -98,6 +98,7 @@ describe('LOG_FORMAT', () => {
       DEV_IDENTITY: 'allow',
       SMTP_URL: 'smtp://127.0.0.1:25',
       CONTACTS_AUTH: 'open',
+      SINGLE_INSTANCE: 'true',
     };
     expect(loadConfig({}, true).logFormat).toBe('pretty');
     expect(loadConfig({}, false).logFormat).toBe('json');

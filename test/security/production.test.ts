@@ -13,6 +13,16 @@ import { startJwksServer } from '#test/support/jwks.js';
 import { LogCollector } from '#test/support/logs.js';
 import { freePort } from '#test/support/ports.js';
 
+/** What every instance of a part must share, set the way many instances share it. */
+const SHARED = {
+  DATABASE_URL: 'postgres://platform@db.example.internal:5432/platform',
+  STORAGE_URL: 's3://platform',
+  S3_ACCESS_KEY_ID: 'access',
+  S3_SECRET_ACCESS_KEY: 'secret',
+  REDIS_URL: 'redis://redis.example.internal:6379',
+  ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+};
+
 /** Every production decision made, the safe way. */
 const DECIDED = {
   NODE_ENV: 'production',
@@ -22,6 +32,7 @@ const DECIDED = {
   SMTP_URL: 'smtp://mail.example.com:25',
   CONTACTS_AUTH: 'required',
   TRUST_PROXY: '1',
+  ...SHARED,
 };
 
 const problemsOf = (env: Record<string, string>): string[] => {
@@ -69,8 +80,12 @@ describe('production refuses unsafe defaults', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
       'CONTACTS_AUTH',
+      'DATABASE_URL',
+      'ENCRYPTION_KEY',
       'IDENTITY_JWKS_URL',
+      'REDIS_URL',
       'SMTP_URL',
+      'STORAGE_URL',
     ]);
     expect(problems.join('\n')).toContain('DEV_IDENTITY=allow');
     expect(problemsOf(DECIDED)).toEqual([]);
@@ -86,7 +101,7 @@ describe('production refuses unsafe defaults', () => {
       ...withoutIdentity
     } = DECIDED;
     expect(problemsOf(withoutIdentity).map((problem) => problem.split(':')[0])).toEqual(['IDENTITY_JWKS_URL']);
-    const allowed = loadConfig({ ...withoutIdentity, DEV_IDENTITY: 'allow' });
+    const allowed = loadConfig({ ...withoutIdentity, DEV_IDENTITY: 'allow', SINGLE_INSTANCE: 'true' });
     expect(allowed.warnings.join('\n')).toMatch(
       /DEV_IDENTITY=allow: production is using the embedded development issuer/,
     );
@@ -131,8 +146,56 @@ describe('production refuses unsafe defaults', () => {
   it('exits 1 naming every missing decision when a part starts in production', async () => {
     const { code, output } = await runPart('gateway', { NODE_ENV: 'production', DATA_DIR: dataDir }, () => false);
     expect(code).toBe(1);
-    for (const name of ['IDENTITY_JWKS_URL', 'DEV_IDENTITY=allow', 'SMTP_URL', 'CONTACTS_AUTH'])
+    for (const name of [
+      'IDENTITY_JWKS_URL',
+      'DEV_IDENTITY=allow',
+      'SMTP_URL',
+      'CONTACTS_AUTH',
+      'DATABASE_URL',
+      'STORAGE_URL',
+      'REDIS_URL',
+      'ENCRYPTION_KEY',
+      'SINGLE_INSTANCE=true',
+    ])
       expect(output).toContain(name);
+  });
+
+  it('refuses every setting that keeps state per process, naming each, unless SINGLE_INSTANCE=true', () => {
+    const names = (env: Record<string, string>) => problemsOf(env).map((problem) => problem.split(':')[0]);
+    const { DATABASE_URL: _database, ...embedded } = DECIDED;
+    expect(names(embedded)).toEqual(['DATABASE_URL']);
+    const { STORAGE_URL: _storage, ...localFiles } = DECIDED;
+    expect(names(localFiles)).toEqual(['STORAGE_URL']);
+    expect(names({ ...DECIDED, STORAGE_URL: 'file:///data/storage' })).toEqual(['STORAGE_URL']);
+    const { REDIS_URL: _redis, ...perProcessLimits } = DECIDED;
+    expect(names(perProcessLimits)).toEqual(['REDIS_URL']);
+    const { ENCRYPTION_KEY: _key, ...ownKey } = DECIDED;
+    expect(names(ownKey)).toEqual(['ENCRYPTION_KEY']);
+    const { IDENTITY_JWKS_URL: _url, IDENTITY_ISSUER: _issuer, IDENTITY_AUDIENCE: _audience, ...devIssuer } = DECIDED;
+    expect(names({ ...devIssuer, DEV_IDENTITY: 'allow' })).toEqual(['DEV_IDENTITY=allow']);
+    // Every refusal says how to declare a single instance instead.
+    for (const problem of problemsOf(embedded)) expect(problem).toContain('SINGLE_INSTANCE=true');
+
+    // One instance declared: it starts, and each of them is a warning naming it.
+    const single = {
+      NODE_ENV: 'production',
+      DEV_IDENTITY: 'allow',
+      SMTP_URL: 'smtp://mail.example.com:25',
+      CONTACTS_AUTH: 'required',
+      TRUST_PROXY: '1',
+      SINGLE_INSTANCE: 'true',
+    };
+    const warnings = loadConfig(single).warnings.filter((warning) => warning.startsWith('SINGLE_INSTANCE=true: '));
+    expect(warnings.map((warning) => warning.split(': ')[1].split(':')[0])).toEqual([
+      'DATABASE_URL',
+      'STORAGE_URL',
+      'REDIS_URL',
+      'ENCRYPTION_KEY',
+      'DEV_IDENTITY=allow',
+    ]);
+    // Shared settings leave nothing to warn about; false is as good as unset.
+    expect(loadConfig({ ...DECIDED, SINGLE_INSTANCE: 'true' }).warnings).toEqual([]);
+    expect(names({ ...embedded, SINGLE_INSTANCE: 'false' })).toEqual(['DATABASE_URL']);
   });
 
   it('warns at every start of a part: the development issuer production lets it use, and TRUST_PROXY unset', async () => {
@@ -141,6 +204,7 @@ describe('production refuses unsafe defaults', () => {
       DEV_IDENTITY: 'allow',
       SMTP_URL: 'smtp://127.0.0.1:2525',
       CONTACTS_AUTH: 'open',
+      SINGLE_INSTANCE: 'true',
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       GATEWAY_PORT: String(await freePort()),
@@ -153,6 +217,9 @@ describe('production refuses unsafe defaults', () => {
     expect(lines.find((line) => line.msg.startsWith('DEV_IDENTITY=allow'))?.level).toBe(40);
     // TRUST_PROXY is not set here either: the part says what that means for its per-client limits.
     expect(lines.find((line) => line.msg.startsWith('TRUST_PROXY is unset'))?.level).toBe(40);
+    // One instance declared: the state it keeps to itself is named at every start.
+    for (const name of ['DATABASE_URL', 'STORAGE_URL', 'REDIS_URL', 'ENCRYPTION_KEY', 'DEV_IDENTITY=allow'])
+      expect(lines.find((line) => line.msg.startsWith(`SINGLE_INSTANCE=true: ${name}`))?.level).toBe(40);
   });
 
   it('never writes a sign-in mail to the log in production, and marks it as development-only elsewhere', async () => {

@@ -1,6 +1,7 @@
 import type { JobWithMetadata } from 'pg-boss';
 import type { Orm } from '#lib/data/database.js';
 import type { Logger } from '#lib/observability/logger.js';
+import { reasonOf } from '#lib/errors.js';
 import { PlatformTokenService } from '../integrations/platform-token.service.js';
 import { PUBLISH_QUEUE, REFRESH_QUEUE, type PublishJob, type PublishQueue } from './publish-queue.js';
 import { PublishDeferred, PublisherService, type PublisherTools } from './publisher.service.js';
@@ -28,15 +29,22 @@ export async function startPublisherWorkers(
         log.info({ postId: job.data.postId, outcome }, 'publish job done');
         return { outcome };
       } catch (error) {
+        // pg-boss keeps the error in its table only; an operator reads the log, so every failure is said there.
         if (error instanceof PublishDeferred)
           log.warn({ postId: job.data.postId, reason: error.message }, 'publish deferred');
+        else log.error({ err: error, postId: job.data.postId, reason: reasonOf(error) }, 'publish job failed');
         throw error;
       }
     },
   );
-  await queue.boss.work(REFRESH_QUEUE, { pollingIntervalSeconds: 5 }, async () =>
-    new PlatformTokenService(orm.em.fork(), tools).refreshDue(),
-  );
+  await queue.boss.work(REFRESH_QUEUE, { pollingIntervalSeconds: 5 }, async () => {
+    try {
+      return await new PlatformTokenService(orm.em.fork(), tools).refreshDue();
+    } catch (error) {
+      log.error({ err: error, reason: reasonOf(error) }, 'token renewal job failed');
+      throw error;
+    }
+  });
   await queue.boss.schedule(REFRESH_QUEUE, '* * * * *');
   log.info('publisher working on the queue');
 }

@@ -5,6 +5,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Config } from '#lib/config.js';
 import type { EntityManager, Orm } from '#lib/data/database.js';
 import { deriveKey, masterKey } from '#lib/secrets.js';
+import { reasonOf } from '#lib/errors.js';
 import type { Logger } from '#lib/observability/logger.js';
 import { webhookDeliveries } from '#lib/observability/metrics.js';
 import { ContentEvent } from '../content/content-event.entity.js';
@@ -144,6 +145,12 @@ export async function dispatchOutbox(em: EntityManager, boss: PgBoss): Promise<n
   });
 }
 
+/** How one delivery job ended, and why when it did not deliver. */
+export interface DeliveryResult {
+  outcome: 'succeeded' | 'retrying' | 'failed' | 'skipped';
+  reason?: string;
+}
+
 /**
  * One attempt of one message: sent outside any transaction (a slow receiver holds no lock), then
  * recorded with what follows from it in one transaction: the next retry's job, the message's end,
@@ -154,11 +161,11 @@ export async function deliverMessage(
   boss: PgBoss,
   settings: WebhookSettings,
   job: DeliveryJob,
-): Promise<'succeeded' | 'retrying' | 'failed' | 'skipped'> {
+): Promise<DeliveryResult> {
   const message = await em.findOne(WebhookMessage, { id: job.messageId });
-  if (!message || (message.status !== WebhookMessageStatus.PENDING && !job.manual)) return 'skipped';
+  if (!message || (message.status !== WebhookMessageStatus.PENDING && !job.manual)) return { outcome: 'skipped' };
   const webhook = await em.findOne(Webhook, { id: message.webhookId });
-  if (!webhook) return 'skipped';
+  if (!webhook) return { outcome: 'skipped' };
   if (!webhook.enabled) {
     if (message.status === WebhookMessageStatus.PENDING) {
       await em.nativeUpdate(
@@ -167,7 +174,7 @@ export async function deliverMessage(
         { status: WebhookMessageStatus.FAILED, nextAttemptAt: null },
       );
     }
-    return 'failed';
+    return { outcome: 'failed', reason: 'the webhook is disabled' };
   }
   const outcome = await sendWebhook(
     {
@@ -179,7 +186,7 @@ export async function deliverMessage(
     settings,
   );
 
-  return em.transactional(async (tx) => {
+  const ended = await em.transactional(async (tx): Promise<DeliveryResult['outcome']> => {
     const current = await tx.findOneOrFail(
       WebhookMessage,
       { id: message.id },
@@ -234,6 +241,7 @@ export async function deliverMessage(
     await enqueueDelivery(boss, tx, { messageId: current.id }, current.nextAttemptAt);
     return 'retrying';
   });
+  return outcome.succeeded ? { outcome: ended } : { outcome: ended, reason: outcome.error ?? 'the delivery failed' };
 }
 
 /** Deletes attempts and finished events older than HISTORY_DAYS (a pending one stays until it ends). */
@@ -262,10 +270,17 @@ export async function startWebhookWorkers(
     WEBHOOK_QUEUE,
     { pollingIntervalSeconds: 1, batchSize: 1, localConcurrency: 4 },
     async ([job]) => {
-      const outcome = await deliverMessage(orm.em.fork(), boss, settings, job.data);
-      if (outcome !== 'skipped') webhookDeliveries.inc({ outcome });
-      log.debug({ messageId: job.data.messageId, outcome }, 'webhook attempt done');
-      return { outcome };
+      const { messageId } = job.data;
+      try {
+        const { outcome, reason } = await deliverMessage(orm.em.fork(), boss, settings, job.data);
+        if (outcome !== 'skipped') webhookDeliveries.inc({ outcome });
+        if (reason) log.warn({ messageId, outcome, reason }, 'webhook delivery failed');
+        else log.debug({ messageId, outcome }, 'webhook attempt done');
+        return { outcome };
+      } catch (error) {
+        log.error({ err: error, messageId, reason: reasonOf(error) }, 'webhook delivery job failed');
+        throw error;
+      }
     },
   );
   const stopping = new AbortController();
