@@ -16,7 +16,8 @@ import { defineConfig, type GatewayPlugin } from '@graphql-hive/gateway';
  */
 const env = process.env;
 const production = env.NODE_ENV === 'production';
-const subgraphToken = env.SUBGRAPH_TOKEN?.trim();
+// A comma list rotates the token (lib/config.ts): the first is the one sent.
+const subgraphToken = env.SUBGRAPH_TOKEN?.split(',')[0]?.trim();
 
 /**
  * The caller's credentials, passed to every subgraph untouched (lib/rest/graphql-client.ts FORWARDED_HEADERS);

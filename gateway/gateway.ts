@@ -110,7 +110,7 @@ export async function startGateway(
     return Object.assign(
       new ForwardingDataSource({ url: options.subgraphUrls[name] ?? url, fetcher: globalThis.fetch }),
       {
-        subgraphToken: config.env.SUBGRAPH_TOKEN,
+        subgraphToken: config.env.SUBGRAPH_TOKEN[0],
         mayAskForSessionCookie,
         log,
       },

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { productionProblems, productionWarnings } from './production.js';
 import { readTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
+import { listItems } from './secrets.js';
 
 /** The REST services' ports when none is configured (their OpenAPI documents name them as the local server). */
 export const DEFAULT_REST_PORTS = { social: 3001, surveys: 3002, contacts: 3003 } as const;
@@ -132,10 +133,15 @@ const EnvSchema = z.object({
   SUBGRAPH_HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
   /** Express's `trust proxy` for the components that receive client requests: a hop count or addresses/ranges; unset: none. */
   TRUST_PROXY: optionalText,
-  /** Shared secret the gateway sends to the subgraphs (`X-Subgraph-Token`); when set, subgraphs reject calls without it. */
-  SUBGRAPH_TOKEN: optionalText.pipe(
-    z.string().min(16, 'must be at least 16 characters (openssl rand -base64 32)').optional(),
-  ),
+  /**
+   * Shared secret the gateway sends to the subgraphs (`X-Subgraph-Token`); when set, subgraphs reject calls
+   * without it. A comma list rotates it without downtime: the first is sent, any of them is accepted.
+   */
+  SUBGRAPH_TOKEN: z
+    .string()
+    .optional()
+    .transform(listItems)
+    .pipe(z.array(z.string().min(16, 'must be at least 16 characters (openssl rand -base64 32)'))),
   ATTACHMENT_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -329,8 +335,8 @@ export function loadConfig(
   if (env.STORAGE_URL?.startsWith('s3://') && (!env.S3_ACCESS_KEY_ID || !env.S3_SECRET_ACCESS_KEY)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required when STORAGE_URL is s3://');
   }
-  if (env.ENCRYPTION_KEY && Buffer.from(env.ENCRYPTION_KEY, 'base64').length !== 32) {
-    problems.push('ENCRYPTION_KEY must be 32 bytes, base64 encoded');
+  if (listItems(env.ENCRYPTION_KEY).some((key) => Buffer.from(key, 'base64').length !== 32)) {
+    problems.push('ENCRYPTION_KEY must be 32 bytes, base64 encoded (or a comma list of such keys, the newest first)');
   }
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if ('problem' in trustProxy) problems.push(trustProxy.problem);

@@ -16,7 +16,8 @@ export interface ProductionSettings {
   SMTP_URL?: string;
   CONTACTS_AUTH_GIVEN: boolean;
   SUBGRAPH_HOST: string;
-  SUBGRAPH_TOKEN?: string;
+  /** The accepted tokens, the one sent first (a comma list rotates it). */
+  SUBGRAPH_TOKEN: readonly string[];
   TRUST_PROXY?: string;
   DATABASE_URL?: string;
   STORAGE_URL?: string;
@@ -48,7 +49,7 @@ export function productionProblems(settings: ProductionSettings): string[] {
       'CONTACTS_AUTH: set it explicitly, `open` (the contacts book answers anyone) or `required` (bearer tokens with contacts scopes)',
     );
   }
-  if (!isLoopbackHost(settings.SUBGRAPH_HOST) && !settings.SUBGRAPH_TOKEN) {
+  if (!isLoopbackHost(settings.SUBGRAPH_HOST) && !settings.SUBGRAPH_TOKEN.length) {
     problems.push(
       `SUBGRAPH_TOKEN: subgraphs listen on ${settings.SUBGRAPH_HOST} (SUBGRAPH_HOST), beyond this machine; set a shared secret the gateway sends them`,
     );

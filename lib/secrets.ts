@@ -4,18 +4,46 @@ import path from 'node:path';
 import type { Config } from './config.js';
 
 /**
- * The platform's 32-byte secret: `ENCRYPTION_KEY` when set, else one generated once and kept under
- * `DATA_DIR`, so signed URLs and encrypted tokens survive restarts. Purpose-specific keys are
- * derived from it, so one leaked use does not reveal another.
+ * Keys of one use, newest first: the first seals and signs, every one of them opens and verifies. A
+ * key is rotated without downtime by putting the new one first while the old one stays listed (every
+ * instance then reads what any other wrote), running `npm run rekey`, and dropping the old one later.
  */
-export function masterKey(config: Config): Buffer {
-  if (config.env.ENCRYPTION_KEY) return Buffer.from(config.env.ENCRYPTION_KEY, 'base64');
+export type KeyRing = readonly [Buffer, ...Buffer[]];
+
+/** One key, or a ring of them; a single key is a ring of one. */
+export type Keys = Buffer | KeyRing;
+
+export function ringOf(keys: Keys): KeyRing {
+  return Buffer.isBuffer(keys) ? [keys] : keys;
+}
+
+/** The items of a comma list of keys or tokens (`ENCRYPTION_KEY`, `SUBGRAPH_TOKEN`), in order. */
+export function listItems(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The platform's 32-byte secrets, newest first: `ENCRYPTION_KEY`'s comma list when set, else one key
+ * generated once and kept under `DATA_DIR`, so signed URLs and encrypted tokens survive restarts.
+ * Purpose-specific keys are derived from them, so one leaked use does not reveal another.
+ */
+export function masterKeys(config: Config): KeyRing {
+  const listed = listItems(config.env.ENCRYPTION_KEY).map((key) => Buffer.from(key, 'base64'));
+  if (listed.length) return listed as unknown as KeyRing;
   const file = path.join(config.dataDir, 'secrets', 'master.key');
   createFileOnce(file, randomBytes(32).toString('base64'));
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== 32)
     throw new Error(`${file} does not hold 32 bytes (base64); restore it from a backup or set ENCRYPTION_KEY`);
-  return key;
+  return [key];
+}
+
+/** The key that seals and signs now: the first of `masterKeys`. */
+export function masterKey(config: Config): Buffer {
+  return masterKeys(config)[0];
 }
 
 /**
@@ -42,6 +70,11 @@ export function deriveKey(master: Buffer, purpose: string): Buffer {
   return createHmac('sha256', master).update(`platform:${purpose}`).digest();
 }
 
+/** The keys of one purpose derived from each master key, in the same order. */
+export function deriveKeys(masters: KeyRing, purpose: string): KeyRing {
+  return masters.map((master) => deriveKey(master, purpose)) as unknown as KeyRing;
+}
+
 /** SHA-256 hex of a secret, for storing tokens and keys we only ever compare. */
 export function sha256Hex(value: string | Buffer): string {
   return createHash('sha256').update(value).digest('hex');
@@ -59,18 +92,20 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-/** Signs a small JSON payload into `payload.signature` (base64url), verifiable with the same key. */
-export function signPayload(key: Buffer, payload: object): string {
+/** Signs a small JSON payload into `payload.signature` (base64url) with the first key, verifiable with any of them. */
+export function signPayload(keys: Keys, payload: object): string {
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+  return `${body}.${createHmac('sha256', ringOf(keys)[0]).update(body).digest('base64url')}`;
 }
 
-/** The payload of a token made by `signPayload`, or null when it was forged or altered. */
-export function verifyPayload<T>(key: Buffer, token: string): T | null {
+/** The payload of a token made by `signPayload` with any of `keys`, or null when it was forged or altered. */
+export function verifyPayload<T>(keys: Keys, token: string): T | null {
   const [body, signature, extra] = token.split('.');
   if (!body || !signature || extra !== undefined) return null;
-  const expected = createHmac('sha256', key).update(body).digest('base64url');
-  if (!constantTimeEqual(signature, expected)) return null;
+  const signedByOne = ringOf(keys).some((key) =>
+    constantTimeEqual(signature, createHmac('sha256', key).update(body).digest('base64url')),
+  );
+  if (!signedByOne) return null;
   try {
     return JSON.parse(Buffer.from(body, 'base64url').toString()) as T;
   } catch {

@@ -49,7 +49,7 @@ function subgraphUrls(config: Config): Record<string, string> {
 function gatewayClient(config: Config) {
   if (!config.env.GATEWAY_URL)
     throw new Error('GATEWAY_URL is required for a REST adapter running apart from the gateway');
-  return httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN);
+  return httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN[0]);
 }
 
 exitWithHelpIfAsked(`

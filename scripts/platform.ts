@@ -91,7 +91,7 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
       }),
     );
     const client = config.env.GATEWAY_URL
-      ? httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN)
+      ? httpClient(config.env.GATEWAY_URL, config.env.SUBGRAPH_TOKEN[0])
       : gateway.client;
     const [socialRest, surveysRest, contactsRest] = await Promise.all([
       startSocialRest(deps, { port: socialRestPort, client }).then(track),

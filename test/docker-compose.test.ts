@@ -237,7 +237,7 @@ describe('docker-compose.yml', () => {
       expect({ name, host: config.env.SUBGRAPH_HOST, token: config.env.SUBGRAPH_TOKEN }).toEqual({
         name,
         host: '0.0.0.0',
-        token: 'a-shared-subgraph-secret',
+        token: ['a-shared-subgraph-secret'],
       });
     }
     expect(() =>

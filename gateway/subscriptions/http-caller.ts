@@ -5,11 +5,11 @@ import { forwardHeadersOf } from '#lib/rest/graphql-client.js';
 import type { LiveCaller } from './subgraph-streams.js';
 
 /** The subscriber of an HTTP stream (multipart, SSE): its credentials as any GraphQL request forwards them. */
-export function httpCallerOf(req: Request, subgraphToken: string | undefined): LiveCaller {
+export function httpCallerOf(req: Request, subgraphTokens: readonly string[]): LiveCaller {
   return {
     forwardHeaders: forwardHeadersOf(req.headers),
     requestId: requestIdOf(req),
-    clientAddress: gatewayClientOf(req, subgraphToken),
+    clientAddress: gatewayClientOf(req, subgraphTokens),
   };
 }
 

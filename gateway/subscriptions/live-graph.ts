@@ -75,7 +75,7 @@ export class LiveGraph {
       eventsOf: subgraphStreams({
         localSubgraphs: options.localSubgraphs,
         subgraphUrls: options.subgraphUrls,
-        subgraphToken: options.config.env.SUBGRAPH_TOKEN,
+        subgraphToken: options.config.env.SUBGRAPH_TOKEN[0],
       }),
       formatError: (error) => this.formatError(error),
       log: options.log,

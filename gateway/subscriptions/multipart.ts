@@ -24,10 +24,10 @@ function acceptsMultipartSubscriptions(accept: string | undefined): boolean {
  * multipart stream: each event a JSON part `{"payload": result}`, a `{}` part while nothing happens,
  * and the closing boundary when the subscription ends. Anything else goes on to Apollo Server.
  */
-export function serveMultipartSubscriptions(live: LiveGraph, subgraphToken: string | undefined): RequestHandler {
+export function serveMultipartSubscriptions(live: LiveGraph, subgraphTokens: readonly string[]): RequestHandler {
   return (req, res, next) => {
     if (req.method !== 'POST' || !acceptsMultipartSubscriptions(req.get('accept'))) return next();
-    const answer = live.open(httpParamsOf(req), httpCallerOf(req, subgraphToken), { transport: 'multipart' });
+    const answer = live.open(httpParamsOf(req), httpCallerOf(req, subgraphTokens), { transport: 'multipart' });
     if (answer.kind === 'operation') return next();
     if (answer.kind === 'refused') {
       res.status(answer.status).json({ errors: answer.errors });

@@ -41,12 +41,12 @@ function takesEventStream(accept: string | undefined, params: Record<string, unk
  * event's cursor as `id:`, so a browser's EventSource (or graphql-sse's client) that reconnects with
  * `Last-Event-ID` resumes after it. A query or mutation asked for so answers one `next`.
  */
-export function serveSseSubscriptions(live: LiveGraph, subgraphToken: string | undefined): RequestHandler {
+export function serveSseSubscriptions(live: LiveGraph, subgraphTokens: readonly string[]): RequestHandler {
   return (req, res, next) => {
     if ((req.method !== 'POST' && req.method !== 'GET') || !takesEventStream(req.get('accept'), httpParamsOf(req))) {
       return next();
     }
-    const caller = httpCallerOf(req, subgraphToken);
+    const caller = httpCallerOf(req, subgraphTokens);
     const lastEventId = req.get('last-event-id') || undefined;
     const answer = live.open(httpParamsOf(req), caller, { transport: 'sse', lastEventId });
     if (answer.kind === 'refused') {

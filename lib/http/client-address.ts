@@ -42,10 +42,10 @@ export function clientBucket(address: string | undefined): string {
  * `X-Platform-Client`, when it proves with the shared `SUBGRAPH_TOKEN` that it is one; else the
  * address Express found (`req.ip`, `TRUST_PROXY` applied).
  */
-export function gatewayClientOf(req: IncomingMessage & { ip?: string }, token: string | undefined): string | undefined {
+export function gatewayClientOf(req: IncomingMessage & { ip?: string }, tokens: readonly string[]): string | undefined {
   const forwarded = req.headers[CLIENT_ADDRESS_HEADER];
   const value = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.trim();
-  return token && value && isIP(value) && carriesSubgraphToken(req, token) ? value : req.ip;
+  return value && isIP(value) && carriesSubgraphToken(req, tokens) ? value : req.ip;
 }
 
 const isLoopback = (address: string | undefined) =>

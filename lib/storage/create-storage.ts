@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
-import { deriveKey, masterKey } from '../secrets.js';
+import { deriveKeys, masterKeys } from '../secrets.js';
 import { FileStorage } from './file-storage.js';
 import { S3Storage } from './s3-storage.js';
 import type { ObjectStorage } from './storage.js';
@@ -18,5 +18,5 @@ export function createStorage(config: Config): ObjectStorage {
     };
     return new S3Storage(clientConfig, url.hostname);
   }
-  return new FileStorage(fileURLToPath(url), deriveKey(masterKey(config), 'storage-urls'));
+  return new FileStorage(fileURLToPath(url), deriveKeys(masterKeys(config), 'storage-urls'));
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, ErrorCode } from '../errors.js';
-import { randomToken, signPayload, verifyPayload } from '../secrets.js';
+import { randomToken, signPayload, verifyPayload, type Keys } from '../secrets.js';
 import {
   checkKey,
   type ObjectStorage,
@@ -31,7 +31,7 @@ export class FileStorage implements ObjectStorage {
 
   constructor(
     private readonly root: string,
-    private readonly signingKey: Buffer,
+    private readonly signingKey: Keys,
   ) {}
 
   private pathOf(key: string): string {

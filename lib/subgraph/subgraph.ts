@@ -258,7 +258,7 @@ export async function openSubgraphPort(
       const requestOf = (req: express.Request): SubgraphRequest => ({
         headers: req.headers,
         id: req.id,
-        client: subgraphClientOf(req, Boolean(config.env.SUBGRAPH_TOKEN)),
+        client: subgraphClientOf(req, config.env.SUBGRAPH_TOKEN.length > 0),
       });
       // Subscriptions over SSE, for a gateway in another process: the same limits as queries.
       subscriptions = subscriptionsOf(served.schema, (request) => served.context(request).catch(unavailableContext), {

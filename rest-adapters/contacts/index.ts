@@ -125,5 +125,5 @@ function exportReaderOf(
 ): ExportReader {
   const elsewhere = config.env.CONTACTS_SUBGRAPH_URL;
   if (!elsewhere && local.contactExports) return inProcessExports(local.contactExports);
-  return httpExports(elsewhere ?? local.contactsSubgraphUrl, config.env.SUBGRAPH_TOKEN);
+  return httpExports(elsewhere ?? local.contactsSubgraphUrl, config.env.SUBGRAPH_TOKEN[0]);
 }

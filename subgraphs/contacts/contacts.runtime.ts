@@ -4,7 +4,7 @@ import { sweepContactEvents } from './contact/contact-event.service.js';
 import pg from 'pg';
 import type { Orm } from '#lib/data/database.js';
 import type { Identity } from '#lib/identity.js';
-import { deriveKey, masterKey } from '#lib/secrets.js';
+import { deriveKeys, masterKeys } from '#lib/secrets.js';
 import type { Deps } from '#lib/service.js';
 import { createStorage } from '#lib/storage/create-storage.js';
 import type { ObjectStorage } from '#lib/storage/storage.js';
@@ -81,11 +81,11 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     attachments: {
       storage,
       maxBytes: deps.config.env.ATTACHMENT_MAX_BYTES,
-      signingKey: deriveKey(masterKey(deps.config), 'contact-attachment-uploads'),
+      signingKey: deriveKeys(masterKeys(deps.config), 'contact-attachment-uploads'),
     },
     importLimits,
     importQueue,
-    exports: { signingKey: deriveKey(masterKey(deps.config), 'contact-exports'), copyPool },
+    exports: { signingKey: deriveKeys(masterKeys(deps.config), 'contact-exports'), copyPool },
     searchEstimates: createSearchEstimates(),
     contactFeed,
     // Storage holds no connection of its own to close.

@@ -261,9 +261,11 @@ describe('limits on every face', () => {
 describe('subgraphs behind SUBGRAPH_HOST and SUBGRAPH_TOKEN', () => {
   let platform: TestPlatform;
   const token = 'a-shared-secret-of-some-length';
+  /** The token being rotated out: still accepted, no longer sent. */
+  const previous = 'the-previous-shared-secret';
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ HOST: '0.0.0.0', SUBGRAPH_TOKEN: token });
+    platform = await startTestPlatform({ HOST: '0.0.0.0', SUBGRAPH_TOKEN: `${token},${previous}` });
   });
   afterAll(async () => {
     await platform?.stop();
@@ -273,9 +275,10 @@ describe('subgraphs behind SUBGRAPH_HOST and SUBGRAPH_TOKEN', () => {
     const url = platform.subgraphs.contacts.url;
     expect(codeOf((await graphql(url, '{ __typename }')).body as Answer)).toBe('UNAUTHENTICATED');
     expect((await graphql(url, '{ __typename }', {}, { 'x-subgraph-token': 'wrong' })).status).toBe(401);
-    expect((await graphql(url, '{ __typename }', {}, { 'x-subgraph-token': token })).body.data).toEqual({
-      __typename: 'Query',
-    });
+    for (const accepted of [token, previous])
+      expect((await graphql(url, '{ __typename }', {}, { 'x-subgraph-token': accepted })).body.data).toEqual({
+        __typename: 'Query',
+      });
     // Probes stay open to the orchestrator.
     expect((await fetch(url.replace('/graphql', '/healthz'))).status).toBe(200);
     // Through the gateway and the REST services all works.

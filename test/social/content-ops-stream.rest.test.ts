@@ -149,7 +149,7 @@ describe('content-ops events as server-sent events', () => {
     beforeAll(async () => {
       apart = await startSocialRest(
         { config: platform.config, logger: createLogger(platform.config) },
-        { port: 0, client: httpClient(platform.urls.gateway, platform.config.env.SUBGRAPH_TOKEN) },
+        { port: 0, client: httpClient(platform.urls.gateway, platform.config.env.SUBGRAPH_TOKEN[0]) },
       );
     });
     afterAll(() => apart?.close());

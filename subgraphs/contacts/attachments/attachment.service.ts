@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from '#lib/errors.js';
 import { isUuid } from '#lib/ids.js';
 import { byCreation, keysetWindow, pageOfQuery, type KeysetArgs } from '#lib/data/keyset.js';
 import type { Connection, Slice, Window } from '#lib/data/pagination.js';
-import { signPayload, verifyPayload } from '#lib/secrets.js';
+import { signPayload, verifyPayload, type Keys } from '#lib/secrets.js';
 import type { ObjectStorage } from '#lib/storage/storage.js';
 import {
   checkDeclaration,
@@ -32,7 +32,8 @@ export interface AttachmentSettings {
   storage: ObjectStorage;
   maxBytes: number;
   /** Signs upload slots so that recordAttachment accepts only reservations this service handed out. */
-  signingKey: Buffer;
+  /** Signs with the first, verifies with any (ENCRYPTION_KEY's rotation). */
+  signingKey: Keys;
 }
 
 /**

@@ -6,7 +6,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { crlfRecords, spreadsheetSafeSql } from '#lib/data/copy-csv.js';
 import type { EntityManager, Orm } from '#lib/data/database.js';
 import { dbQueryDuration } from '#lib/observability/metrics.js';
-import { signPayload, verifyPayload } from '#lib/secrets.js';
+import { signPayload, verifyPayload, type Keys } from '#lib/secrets.js';
 import { Contact } from '../contact/contact.entity.js';
 import { toPrefixQuery } from '../contact/contact.service.js';
 
@@ -36,7 +36,8 @@ interface ExportGrantClaims {
 
 export interface ContactExportSettings {
   /** Signs export grants; derived for this one purpose, so no other token of the platform passes as one. */
-  signingKey: Buffer;
+  /** Signs with the first, verifies with any (ENCRYPTION_KEY's rotation). */
+  signingKey: Keys;
   /**
    * Connections for COPY on PostgreSQL, apart from the ORM's pool: an export holds its connection
    * for as long as the client reads, and must not take one the service's requests wait for. Null on

@@ -55,12 +55,20 @@ export class PlatformTokenService {
 
   private refreshTokenOf(integration: Integration): string | null {
     return integration.refreshTokenSealed
-      ? this.clients.cipher.open(integration.refreshTokenSealed, `integration:${integration.id}:refresh`)
+      ? this.clients.cipher.open(
+          integration.refreshTokenSealed,
+          `integration:${integration.id}:refresh`,
+          `integration ${integration.id}`,
+        )
       : null;
   }
 
   private accessTokenOf(integration: Integration): string {
-    return this.clients.cipher.open(integration.accessTokenSealed, `integration:${integration.id}:access`);
+    return this.clients.cipher.open(
+      integration.accessTokenSealed,
+      `integration:${integration.id}:access`,
+      `integration ${integration.id}`,
+    );
   }
 
   /**

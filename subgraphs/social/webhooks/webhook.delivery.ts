@@ -4,7 +4,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { PgBoss } from 'pg-boss';
 import type { Config } from '#lib/config.js';
 import type { EntityManager, Orm } from '#lib/data/database.js';
-import { deriveKey, masterKey } from '#lib/secrets.js';
+import { deriveKeys, masterKeys } from '#lib/secrets.js';
 import { reasonOf } from '#lib/errors.js';
 import type { Logger } from '#lib/observability/logger.js';
 import { webhookDeliveries } from '#lib/observability/metrics.js';
@@ -51,7 +51,7 @@ export function webhookSettingsOf(config: Config): WebhookSettings {
   return {
     ...DEFAULT_WEBHOOK_TIMING,
     production: config.isProduction,
-    cipher: new TokenCipher(deriveKey(masterKey(config), 'webhook-secrets')),
+    cipher: new TokenCipher(deriveKeys(masterKeys(config), 'webhook-secrets')),
   };
 }
 
@@ -179,7 +179,7 @@ export async function deliverMessage(
   const outcome = await sendWebhook(
     {
       url: webhook.url,
-      secret: settings.cipher.open(webhook.secretSealed, webhook.id),
+      secret: settings.cipher.open(webhook.secretSealed, webhook.id, `webhook ${webhook.id}`),
       id: message.eventId,
       body: message.body,
     },

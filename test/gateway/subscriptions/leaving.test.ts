@@ -97,7 +97,7 @@ describe('a subscriber that leaves a quiet stream', () => {
   it('over the REST stream of an adapter deployed apart (GraphQL over SSE to the gateway)', async () => {
     const apart = await startSocialRest(
       { config: platform.config, logger: createLogger(platform.config) },
-      { port: 0, client: httpClient(platform.urls.gateway, platform.config.env.SUBGRAPH_TOKEN) },
+      { port: 0, client: httpClient(platform.urls.gateway, platform.config.env.SUBGRAPH_TOKEN[0]) },
     );
     try {
       await restClientLeaves(apart.url, 'sse');
