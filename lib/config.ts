@@ -209,6 +209,11 @@ const EnvSchema = z.object({
   SURVEYS_PUBLIC_URL: optionalUrl,
   /** Deadline of one call to a social platform; a publish that hits it ends failed, never posted again. */
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
+  /**
+   * `false`: no part migrates its database on start; each refuses a database behind its code, and
+   * migrations run in one step of their own (`npm run migrate`, the Kubernetes Job) before a release's parts.
+   */
+  MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
   /** `off`: this process serves the API only and leaves publishing to `npm run worker` processes. */
   PUBLISH_WORKER: z.enum(['on', 'off']).default('on'),
   /** Worker processes of `npm start` on PostgreSQL (default: one per CPU); embedded PGlite always runs one. */

@@ -29,6 +29,28 @@ export interface DatabaseOptions {
   migrations: Constructor<Migration>[];
   /** Observe every SQL statement (tests count them to pin "no N+1"). */
   onQuery?: (sql: string) => void;
+  /**
+   * What to do about migrations not run yet: `migrate` runs them, `require-current` refuses a database
+   * behind this code, `as-is` leaves it (`npm run migrate -- --check` lists them). Unset: `migrate`
+   * with `MIGRATE_ON_START=true` (the default), else `require-current`.
+   */
+  schema?: 'migrate' | 'require-current' | 'as-is';
+}
+
+/** A part with `MIGRATE_ON_START=false` found its database behind its code (an empty one included). */
+export class DatabaseBehindError extends Error {
+  constructor(service: string, pending: string[]) {
+    super(
+      `the ${service} database is behind this release: ${pending.length} migrations not run (${pending.join(', ')}). ` +
+        'MIGRATE_ON_START=false leaves migrating to `npm run migrate`: run it (the migration Job or service), then start this part again',
+    );
+    this.name = 'DatabaseBehindError';
+  }
+}
+
+/** The names of `orm`'s migrations not run yet on its database, oldest first. */
+export async function pendingMigrations(orm: Orm, service: string): Promise<string[]> {
+  return (await orm.migrator.getPending({ schema: service })).map((migration) => migration.name);
 }
 
 /**
@@ -107,11 +129,18 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
   }
 
   observeDatabase(orm, service, Boolean(config.env.DATABASE_URL));
+  const schema = options.schema ?? (config.env.MIGRATE_ON_START === 'true' ? 'migrate' : 'require-current');
   try {
-    await withMigrationLock(config.env.DATABASE_URL, service, async () => {
-      await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
-      await orm.migrator.up();
-    });
+    if (schema === 'migrate') {
+      await withMigrationLock(config.env.DATABASE_URL, service, async () => {
+        await orm.em.getConnection().execute(`create schema if not exists "${service}"`);
+        await orm.migrator.up();
+      });
+    } else if (schema === 'require-current') {
+      // In a rolling upgrade the release's migrations run once, in their own step, before its parts start.
+      const pending = await pendingMigrations(orm, service);
+      if (pending.length) throw new DatabaseBehindError(service, pending);
+    }
   } catch (error) {
     // A start that is tried again (the database not up yet) must not leave a pool behind per try.
     await orm.close().catch(() => undefined);
