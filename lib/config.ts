@@ -94,6 +94,8 @@ const EnvSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  /** Connections of each job queue's own pool (pg-boss, in the social and contacts services and the publisher) on PostgreSQL. */
+  JOB_POOL_MAX: z.coerce.number().int().min(1).max(20).default(4),
   /** Seconds a start waits for PostgreSQL to respond (0 or unset: for ever, as container platforms expect). */
   DATABASE_CONNECT_TIMEOUT: z.coerce.number().int().min(0).default(0),
   REDIS_URL: optionalText.pipe(

@@ -14,6 +14,7 @@ interface ComposeService {
   profiles?: string[];
   volumes?: string[];
   environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }> | string[];
 }
 
@@ -73,6 +74,17 @@ describe('docker-compose.yml', () => {
   /** The identity decision .env.example leaves to the operator (DEV_IDENTITY or IDENTITY_*); the development issuer's keys are one instance's. */
   const decisions = { DEV_IDENTITY: 'allow', SINGLE_INSTANCE: 'true' };
   const variables = { ...envExample(), ...secrets, ...decisions };
+
+  it('migrates in the migrate service alone, and checks the health of every part, the worker included', () => {
+    for (const [name, service] of platformServices) {
+      expect({ name, migrate: service.environment!.MIGRATE_ON_START }).toEqual({
+        name,
+        migrate: name === 'migrate' ? 'true' : 'false',
+      });
+      if (name !== 'migrate')
+        expect({ name, healthcheck: Boolean(service.healthcheck) }).toEqual({ name, healthcheck: true });
+    }
+  });
 
   it('brings up every real part the platform uses', () => {
     expect(Object.keys(services).sort()).toEqual(

@@ -14,6 +14,11 @@ export type QueueOptions = Pick<
   'retryLimit' | 'retryDelay' | 'retryBackoff' | 'expireInSeconds' | 'heartbeatSeconds'
 >;
 
+/** The connections a job queue opens of its own: its pool on PostgreSQL, none on embedded PGlite (it shares the ORM's). */
+export function jobQueueConnections(config: Config): number {
+  return config.env.DATABASE_URL ? config.env.JOB_POOL_MAX : 0;
+}
+
 /** How often pg-boss looks for jobs whose heartbeat stopped (it also runs its maintenance then). */
 const SUPERVISION = { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 };
 
@@ -63,7 +68,7 @@ export async function startJobBoss(
     ? new PgBoss({
         connectionString: config.env.DATABASE_URL,
         schema: options.schema,
-        max: 4,
+        max: config.env.JOB_POOL_MAX,
         application_name: options.applicationName,
         ...SUPERVISION,
       })

@@ -14,6 +14,7 @@ import { gql } from 'graphql-tag';
 import { buildSchema, createResolversMap, type ClassType, type NonEmptyArray } from 'type-graphql';
 import type { Config } from '../config.js';
 import { subgraphClientOf } from '../http/client-address.js';
+import { logConnectionBudget } from '../data/connection-budget.js';
 import { databaseAnswers, openDatabase, type DatabaseOptions, type EntityManager, type Orm } from '../data/database.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type RunningServer } from '../http/http.js';
 import {
@@ -324,6 +325,8 @@ export interface SubgraphListenOptions {
 
 /** What a service keeps for its whole life (`<service>.runtime.ts`): settings derived from Config, and clients. */
 export interface ServiceRuntime {
+  /** PostgreSQL connections the runtime opens beside the ORM's pool, by pool (the connection budget). */
+  connections?: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -391,6 +394,7 @@ export async function startSubgraphService<Runtime extends ServiceRuntime, Conte
     orm = database;
     const serviceRuntime = await options.runtime(database);
     runtime = serviceRuntime;
+    logConnectionBudget(config, logger, `${options.service}-subgraph`, serviceRuntime.connections);
     const { guarded, mutationRules } = await buildFederatedSchema(options.definition);
     const fork = (): EntityManager => database.em.fork();
     const idempotency = { fork, rules: mutationRules };

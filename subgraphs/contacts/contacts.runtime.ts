@@ -3,6 +3,7 @@ import { ContactEvent } from './contact/contact-event.entity.js';
 import { sweepContactEvents } from './contact/contact-event.service.js';
 import pg from 'pg';
 import type { Orm } from '#lib/data/database.js';
+import { jobQueueConnections } from '#lib/data/job-queue.js';
 import type { Identity } from '#lib/identity.js';
 import { deriveKeys, masterKeys } from '#lib/secrets.js';
 import type { Deps } from '#lib/service.js';
@@ -19,6 +20,8 @@ import { createSearchEstimates, type SearchEstimates } from './contact/contact.s
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
 export interface ContactsRuntime {
+  /** Its job queue's own pool and the exports' copy pool (the connection budget). */
+  connections: Record<string, number>;
   /** Verifies bearer tokens (demanded only with `CONTACTS_AUTH=required`). */
   identity: Identity;
   /** Attachment bytes and uploaded CSV files. */
@@ -39,7 +42,7 @@ export interface ContactsRuntime {
  * Exports running at once on PostgreSQL, each on a connection of its own for as long as its client
  * reads; one more waits for a connection. Two keep the ORM's pool and the server's cores for the service's requests.
  */
-const EXPORT_CONNECTIONS = 2;
+export const EXPORT_CONNECTIONS = 2;
 
 export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
   const storage = createStorage(deps.config);
@@ -76,6 +79,7 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     logger: deps.logger,
   });
   return {
+    connections: { queue: jobQueueConnections(deps.config), exports: copyPool ? EXPORT_CONNECTIONS : 0 },
     identity: deps.identity,
     storage,
     attachments: {

@@ -1,3 +1,5 @@
+import { logConnectionBudget } from '#lib/data/connection-budget.js';
+import { jobQueueConnections } from '#lib/data/job-queue.js';
 import type { Config } from '#lib/config.js';
 import { openDatabase } from '#lib/data/database.js';
 import type { Logger } from '#lib/observability/logger.js';
@@ -52,6 +54,7 @@ export async function startPublisherWorker(config: Config, logger: Logger): Prom
   let webhooks: { stop(): Promise<void> } | undefined;
   try {
     queue = await PublishQueue.start(config, orm, logger);
+    logConnectionBudget(config, logger, 'publisher', { queue: jobQueueConnections(config) });
     await startPublisherWorkers(queue, orm, publisherToolsOf(config), logger);
     webhooks = await startWebhookWorkers(queue.boss, orm, webhookSettingsOf(config), logger);
   } catch (error) {

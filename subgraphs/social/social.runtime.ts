@@ -1,3 +1,4 @@
+import { jobQueueConnections } from '#lib/data/job-queue.js';
 import type { Config } from '#lib/config.js';
 import { databaseAnswers, type Orm } from '#lib/data/database.js';
 import type { Identity } from '#lib/identity.js';
@@ -28,6 +29,8 @@ import {
 
 /** What the social subgraph keeps for its whole life; each request's context is built on it. */
 export interface SocialRuntime {
+  /** Its job queue's own pool (the connection budget). */
+  connections: Record<string, number>;
   identity: Identity;
   logger: Logger;
   /** Platform accounts: the adapters on offer, the token cipher, where OAuth calls back and where it sends the browser. */
@@ -97,6 +100,7 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
     throw error;
   }
   return {
+    connections: { queue: jobQueueConnections(config) },
     identity,
     logger,
     integrations: {
