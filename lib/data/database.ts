@@ -11,9 +11,12 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { MikroORM, SqlEntityManager } from '@mikro-orm/sql';
+import type { PGlite } from '@electric-sql/pglite';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { holdDataDir } from './data-dir-lock.js';
+import { registerEmbeddedDatabase } from './embedded-backup.js';
 import { observeDatabase } from '../observability/database-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -117,10 +120,13 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
       release();
       throw error;
     }
+    // Backups of the running platform go through this process, the only one that may open the database.
+    const unregister = registerEmbeddedDatabase(config.dataDir, service, embeddedDump(orm));
     // The lock goes with the database: whoever closes it (a part, the platform, a command) frees the folder.
     const close = orm.close.bind(orm);
     orm.close = async (force?: boolean) => {
       try {
+        await unregister();
         await close(force);
       } finally {
         release();
@@ -148,6 +154,20 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
   }
   log.info({ migrations: options.migrations.length }, 'database ready');
   return orm;
+}
+
+/**
+ * A consistent tarball of an embedded database's data folder, taken while it runs: PGlite's
+ * `dumpDataDir`, under the lock MikroORM's Kysely dialect holds for each statement or transaction on
+ * PGlite's one connection, so nothing the platform runs lands in the middle of it.
+ */
+function embeddedDump(orm: Orm): () => Promise<Blob> {
+  const connection = orm.em.getConnection();
+  const kysely = connection.getClient<Kysely<unknown>>();
+  return async () => {
+    const pglite = await (connection as unknown as { getNativeClient(): Promise<PGlite> }).getNativeClient();
+    return kysely.connection().execute(() => pglite.dumpDataDir('none'));
+  };
 }
 
 /**
