@@ -10,6 +10,9 @@ export interface FeedPosition {
 }
 
 const PREFIX = 'ev1:';
+/** Largest xid8 and bigint: a cursor past them names no event, and the database would fail on it (a 500). */
+const MAX_XACT = 2n ** 64n - 1n;
+const MAX_SEQ = 2n ** 63n - 1n;
 
 /** The opaque cursor a client holds for a position. */
 export function encodeCursor(position: FeedPosition): string {
@@ -22,7 +25,8 @@ export function decodeCursor(cursor: string): FeedPosition | null {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^ev1:(\d{1,20}):(\d{1,20})$/.exec(text);
   if (!match) return null;
-  return { xact: BigInt(match[1]), seq: BigInt(match[2]) };
+  const position = { xact: BigInt(match[1]), seq: BigInt(match[2]) };
+  return position.xact <= MAX_XACT && position.seq <= MAX_SEQ ? position : null;
 }
 
 /** Negative, zero or positive as `a` stands before, at or after `b`. */

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Orm } from './database.js';
+import { pageSizeOf, type KeysetArgs, type KeysetConnection } from './keyset.js';
 import { comparePositions, decodeCursor, encodeCursor, type FeedPosition } from './event-cursor.js';
 import { listenOnPglite, listenOnPostgres, type EventSignals } from './event-notifications.js';
 
@@ -54,6 +55,32 @@ export interface Positioned<Event> {
   event: Event;
   position: FeedPosition;
   cursor: string;
+}
+
+/** A condition on the log's rows: SQL over the alias `e` (column names), with its values in order. */
+export interface EventCondition {
+  sql: string;
+  params: readonly unknown[];
+}
+
+/**
+ * Which events of a feed a reader may see, said once for both ways of reading the feed: as SQL
+ * conditions for a page of the query (`page`), and as a test of each event a subscription follows
+ * (`follow`). A service states its rule here, so the list and the stream can never disagree.
+ */
+export interface EventVisibility<Event> {
+  where: readonly EventCondition[];
+  keep(event: Event): boolean;
+}
+
+/**
+ * A page of a feed as a Relay connection (the query of a stream's name). Its total is counted only
+ * when a client selects it (a getter): a reader of history rarely asks, and counting a week of events
+ * would otherwise cost every page a second statement.
+ */
+export interface EventConnection<Event> extends KeysetConnection<Event> {
+  readonly totalCount: Promise<number>;
+  readonly totalExact: true;
 }
 
 /** Events read per statement, by the shared reader and by a follower catching up. */
@@ -159,18 +186,75 @@ export class EventFeed<Event> {
     return position;
   }
 
-  /** Events after `after`, oldest first, at most `limit` (a page of the query of the same name, or a catch-up). */
-  async read(after: FeedPosition, limit: number): Promise<Positioned<Event>[]> {
+  /** Events after `after`, oldest first, at most `limit` (the shared reader's batch, or a follower's catch-up). */
+  read(after: FeedPosition, limit: number): Promise<Positioned<Event>[]> {
+    return this.select([beyond('>', after)], 'asc', limit);
+  }
+
+  /**
+   * A page of the events `where` keeps, oldest first, as a Relay connection (`first`/`after`,
+   * `last`/`before`): the query of a stream's name. Its cursors are the stream's own and it reads by
+   * the stream's rule (nothing beyond the horizon), so a client that reads the history and then
+   * follows with the last edge's cursor misses nothing and gets nothing twice. `after` is checked as
+   * the stream checks it (`positionAfter`): no cursor, or one no longer kept, is BAD_USER_INPUT.
+   */
+  async page(args: KeysetArgs, where: readonly EventCondition[] = []): Promise<EventConnection<Event>> {
+    const { size, backward } = pageSizeOf(args);
+    const after = args.after ? await this.positionAfter(args.after) : null;
+    // Paging back needs no kept event: a `before` older than the log only finds nothing before it.
+    const before = args.before ? decodeCursor(args.before) : null;
+    if (args.before && !before) throw AppError.badInput('before', 'is not a cursor of this stream');
+    const conditions = [...where, ...(after ? [beyond('>', after)] : []), ...(before ? [beyond('<', before)] : [])];
+    // One row more than the page tells whether more follow.
+    const rows = await this.select(conditions, backward ? 'desc' : 'asc', size + 1);
+    const more = rows.length > size;
+    const page = rows.slice(0, size);
+    if (backward) page.reverse();
+    const count = () => this.count(where);
+    return {
+      get edges() {
+        return page.map(({ event, cursor }) => ({ cursor, node: event }));
+      },
+      nodes: page.map(({ event }) => event),
+      pageInfo: {
+        hasNextPage: backward ? before !== null : more,
+        hasPreviousPage: backward ? more : after !== null,
+        startCursor: page[0]?.cursor ?? null,
+        endCursor: page.at(-1)?.cursor ?? null,
+      },
+      get totalCount() {
+        return count();
+      },
+      totalExact: true,
+    };
+  }
+
+  /** The events under the horizon that `conditions` keep, in log order (`direction`), at most `limit`. */
+  private async select(
+    conditions: readonly EventCondition[],
+    direction: 'asc' | 'desc',
+    limit: number,
+  ): Promise<Positioned<Event>[]> {
     const rows = await this.orm.em.fork().execute<Record<string, unknown>[]>(
       `select e.*, e.xact::text as feed_xact, e.seq::text as feed_seq from ${this.log.table} as e
-        where (e.xact, e.seq) > (?::text::xid8, ?::bigint) and e.xact < pg_snapshot_xmin(pg_current_snapshot())
-        order by e.xact, e.seq limit ?`,
-      [after.xact.toString(), after.seq.toString(), limit],
+        where e.xact < pg_snapshot_xmin(pg_current_snapshot())${andEach(conditions)}
+        order by e.xact ${direction}, e.seq ${direction} limit ?`,
+      [...conditions.flatMap((condition) => condition.params), limit],
     );
     return rows.map((row) => {
       const position = { xact: BigInt(row.feed_xact as string), seq: BigInt(row.feed_seq as string) };
       return { event: this.log.eventOf(row), position, cursor: encodeCursor(position) };
     });
+  }
+
+  /** How many events under the horizon `where` keeps: the whole list a page belongs to. */
+  private async count(where: readonly EventCondition[]): Promise<number> {
+    const [row] = await this.orm.em.fork().execute<{ total: string }[]>(
+      `select count(*)::text as total from ${this.log.table} as e
+        where e.xact < pg_snapshot_xmin(pg_current_snapshot())${andEach(where)}`,
+      where.flatMap((condition) => condition.params),
+    );
+    return Number(row?.total ?? 0);
   }
 
   /**
@@ -257,6 +341,18 @@ export class EventFeed<Event> {
       ]);
     return Boolean(row);
   }
+}
+
+/** The events `comparison` (`>` after, `<` before) places relative to `position` in log order. */
+function beyond(comparison: '>' | '<', position: FeedPosition): EventCondition {
+  return {
+    sql: `(e.xact, e.seq) ${comparison} (?::text::xid8, ?::bigint)`,
+    params: [position.xact.toString(), position.seq.toString()],
+  };
+}
+
+function andEach(conditions: readonly EventCondition[]): string {
+  return conditions.map((condition) => ` and (${condition.sql})`).join('');
 }
 
 /** One subscriber's place in the feed: what it was handed and not yet taken, and whether it must read a gap. */

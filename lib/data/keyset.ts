@@ -149,6 +149,22 @@ export function keysetWindow<T>(
   args: KeysetArgs,
   options: { defaultSize?: number; maxSize?: number } = {},
 ): KeysetWindow {
+  return {
+    ...pageSizeOf(args, options),
+    after: args.after ? decodeCursor(keyset, args.after, 'after') : null,
+    before: args.before ? decodeCursor(keyset, args.before, 'before') : null,
+  };
+}
+
+/**
+ * The size and direction a connection's arguments ask for, checked: the part of `keysetWindow` that
+ * does not depend on what its cursors hold, for a list whose cursors are not keyset cursors (an event
+ * feed's: lib/data/event-feed.ts).
+ */
+export function pageSizeOf(
+  args: KeysetArgs,
+  options: { defaultSize?: number; maxSize?: number } = {},
+): Pick<KeysetWindow, 'size' | 'backward'> {
   const hasLast = args.last !== undefined && args.last !== null;
   if (hasLast && args.first !== undefined && args.first !== null) {
     throw AppError.badInput(
@@ -157,13 +173,7 @@ export function keysetWindow<T>(
     );
   }
   const field = hasLast ? 'last' : 'first';
-  const size = sizeOf(field, hasLast ? args.last : args.first, options);
-  return {
-    size,
-    backward: hasLast,
-    after: args.after ? decodeCursor(keyset, args.after, 'after') : null,
-    before: args.before ? decodeCursor(keyset, args.before, 'before') : null,
-  };
+  return { size: sizeOf(field, hasLast ? args.last : args.first, options), backward: hasLast };
 }
 
 function sizeOf(

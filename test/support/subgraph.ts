@@ -24,8 +24,8 @@ export interface TestSubgraph<Runtime> {
 }
 
 export async function startTestSubgraph<Runtime>(
-  start: (deps: Deps, options: { port: number }) => Promise<RunningSubgraph<Runtime>>,
-  options: { embedded?: boolean; env?: Record<string, string> } = {},
+  start: (deps: Deps, options: { port: number; onQuery?: (sql: string) => void }) => Promise<RunningSubgraph<Runtime>>,
+  options: { embedded?: boolean; env?: Record<string, string>; onQuery?: (sql: string) => void } = {},
 ): Promise<TestSubgraph<Runtime>> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'subgraph-test-'));
   const database: TestDatabase = await createTestDatabase({ embedded: options.embedded });
@@ -38,7 +38,8 @@ export async function startTestSubgraph<Runtime>(
     ...options.env,
   });
   const deps: Deps = { config, logger: createLogger(config), identity: await Identity.create(config) };
-  const subgraph = await start(deps, { port: 0 });
+  // Statements are watched on the first instance only: a test counts what one request costs there.
+  const subgraph = await start(deps, { port: 0, onQuery: options.onQuery });
   const others: RunningSubgraph<Runtime>[] = [];
   return {
     subgraph,

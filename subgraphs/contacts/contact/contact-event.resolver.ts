@@ -1,13 +1,27 @@
-import { Arg, Ctx, FieldResolver, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { cursorOfRow } from '#lib/data/event-cursor.js';
-import type { Positioned } from '#lib/data/event-feed.js';
+import type { EventConnection, Positioned } from '#lib/data/event-feed.js';
+import { ConnectionArgs } from '#lib/data/pagination.js';
 import type { ContactsContext } from '../contacts.context.js';
 import { ContactEvent } from './contact-event.entity.js';
+import { ContactEventConnection } from './contact-event.types.js';
 import { Contact } from './contact.entity.js';
 
-/** The contact event log, followed as it grows. */
+/** The contact event log, read as history or followed as it grows, with the same cursors. */
 @Resolver(() => ContactEvent)
 export class ContactEventResolver {
+  @Query(() => ContactEventConnection, {
+    nullable: true,
+    description:
+      "The events the `contactEvents` subscription delivers, oldest first (kept 7 days); an edge's cursor is the event's, so the subscription resumes after the last one read",
+  })
+  contactEvents(
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: ContactsContext,
+  ): Promise<EventConnection<ContactEvent>> {
+    return ctx.contactEvents.history(args);
+  }
+
   @Subscription(() => ContactEvent, {
     name: 'contactEvents',
     description:

@@ -1,5 +1,6 @@
 import type { EntityManager } from '#lib/data/database.js';
-import { EVENT_RETENTION_MS, type EventFeed, type Positioned } from '#lib/data/event-feed.js';
+import type { KeysetArgs } from '#lib/data/keyset.js';
+import { EVENT_RETENTION_MS, type EventConnection, type EventFeed, type Positioned } from '#lib/data/event-feed.js';
 import { ContactEvent, type ContactEventType } from './contact-event.entity.js';
 
 /**
@@ -22,9 +23,17 @@ export function recordContactEvent(
   );
 }
 
-/** Contact events as they commit. Who may follow them is the shield's (contacts.read where contacts need a token). */
+/**
+ * Contact events, read as history or followed as they commit. Who may read them is the shield's
+ * (contacts.read where contacts need a token): whoever reads one contact event may read them all.
+ */
 export class ContactEventService {
   constructor(private readonly feed: EventFeed<ContactEvent>) {}
+
+  /** A page of the log, oldest first, its cursors the stream's: read the history, then `follow` after the last. */
+  history(args: KeysetArgs): Promise<EventConnection<ContactEvent>> {
+    return this.feed.page(args);
+  }
 
   /** After `after` when given (BAD_USER_INPUT naming `after` when it names no event kept), else from now on. */
   async follow(after?: string | null): Promise<AsyncIterableIterator<Positioned<ContactEvent>>> {

@@ -5,7 +5,7 @@ export function contactRules({ required, scope }: ContactsScopeRules): RuleTree 
   const access = scope('contacts.read');
   const change = scope('contacts.write');
   return {
-    Query: { contact: access, contacts: access, contactPage: access },
+    Query: { contact: access, contacts: access, contactPage: access, contactEvents: access },
     Subscription: { contactEvents: access },
     Mutation: { createContact: change, updateContact: change, deleteContact: change },
     // Guards contacts reached through `_entities`. Left out when the API is open: a rule on the
