@@ -70,7 +70,7 @@ export interface EventCondition {
  */
 export interface EventVisibility<Event> {
   where: readonly EventCondition[];
-  keep(event: Event): boolean;
+  keep: (event: Event) => boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stripVTControlCharacters } from 'node:util';
 import type { FormattedExecutionResult } from 'graphql';
 import { startSurveysSubgraph } from '#subgraphs/surveys/index.js';
 import type { SurveysRuntime } from '#subgraphs/surveys/surveys.runtime.js';
@@ -8,6 +9,13 @@ const FOLLOW = `subscription ($after: String) {
   surveyEvents(after: $after) { id cursor type surveyId occurredAt survey { id venueName } }
 }`;
 
+const HISTORY = `query ($first: Int, $after: String, $last: Int) {
+  surveyEvents(first: $first, after: $after, last: $last) {
+    edges { cursor node { id cursor type surveyId survey { id venueName } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
 const kinds = process.env.TEST_DATABASE_URL ? (['postgresql', 'pglite'] as const) : (['pglite'] as const);
 
 describe.each(kinds)('surveyEvents subscription on %s', (kind) => {
@@ -15,6 +23,22 @@ describe.each(kinds)('surveyEvents subscription on %s', (kind) => {
   let alice: Record<string, string>;
   let bob: Record<string, string>;
   let admin: Record<string, string>;
+  const statements: string[] = [];
+
+  const history = async (variables: Record<string, unknown>, headers: Record<string, string>) =>
+    (await surveys.run(HISTORY, variables, headers)).surveyEvents;
+  /**
+   * The newest `count` events once the last is `surveyId`'s: an event committed behind a transaction
+   * still running (another suite's, on a shared server) is read once that one ends, as the stream reads it.
+   */
+  const newest = async (count: number, surveyId: string, headers: Record<string, string>) => {
+    for (let tries = 0; ; tries++) {
+      const page = await history({ last: count }, headers);
+      if (page.edges.at(-1)?.node.surveyId === surveyId || tries === 40) return page;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const surveyIdsOf = (page: any): string[] => page.edges.map((edge: any) => edge.node.surveyId);
 
   const createSurvey = async (venueName: string, headers: Record<string, string>): Promise<string> =>
     (
@@ -35,6 +59,7 @@ describe.each(kinds)('surveyEvents subscription on %s', (kind) => {
     surveys = await startTestSubgraph(startSurveysSubgraph, {
       embedded: kind === 'pglite',
       env: { ADMIN_EMAILS: 'boss@example.com' },
+      onQuery: (sql) => statements.push(stripVTControlCharacters(sql)),
     });
     alice = await surveys.bearer('alice', undefined, 'alice@example.com');
     bob = await surveys.bearer('bob', undefined, 'bob@example.com');
@@ -72,6 +97,58 @@ describe.each(kinds)('surveyEvents subscription on %s', (kind) => {
     expect(eventOf(await again.next()).surveyId).toBe(third);
     expect(first).toBeDefined();
     await resumed.return?.();
+  });
+
+  it('reads the history with the surveyEvents query (own surveys; an admin all), then follows from its last cursor', async () => {
+    const one = await createSurvey('History one', alice);
+    const bobs = await createSurvey('History of Bob', bob);
+    const two = await createSurvey('History two', alice);
+    const own = await newest(2, two, alice);
+    expect(own.edges.map((edge: any) => [edge.node.type, edge.node.surveyId, edge.node.survey.venueName])).toEqual([
+      ['CREATED', one, 'History one'],
+      ['CREATED', two, 'History two'],
+    ]);
+    for (const edge of own.edges) expect(edge.cursor).toBe(edge.node.cursor);
+    expect(surveyIdsOf(await newest(3, two, admin))).toEqual([one, bobs, two]);
+    expect(surveyIdsOf(await history({ first: 100 }, bob))).not.toContain(one);
+
+    // Followed after the last edge read: only what came later, and only what the surveyor may see.
+    const last = own.pageInfo.endCursor as string;
+    const stream = follow({ after: last }, alice);
+    const events = reader(stream);
+    expect(await events.quietFor(300)).toBe(true);
+    await createSurvey('Later of Bob', bob);
+    const three = await createSurvey('History three', alice);
+    expect(eventOf(await events.next())).toMatchObject({ type: 'CREATED', surveyId: three });
+    expect(await events.quietFor(300)).toBe(true);
+    await stream.return?.();
+    expect(surveyIdsOf(await history({ after: last }, alice))).toEqual([three]);
+  });
+
+  it('reads a page of surveyEvents and its surveys in a fixed number of statements, however many events', async () => {
+    for (const name of ['P1', 'P2', 'P3', 'P4', 'P5']) await createSurvey(name, alice);
+    statements.length = 0;
+    const page = await history({ last: 5 }, alice);
+    expect(page.edges).toHaveLength(5);
+    // The page (the surveyor's own events), then every survey it names at once.
+    expect(statements).toEqual([
+      expect.stringMatching(
+        /^\[query\] select e\.\*, .* from "surveys"\."survey_event" as e\s+where .* and \(e\.owner_email = /,
+      ),
+      expect.stringMatching(/from "surveys"\."survey"/),
+    ]);
+  });
+
+  it('refuses the surveyEvents query to a token without an email, and an after that is no cursor', async () => {
+    const answer = (variables: Record<string, unknown>, headers: Record<string, string>) =>
+      surveys.subgraph.local.execute({ query: HISTORY, variables }, { headers });
+    const noSurveyor = await surveys.bearer('nobody');
+    expect((await answer({}, noSurveyor)).errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+    const bad = await answer({ after: 'nope' }, alice);
+    expect(bad.errors?.[0]).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT' },
+      message: expect.stringContaining('after'),
+    });
   });
 
   it('refuses a token without an email at subscribe, and an after that is no cursor', async () => {

@@ -1,13 +1,27 @@
-import { Arg, Ctx, FieldResolver, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { cursorOfRow } from '#lib/data/event-cursor.js';
-import type { Positioned } from '#lib/data/event-feed.js';
+import type { EventConnection, Positioned } from '#lib/data/event-feed.js';
+import { ConnectionArgs } from '#lib/data/pagination.js';
 import type { SurveysContext } from '../surveys.context.js';
 import { SurveyEvent } from './survey-event.entity.js';
+import { SurveyEventConnection } from './survey-event.types.js';
 import { Survey } from './survey.entity.js';
 
-/** The survey audit trail, followed as it grows. */
+/** The survey audit trail, read as history or followed as it grows, with the same cursors. */
 @Resolver(() => SurveyEvent)
 export class SurveyEventResolver {
+  @Query(() => SurveyEventConnection, {
+    nullable: true,
+    description:
+      "The events the `surveyEvents` subscription delivers (your surveys; every survey for an admin), oldest first; an edge's cursor is the event's, so the subscription resumes after the last one read",
+  })
+  surveyEvents(
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: SurveysContext,
+  ): Promise<EventConnection<SurveyEvent>> {
+    return ctx.surveyEvents.history(args);
+  }
+
   @Subscription(() => SurveyEvent, {
     name: 'surveyEvents',
     description:

@@ -5,6 +5,7 @@ export const surveyRules: RuleTree = {
     survey: requireScope('surveys.read'),
     surveys: requireScope('surveys.read'),
     surveyPage: requireScope('surveys.read'),
+    surveyEvents: requireScope('surveys.read'),
   },
   Mutation: {
     createSurvey: requireScope('surveys.write'),
