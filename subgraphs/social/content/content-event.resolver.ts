@@ -10,9 +10,14 @@ import { Post } from './post.entity.js';
 /** The audit log of content operations, read as a list or followed as it grows. */
 @Resolver(() => ContentEvent)
 export class ContentEventResolver {
-  @Query(() => ContentEventConnection, { nullable: true, description: 'The audit log, newest first' })
+  @Query(() => ContentEventConnection, {
+    nullable: true,
+    description:
+      'The audit log, newest first; with `order: OLDEST_FIRST`, the events the `contentEvents` subscription delivers, whose last cursor it resumes after',
+  })
   contentEvents(@Args(() => EventArgs) args: EventArgs, @Ctx() ctx: ContentContext) {
-    return ctx.events.connection({ contentId: args.contentId, type: args.type }, args);
+    const { contentId, type, brandIds, order } = args;
+    return ctx.events.connection({ contentId, type, brandIds }, args, order);
   }
 
   @Subscription(() => ContentEvent, {
@@ -37,7 +42,8 @@ export class ContentEventResolver {
   }
 
   @FieldResolver(() => String, {
-    description: 'Where the event stands in the log: `after` of `contentEvents` resumes from it (opaque)',
+    description:
+      'Where the event stands in the log: `after` of the `contentEvents` subscription (and of the query in OLDEST_FIRST order) resumes from it (opaque)',
   })
   cursor(@Root() event: ContentEvent): string {
     return cursorOfRow(event);
