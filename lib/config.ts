@@ -4,7 +4,14 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { productionProblems, productionWarnings } from './production.js';
 import { readTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
-import { listItems } from './secrets.js';
+
+/** The items of a comma list of keys or tokens (`ENCRYPTION_KEY`, `SUBGRAPH_TOKEN`), in order. */
+export function listItems(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
 
 /** The REST services' ports when none is configured (their OpenAPI documents name them as the local server). */
 export const DEFAULT_REST_PORTS = { social: 3001, surveys: 3002, contacts: 3003 } as const;

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config.js';
+import { listItems, type Config } from './config.js';
 
 /**
  * Keys of one use, newest first: the first seals and signs, every one of them opens and verifies. A
@@ -15,14 +15,6 @@ export type Keys = Buffer | KeyRing;
 
 export function ringOf(keys: Keys): KeyRing {
   return Buffer.isBuffer(keys) ? [keys] : keys;
-}
-
-/** The items of a comma list of keys or tokens (`ENCRYPTION_KEY`, `SUBGRAPH_TOKEN`), in order. */
-export function listItems(text: string | undefined): string[] {
-  return (text ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
 }
 
 /**
