@@ -79,7 +79,8 @@ export function perProcessState(settings: ProductionSettings): string[] {
     state.push('REDIS_URL: unset, so every rate limit counts per instance (a limit of N allows N on each)');
   if (!settings.ENCRYPTION_KEY)
     state.push(
-      'ENCRYPTION_KEY: unset, so each instance seals and signs with a key of its own DATA_DIR, and no other opens its platform tokens, OAuth verifiers, webhook secrets or signed URLs',
+      'ENCRYPTION_KEY: unset, so each instance seals and signs with a key of its own DATA_DIR, and no other opens ' +
+        'its platform tokens, OAuth verifiers, webhook secrets or signed URLs',
     );
   if (!settings.IDENTITY_JWKS_URL && settings.DEV_IDENTITY === 'allow')
     state.push(

@@ -7,7 +7,7 @@ import { composeSupergraph } from '#scripts/codegen/supergraph.js';
 import { loadConfig } from '#lib/config.js';
 import { executionOf } from '#lib/subgraph/local-subgraph.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
-import { buildFederatedSchema } from '#lib/subgraph/subgraph.js';
+import { buildFederatedSchema } from '#lib/subgraph/federated-schema.js';
 import { contactsSubgraph } from '#subgraphs/contacts/contacts.subgraph.js';
 import { socialSubgraph } from '#subgraphs/social/social.subgraph.js';
 import { surveysSubgraph } from '#subgraphs/surveys/surveys.subgraph.js';

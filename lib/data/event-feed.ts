@@ -4,8 +4,11 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Orm } from './database.js';
 import { pageSizeOf, type KeysetArgs, type KeysetConnection } from './keyset.js';
-import { comparePositions, decodeCursor, encodeCursor, type FeedPosition } from './event-cursor.js';
+import { decodeCursor, encodeCursor, type FeedPosition } from './event-cursor.js';
 import { listenOnPglite, listenOnPostgres, type EventSignals } from './event-notifications.js';
+import { BATCH, Follower, type Positioned } from './event-follower.js';
+
+export type { Positioned } from './event-follower.js';
 
 /**
  * What makes a service's audit table an event log that can be followed, for its migration: the
@@ -50,13 +53,6 @@ export interface StartingPoint extends FeedPosition {
   alreadyCommitted?: ReadonlySet<bigint>;
 }
 
-/** An event with where it stands in the log. */
-export interface Positioned<Event> {
-  event: Event;
-  position: FeedPosition;
-  cursor: string;
-}
-
 /** A condition on the log's rows: SQL over the alias `e` (column names), with its values in order. */
 export interface EventCondition {
   sql: string;
@@ -83,10 +79,6 @@ export interface EventConnection<Event> extends KeysetConnection<Event> {
   readonly totalExact: true;
 }
 
-/** Events read per statement, by the shared reader and by a follower catching up. */
-const BATCH = 500;
-/** Events a follower holds for a slow consumer before it lets them go and reads them again later. */
-const FOLLOWER_QUEUE = 1000;
 /** How soon the reader looks again while committed events wait behind a transaction still running. */
 const HELD_BACK_RETRY_MS = 50;
 /** A read now and then with no notification at all: a notification lost in a drop costs at most this. */
@@ -353,74 +345,4 @@ function beyond(comparison: '>' | '<', position: FeedPosition): EventCondition {
 
 function andEach(conditions: readonly EventCondition[]): string {
   return conditions.map((condition) => ` and (${condition.sql})`).join('');
-}
-
-/** One subscriber's place in the feed: what it was handed and not yet taken, and whether it must read a gap. */
-class Follower<Event> implements AsyncIterableIterator<Positioned<Event>> {
-  private readonly queue: Positioned<Event>[] = [];
-  private gap = true;
-  private done = false;
-  private waiting: (() => void) | undefined;
-
-  constructor(
-    private readonly feed: EventFeed<Event>,
-    private position: FeedPosition,
-    private readonly keep: (event: Event) => boolean,
-    private alreadyCommitted: ReadonlySet<bigint> | undefined,
-    private readonly leave: () => void,
-  ) {}
-
-  /** A batch the shared reader read after `from`: taken when it joins on, else a gap to read alone. */
-  offer(from: FeedPosition, batch: Positioned<Event>[]): void {
-    if (comparePositions(from, this.position) > 0 || this.queue.length >= FOLLOWER_QUEUE) this.gap = true;
-    else this.take(batch);
-    this.wake();
-  }
-
-  end(): void {
-    this.done = true;
-    this.wake();
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<Positioned<Event>> {
-    return this;
-  }
-
-  async next(): Promise<IteratorResult<Positioned<Event>>> {
-    for (;;) {
-      if (this.done) return { done: true, value: undefined };
-      const event = this.queue.shift();
-      if (event) return { done: false, value: event };
-      if (this.gap) {
-        this.gap = false;
-        const batch = await this.feed.read(this.position, BATCH);
-        this.take(batch);
-        if (batch.length === BATCH) this.gap = true;
-        continue;
-      }
-      await new Promise<void>((resolve) => (this.waiting = resolve));
-    }
-  }
-
-  async return(): Promise<IteratorResult<Positioned<Event>>> {
-    this.end();
-    return { done: true, value: undefined };
-  }
-
-  /** Takes the events after its position that it keeps, in order: none is ever taken twice. */
-  private take(batch: Positioned<Event>[]): void {
-    for (const item of batch) {
-      if (comparePositions(item.position, this.position) <= 0) continue;
-      const news = !this.alreadyCommitted?.has(item.position.xact);
-      if (news && this.keep(item.event)) this.queue.push(item);
-      this.position = item.position;
-    }
-  }
-
-  private wake(): void {
-    if (this.done) this.leave();
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.();
-  }
 }

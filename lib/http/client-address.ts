@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Express } from 'express';
-import { parseTrustProxy } from '../config.js';
+import { parseTrustProxy } from '../trust-proxy.js';
 import { carriesSubgraphToken } from './subgraph-token.js';
 
 /**

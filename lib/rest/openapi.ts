@@ -126,10 +126,14 @@ const ifMatch = z.object({
 });
 
 const lastEventId = z.object({
-  'Last-Event-ID': z.string().optional().meta({
-    description:
-      'With Accept: text/event-stream, the id of the last event received: the stream resumes after it (every later event, oldest first, none twice), then follows',
-  }),
+  'Last-Event-ID': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'With Accept: text/event-stream, the id of the last event received: the stream resumes after it ' +
+        '(every later event, oldest first, none twice), then follows',
+    }),
 });
 
 /** Response headers of a route's answers with `status`, from what its table declares. */

@@ -1,7 +1,7 @@
 import { composeServices } from '@apollo/composition';
 import { parse } from 'graphql';
 import type { Config } from '#lib/config.js';
-import { buildFederatedSchema, printSdl, type SubgraphDefinition } from '#lib/subgraph/subgraph.js';
+import { buildFederatedSchema, printSdl, type SubgraphDefinition } from '#lib/subgraph/federated-schema.js';
 import { contactsSubgraph } from '#subgraphs/contacts/contacts.subgraph.js';
 import { socialSubgraph } from '#subgraphs/social/social.subgraph.js';
 import { surveysSubgraph } from '#subgraphs/surveys/surveys.subgraph.js';

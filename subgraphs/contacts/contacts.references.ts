@@ -1,4 +1,4 @@
-import type { EntityReferences } from '#lib/subgraph/subgraph.js';
+import type { EntityReferences } from '#lib/subgraph/federated-schema.js';
 import type { ContactsContext } from './contacts.context.js';
 
 /** Contacts other subgraphs point at; batched, so a list of surveys costs one query. */

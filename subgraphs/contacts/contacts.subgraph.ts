@@ -1,5 +1,5 @@
 import type { Config } from '#lib/config.js';
-import type { SubgraphDefinition } from '#lib/subgraph/subgraph.js';
+import type { SubgraphDefinition } from '#lib/subgraph/federated-schema.js';
 import { AttachmentResolver } from './attachments/attachment.resolver.js';
 import { ContactExportResolver } from './export/contact-export.resolver.js';
 import { ContactImportResolver } from './import/contact-import.resolver.js';

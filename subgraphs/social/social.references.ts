@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '#lib/errors.js';
 import { hasScope } from '#lib/identity.js';
-import type { EntityReferences } from '#lib/subgraph/subgraph.js';
+import type { EntityReferences } from '#lib/subgraph/federated-schema.js';
 import type { SocialContext } from './social.context.js';
 
 /**

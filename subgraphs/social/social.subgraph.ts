@@ -1,4 +1,4 @@
-import type { SubgraphDefinition } from '#lib/subgraph/subgraph.js';
+import type { SubgraphDefinition } from '#lib/subgraph/federated-schema.js';
 // The resolvers load in this order so that the printed SDL (schema/social.graphql) keeps the order
 // it had before the feature folders: type-graphql lists fields in the order their classes load.
 import { ApiKeyResolver } from './access/api-key.resolver.js';

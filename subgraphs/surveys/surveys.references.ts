@@ -1,5 +1,5 @@
 import { hasScope } from '#lib/identity.js';
-import type { EntityReferences } from '#lib/subgraph/subgraph.js';
+import type { EntityReferences } from '#lib/subgraph/federated-schema.js';
 import type { SurveyContact } from './survey/contact.types.js';
 import type { Survey } from './survey/survey.entity.js';
 import type { SurveysContext } from './surveys.context.js';

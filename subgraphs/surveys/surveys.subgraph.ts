@@ -1,4 +1,4 @@
-import type { SubgraphDefinition } from '#lib/subgraph/subgraph.js';
+import type { SubgraphDefinition } from '#lib/subgraph/federated-schema.js';
 import { SurveyAssetResolver } from './assets/asset.resolver.js';
 import { SurveyAuthResolver } from './sign-in/auth.resolver.js';
 import { SurveyExportResolver } from './export/export.resolver.js';

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { SUPERGRAPH_PATH } from '#gateway/gateway.js';
-import { loadConfig, parseTrustProxy, settingNames } from '#lib/config.js';
+import { loadConfig, settingNames } from '#lib/config.js';
+import { parseTrustProxy } from '#lib/trust-proxy.js';
 import { DRAIN_TIMEOUT_MS } from '#lib/http/http.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import { EXPORT_CONNECTIONS } from '#subgraphs/contacts/contacts.runtime.js';
@@ -342,7 +343,10 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
 
   it('migrates in the Job alone: every other part runs with MIGRATE_ON_START=false', () => {
     expect(renderedConfig().env.MIGRATE_ON_START).toBe('false');
-    for (const deployment of all('Deployment')) expect((containerOf(deployment).env ?? []).find((entry: any) => entry.name === 'MIGRATE_ON_START')).toBeUndefined();
+    for (const deployment of all('Deployment'))
+      expect(
+        (containerOf(deployment).env ?? []).find((entry: any) => entry.name === 'MIGRATE_ON_START'),
+      ).toBeUndefined();
     const job = one('Job', 'migrate');
     expect(containerOf(job).args).toEqual(['node', 'dist/scripts/migrate.js']);
     expect(containerOf(job).env).toContainEqual({ name: 'MIGRATE_ON_START', value: 'true' });
@@ -352,23 +356,37 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
     for (const deployment of all('Deployment')) {
       const spread = deployment.spec.template.spec.topologySpreadConstraints ?? [];
       const byHost = spread.find((constraint: any) => constraint.topologyKey === 'kubernetes.io/hostname');
-      expect({ name: deployment.metadata.name, byHost }).toMatchObject({ name: deployment.metadata.name, byHost: { maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', matchLabelKeys: expect.arrayContaining(['app.kubernetes.io/name']) } });
+      expect({ name: deployment.metadata.name, byHost }).toMatchObject({
+        name: deployment.metadata.name,
+        byHost: {
+          maxSkew: 1,
+          whenUnsatisfiable: 'DoNotSchedule',
+          matchLabelKeys: expect.arrayContaining(['app.kubernetes.io/name']),
+        },
+      });
       const container = containerOf(deployment);
-      expect({ name: deployment.metadata.name, liveness: Boolean(container.livenessProbe?.httpGet) }).toEqual({ name: deployment.metadata.name, liveness: true });
+      expect({ name: deployment.metadata.name, liveness: Boolean(container.livenessProbe?.httpGet) }).toEqual({
+        name: deployment.metadata.name,
+        liveness: true,
+      });
     }
-    expect(containerOf(one('Deployment', 'publisher')).livenessProbe.httpGet).toEqual({ path: '/metrics', port: 'metrics' });
+    expect(containerOf(one('Deployment', 'publisher')).livenessProbe.httpGet).toEqual({
+      path: '/metrics',
+      port: 'metrics',
+    });
   });
 
   it('lets the largest import through the ingress, and waits for the legacy import to answer', () => {
     const annotations = (one('Ingress', 'platform').metadata as { annotations?: Record<string, string> }).annotations!;
     const size = /^(\d+)([kmg]?)$/i.exec(annotations['nginx.ingress.kubernetes.io/proxy-body-size'])!;
-    const bytes = Number(size[1]) * { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[size[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
+    const bytes =
+      Number(size[1]) * { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[size[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
     expect(bytes).toBeGreaterThanOrEqual(renderedConfig().env.IMPORT_MAX_BYTES);
     // About a minute for a million rows: well above nginx's 60 s default.
     expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(180);
   });
 
-  it('keeps every PostgreSQL connection it may open within max_connections at the autoscalers\' maximums', () => {
+  it("keeps every PostgreSQL connection it may open within max_connections at the autoscalers' maximums", () => {
     const { env } = renderedConfig();
     const queue = env.JOB_POOL_MAX;
     // Per process, as each part states it at start (lib/data/connection-budget.ts); the gateway and REST services open none.
@@ -383,7 +401,9 @@ describe.each(OVERLAYS)('deploy/kubernetes, overlay %s', (overlay) => {
       return autoscaler ? autoscaler.spec.maxReplicas : one('Deployment', name).spec.replicas;
     };
     // One surge pod per Deployment during a roll, and the migration Job (one ORM pool at a time).
-    const total = Object.entries(perProcess).reduce((sum, [name, connections]) => sum + (maximum(name) + 1) * connections, 0) + env.DATABASE_POOL_MAX;
+    const total =
+      Object.entries(perProcess).reduce((sum, [name, connections]) => sum + (maximum(name) + 1) * connections, 0) +
+      env.DATABASE_POOL_MAX;
     // PostgreSQL's default max_connections (100) less superuser_reserved_connections (3).
     expect(total).toBeLessThanOrEqual(97);
     expect(total).toBe(93);

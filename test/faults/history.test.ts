@@ -206,7 +206,9 @@ sharedServers('two instances, one killed mid-run: the history holds', () => {
 
     const verdict = anomalies.length ? `ANOMALIES:\n  ${anomalies.join('\n  ')}` : 'no anomaly';
     console.log(
-      `history of ${history.length} requests (${acknowledged.size} writes acknowledged, ${stored.length} stored, ${history.filter((write) => write.status === 'no answer').length} without an answer), one instance killed and restarted: ${verdict}`,
+      `history of ${history.length} requests (${acknowledged.size} writes acknowledged, ${stored.length} stored, ` +
+        `${history.filter((write) => write.status === 'no answer').length} without an answer), ` +
+        `one instance killed and restarted: ${verdict}`,
     );
     expect(anomalies).toEqual([]);
   }, 240_000);

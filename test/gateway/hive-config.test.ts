@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig, parseTrustProxy, settingNames } from '#lib/config.js';
+import { loadConfig, settingNames } from '#lib/config.js';
+import { parseTrustProxy } from '#lib/trust-proxy.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import { FORWARDED_HEADERS } from '#lib/rest/graphql-client.js';
 import { GRAPHQL_MAX_TOKENS } from '#lib/subgraph/query-limits.js';

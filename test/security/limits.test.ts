@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { clientBucket } from '#lib/http/client-address.js';
-import { parseTrustProxy } from '#lib/config.js';
+import { parseTrustProxy } from '#lib/trust-proxy.js';
 import { loadConfig } from '#lib/config.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 import { TINY_PNG } from '#test/social-reach/fake-image-api.js';

@@ -13,7 +13,8 @@ export class ContactEventResolver {
   @Query(() => ContactEventConnection, {
     nullable: true,
     description:
-      "The events the `contactEvents` subscription delivers, oldest first (kept 7 days); an edge's cursor is the event's, so the subscription resumes after the last one read",
+      'The events the `contactEvents` subscription delivers, oldest first (kept 7 days); ' +
+      "an edge's cursor is the event's, so the subscription resumes after the last one read",
   })
   contactEvents(
     @Args(() => ConnectionArgs) args: ConnectionArgs,

@@ -102,6 +102,7 @@ export function contactQueries(em: EntityManager): ContactQueries {
     const insertPlaceholders = INSERT_FIELDS.map((field) => (field === 'tags' ? tagsOf('?') : '?'));
     const setOrKeep = (field: EditableField) =>
       `case when ? then ${field === 'tags' ? tagsOf('?') : '?'} else c.${column(field)} end`;
+    const assignments = EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ');
     const matches = `c.search_vector @@ to_tsquery('simple', ?)`;
     const newestFirst = 'order by c.created_at desc, c.id desc limit ? offset ?';
     queries = {
@@ -115,7 +116,7 @@ export function contactQueries(em: EntityManager): ContactQueries {
       // The event goes in the same statement (a data-modifying CTE): one round trip, one transaction.
       insert: `with created as (insert into ${table} (${INSERT_FIELDS.map(column).join(', ')}) values (${insertPlaceholders.join(', ')}) returning id)
         insert into ${events} (type, contact_id) select 'created', id from created`,
-      update: `with changed as (update ${table} as c set ${EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ')}, ${column('updatedAt')} = ?
+      update: `with changed as (update ${table} as c set ${assignments}, ${column('updatedAt')} = ?
         where c.id = ? and not c.deleted and (?::integer is null or c.version = ?)
           and coalesce(${setOrKeep('firstName')}, ${setOrKeep('email')}) is not null
         returning ${columns}),

@@ -20,7 +20,8 @@ registerEnumType(ContentEventOrder, {
     NEWEST_FIRST: { description: 'Newest first, with cursors of this list only (the default, as the REST list reads)' },
     OLDEST_FIRST: {
       description:
-        "Oldest first, each edge's cursor the event's own: pass the last one as `after` of the `contentEvents` subscription to follow on, missing nothing and repeating nothing",
+        "Oldest first, each edge's cursor the event's own: pass the last one as `after` of the `contentEvents` " +
+        'subscription to follow on, missing nothing and repeating nothing',
     },
   },
 });

@@ -13,7 +13,8 @@ export class SurveyEventResolver {
   @Query(() => SurveyEventConnection, {
     nullable: true,
     description:
-      "The events the `surveyEvents` subscription delivers (your surveys; every survey for an admin), oldest first; an edge's cursor is the event's, so the subscription resumes after the last one read",
+      'The events the `surveyEvents` subscription delivers (your surveys; every survey for an admin), oldest first; ' +
+      "an edge's cursor is the event's, so the subscription resumes after the last one read",
   })
   surveyEvents(
     @Args(() => ConnectionArgs) args: ConnectionArgs,

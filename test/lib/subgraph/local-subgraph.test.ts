@@ -8,7 +8,7 @@ import { AppError } from '#lib/errors.js';
 import type { Principal } from '#lib/identity.js';
 import { executionOf, localSubgraph } from '#lib/subgraph/local-subgraph.js';
 import { allow, requireScope } from '#lib/subgraph/shield.js';
-import { buildFederatedSchema } from '#lib/subgraph/subgraph.js';
+import { buildFederatedSchema } from '#lib/subgraph/federated-schema.js';
 
 @ObjectType()
 @Directive('@key(fields: "id")')

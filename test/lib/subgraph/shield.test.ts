@@ -4,7 +4,7 @@ import { Field, ObjectType, Query, Resolver, Subscription } from 'type-graphql';
 import { AppError, ErrorCode } from '#lib/errors.js';
 import type { Principal } from '#lib/identity.js';
 import { allow, requireScope } from '#lib/subgraph/shield.js';
-import { buildFederatedSchema } from '#lib/subgraph/subgraph.js';
+import { buildFederatedSchema } from '#lib/subgraph/federated-schema.js';
 
 @ObjectType()
 class Thing {
