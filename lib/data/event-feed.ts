@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Orm } from './database.js';
 import { pageSizeOf, type KeysetArgs, type KeysetConnection } from './keyset.js';
+import { notACursor } from './pagination.js';
 import { decodeCursor, encodeCursor, type FeedPosition } from './event-cursor.js';
 import { listenOnPglite, listenOnPostgres, type EventSignals } from './event-notifications.js';
 import { BATCH, Follower, type Positioned } from './event-follower.js';
@@ -167,7 +168,7 @@ export class EventFeed<Event> {
    */
   async positionAfter(after: string): Promise<FeedPosition> {
     const position = decodeCursor(after);
-    if (!position) throw AppError.badInput('after', 'is not a cursor of this stream');
+    if (!position) throw notACursor('after');
     const [kept] = await this.orm.em
       .fork()
       .execute<unknown[]>(`select 1 from ${this.log.table} where xact = ?::text::xid8 and seq = ?`, [
@@ -195,7 +196,7 @@ export class EventFeed<Event> {
     const after = args.after ? await this.positionAfter(args.after) : null;
     // Paging back needs no kept event: a `before` older than the log only finds nothing before it.
     const before = args.before ? decodeCursor(args.before) : null;
-    if (args.before && !before) throw AppError.badInput('before', 'is not a cursor of this stream');
+    if (args.before && !before) throw notACursor('before');
     const conditions = [...where, ...(after ? [beyond('>', after)] : []), ...(before ? [beyond('<', before)] : [])];
     // One row more than the page tells whether more follow.
     const rows = await this.select(conditions, backward ? 'desc' : 'asc', size + 1);

@@ -8,7 +8,13 @@ import { createLogger } from '#lib/observability/logger.js';
 /** The gateway alone (the explorers need no subgraph to be served), in development or production. */
 async function gatewayIn(nodeEnv: 'development' | 'production'): Promise<RunningGateway> {
   // Production starts only with its decisions made (lib/production.ts).
-  const decisions = { DEV_IDENTITY: 'allow', SMTP_URL: 'smtp://127.0.0.1:2525', CONTACTS_AUTH: 'open' };
+  const decisions = {
+    DEV_IDENTITY: 'allow',
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+    CONTACTS_AUTH: 'open',
+    // One gateway on embedded defaults: state kept per process is declared, not refused.
+    SINGLE_INSTANCE: 'true',
+  };
   const config = loadConfig({
     NODE_ENV: nodeEnv,
     LOG_LEVEL: 'silent',
