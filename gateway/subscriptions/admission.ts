@@ -1,5 +1,6 @@
 import {
   getOperationAST,
+  getVariableValues,
   GraphQLError,
   Kind,
   OperationTypeNode,
@@ -74,6 +75,9 @@ export function admit(params: LiveParams, rules: AdmissionRules): Admitted | Gra
   }
   const variables = variablesOf(params.variables);
   if (variables instanceof GraphQLError) return [variables];
+  // Variables that do not fit the operation are the caller's mistake, as Apollo Server answers them for queries.
+  const coerced = getVariableValues(rules.schema, operation.variableDefinitions ?? [], variables);
+  if (coerced.errors) return coerced.errors.map((error) => withCode(error, ErrorCode.BAD_USER_INPUT));
   return {
     text,
     document,

@@ -327,6 +327,8 @@ export type RetryContentItemMutation = { retryContentItem: { id: string, content
 
 export type FollowContentEventsSubscriptionVariables = Exact<{
   after?: string | null | undefined;
+  contentId?: string | null | undefined;
+  type?: ContentEventType | null | undefined;
 }>;
 
 
@@ -849,8 +851,8 @@ export const RetryContentItemDocument = new TypedDocumentString(`
   updatedAt
 }`) as unknown as TypedDocumentString<RetryContentItemMutation, RetryContentItemMutationVariables>;
 export const FollowContentEventsDocument = new TypedDocumentString(`
-    subscription FollowContentEvents($after: String) {
-  contentEvents(after: $after) {
+    subscription FollowContentEvents($after: String, $contentId: ID, $type: ContentEventType) {
+  contentEvents(after: $after, contentId: $contentId, type: $type) {
     ...ContentEventFields
     cursor
   }

@@ -48,6 +48,8 @@ export class EventArgs extends ConnectionArgs {
 export class ContentEventStreamArgs {
   @Field(() => [ID], { nullable: true, description: 'Only events of these brands (each within your reach)' })
   brandIds?: string[];
+  @Field(() => ID, { nullable: true, description: 'Only events of this content item' }) contentId?: string;
+  @Field(() => ContentEventType, { nullable: true, description: 'Only events of this kind' }) type?: ContentEventType;
   @Field(() => String, {
     nullable: true,
     description: "Resume after this event's cursor (oldest first), then follow; none: from now on",

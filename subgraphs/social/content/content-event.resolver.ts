@@ -25,8 +25,8 @@ export class ContentEventResolver {
     description:
       'The audit events of the posts you reach, as they happen; with `after`, those after that cursor first, oldest first',
     subscribe: ({ args, context }) => {
-      const { brandIds, after } = args as ContentEventStreamArgs;
-      return (context as ContentContext).events.follow(brandIds, after);
+      const { brandIds, contentId, type, after } = args as ContentEventStreamArgs;
+      return (context as ContentContext).events.follow({ brandIds, contentId, type }, after);
     },
   })
   followContentEvents(

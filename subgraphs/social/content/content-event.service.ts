@@ -104,13 +104,15 @@ export class ContentEventService {
    * given, else from now on. A brand outside the reach is refused here, before anything is followed;
    * each event is then kept only when it stands in the reach (an event keeps the brand its post had then).
    */
-  async follow(
-    brandIds: readonly string[] | null | undefined,
-    after?: string | null,
-  ): Promise<AsyncIterableIterator<Positioned<ContentEvent>>> {
-    const visible = this.visible(brandIds);
+  async follow(filter: EventFilter, after?: string | null): Promise<AsyncIterableIterator<Positioned<ContentEvent>>> {
+    const visible = this.visible(filter.brandIds);
     const from = after ? await this.feed.positionAfter(after) : await this.feed.present();
-    return this.feed.follow(from, visible.keep);
+    // The same narrowing as the list's (`history`), applied to each event as it comes.
+    const { contentId, type } = filter;
+    return this.feed.follow(
+      from,
+      (event) => visible.keep(event) && (!contentId || event.contentId === contentId) && (!type || event.type === type),
+    );
   }
 
   /**
