@@ -158,11 +158,14 @@ export const NPM_START_NODE_FLAGS: string[] = (() => {
 export async function startNpmStart(
   databaseUrl: string | undefined,
   workers: number,
+  settings: Record<string, string> = {},
 ): Promise<Child & { pids(): number[] }> {
   const ports = Object.fromEntries(
     (await freePorts(PORT_VARIABLES.length)).map((port, index) => [PORT_VARIABLES[index], String(port)]),
   );
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
+  // A DATA_DIR given in `settings` belongs to the caller (two instances sharing the development issuer's keys).
+  const ownDataDir = settings.DATA_DIR === undefined;
+  const dataDir = settings.DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
   const child = spawn(
     process.execPath,
     [...NPM_START_NODE_FLAGS, path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')],
@@ -178,6 +181,7 @@ export async function startNpmStart(
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         WEB_CONCURRENCY: String(workers),
         ...ports,
+        ...settings,
       },
       stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
     },
@@ -185,7 +189,7 @@ export async function startNpmStart(
   const url = (name: string) => `http://127.0.0.1:${ports[name]}`;
   const stop = async () => {
     await stopProcess(child);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   for (let attempt = 0; attempt < 1200; attempt++) {
     if (child.exitCode !== null) throw new Error('npm start exited before it was ready');
@@ -197,7 +201,13 @@ export async function startNpmStart(
     ) {
       return {
         process: child,
-        urls: { rest: url('CONTACTS_REST_PORT'), gateway: `${url('GATEWAY_PORT')}/graphql` },
+        urls: {
+          rest: url('CONTACTS_REST_PORT'),
+          gateway: `${url('GATEWAY_PORT')}/graphql`,
+          socialSubgraph: `${url('SOCIAL_SUBGRAPH_PORT')}/graphql`,
+          surveysSubgraph: `${url('SURVEYS_SUBGRAPH_PORT')}/graphql`,
+          contactsSubgraph: `${url('CONTACTS_SUBGRAPH_PORT')}/graphql`,
+        },
         stop,
         pids: () => [child.pid!, ...childrenOf(child.pid!)],
       };
@@ -393,6 +403,9 @@ export async function postgresCpuSince(
  * mail is sent to (no benchmark signs in).
  */
 export const BENCH_PRODUCTION_DECISIONS = {
+  // One instance of each part, whatever it keeps per process (lib/production.ts); the two-instance
+  // bench shares its DATA_DIR and PostgreSQL, which is what the refusal is about.
+  SINGLE_INSTANCE: 'true',
   DEV_IDENTITY: 'allow',
   CONTACTS_AUTH: 'open',
   SMTP_URL: 'smtp://127.0.0.1:2525',
