@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,73 +8,15 @@ import { FORWARDED_HEADERS } from '#lib/rest/graphql-client.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import { LogCollector } from '#test/support/logs.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
-import { freePort } from '#test/support/ports.js';
+import { startHiveGateway, type HiveGateway } from '#test/support/hive-gateway.js';
 import { linkIn, MailCatcher } from '#test/surveys/support.js';
 
-const HIVE_CLI = path.join(PROJECT_ROOT, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
 const MAGIC_LINK_BASE = 'http://localhost:5173/auth/magic';
-
-interface HiveGateway {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/**
- * Hive Gateway as an operator runs it: its own CLI, from the project root (where it finds
- * gateway.config.ts), on the checked-in supergraph, pointed at the running subgraphs by the same
- * `*_SUBGRAPH_URL` settings the Node gateway reads.
- */
-async function startHiveGateway(platform: TestPlatform, settings: Record<string, string> = {}): Promise<HiveGateway> {
-  const port = await freePort();
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [HIVE_CLI, 'supergraph', 'schema/supergraph.graphql'],
-    {
-      cwd: PROJECT_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        GATEWAY_PORT: String(port),
-        SOCIAL_SUBGRAPH_URL: platform.subgraphs.social.url,
-        SURVEYS_SUBGRAPH_URL: platform.subgraphs.surveys.url,
-        CONTACTS_SUBGRAPH_URL: platform.subgraphs.contacts.url,
-        ...settings,
-      },
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  const base = `http://127.0.0.1:${port}`;
-  // Bounded by count, not by a clock: Hive Gateway answers /readyz once it has loaded the supergraph.
-  for (let attempt = 0; ; attempt += 1) {
-    if (exited) throw new Error(`Hive Gateway exited before it was ready:\n${output}`);
-    if (attempt === 600) {
-      child.kill('SIGKILL');
-      throw new Error(`Hive Gateway not ready after 600 tries:\n${output}`);
-    }
-    const ready = await fetch(`${base}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url: `${base}/graphql`,
-    stop: async () => {
-      if (!exited) child.kill('SIGTERM');
-      await exit;
-    },
-  };
-}
+const subgraphUrlsOf = (platform: TestPlatform) => ({
+  social: platform.subgraphs.social.url,
+  surveys: platform.subgraphs.surveys.url,
+  contacts: platform.subgraphs.contacts.url,
+});
 
 describe('Hive Gateway on the same supergraph', () => {
   let platform: TestPlatform;
@@ -101,7 +42,7 @@ describe('Hive Gateway on the same supergraph', () => {
       { logStream: logs },
     );
     // Behind a proxy on this machine, as the Node gateway's limit test is (test/security/limits.test.ts).
-    hive = await startHiveGateway(platform, { TRUST_PROXY: 'loopback' });
+    hive = await startHiveGateway(subgraphUrlsOf(platform), { TRUST_PROXY: 'loopback' });
 
     const bearer = { authorization: `Bearer ${await platform.token('hive-user', undefined, 'hive@venues.example')}` };
     const contact = await rest(
@@ -339,7 +280,9 @@ describe('Hive Gateway on the same supergraph', () => {
     const text = 'query Typename { __typename }';
     const id = `sha256:${createHash('sha256').update(text).digest('hex')}`;
     writeFileSync(path.join(folder, 'persisted-documents.json'), JSON.stringify({ [id]: text }));
-    const safe = await startHiveGateway(platform, { TRUSTED_DOCUMENTS: path.join(folder, 'persisted-documents.json') });
+    const safe = await startHiveGateway(subgraphUrlsOf(platform), {
+      TRUSTED_DOCUMENTS: path.join(folder, 'persisted-documents.json'),
+    });
     try {
       const send = async (body: unknown) => {
         const response = await fetch(safe.url, {
