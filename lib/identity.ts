@@ -16,6 +16,7 @@ import {
 import type { Config } from './config.js';
 import { AppError, ErrorCode } from './errors.js';
 import { createFileOnce } from './secrets.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** Who is calling: a user, with the scopes the credential carries (`null`: every scope). */
 export interface Principal {
@@ -108,7 +109,11 @@ export class Identity {
       .sign(this.signingKey);
   }
 
+  private readonly verified = new VerifiedTokens();
+
   async verify(token: string): Promise<Principal> {
+    const remembered = this.verified.recall(token);
+    if (remembered) return remembered;
     try {
       // Read unverified only to pick the age check; jwtVerify below checks the signature of the same bytes.
       const hasIssuedAt = decodeJwt(token).iat !== undefined;
@@ -137,7 +142,7 @@ export class Identity {
                   ? scope.split(/[\s,]+/).filter(Boolean)
                   : [],
             );
-      return {
+      const principal: Principal = {
         userId: payload.sub,
         // An address the identity service itself calls unverified could be anybody's: it names nobody here.
         email: typeof payload.email === 'string' && payload.email_verified !== false ? payload.email : undefined,
@@ -145,6 +150,9 @@ export class Identity {
         via: 'bearer',
         expiresAt: new Date(payload.exp! * 1000),
       };
+      const tooOld = hasIssuedAt ? (payload.iat! + this.maxTokenAgeSeconds) * 1000 : Infinity;
+      this.verified.remember(token, principal, Math.min(principal.expiresAt!.getTime(), tooOld));
+      return principal;
     } catch {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'The bearer token is invalid or expired');
     }
