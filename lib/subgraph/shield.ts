@@ -57,11 +57,13 @@ const scopeRules = new Map<string, ShieldRule>();
 export function requireScope(scope: string): ShieldRule {
   let scopeRule = scopeRules.get(scope);
   if (!scopeRule) {
+    // One refusal for every caller: graphql-shield evaluates every branch of `or` and `and`, so a read
+    // answered under `or(read, answerOfWrite(write))` tries the write scope too, for each field of each
+    // event of a live subscription; a new error (and its stack) each time cost more than the rest of the rule.
+    const forbidden = new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`);
     scopeRule = rule(`scope:${scope}`, { cache: 'contextual' })((_parent, _args, ctx: AuthContext) => {
       if (!ctx.principal) return unauthenticated(ctx);
-      return (
-        hasScope(ctx.principal, scope) || new AppError(ErrorCode.FORBIDDEN, `This operation needs the ${scope} scope`)
-      );
+      return hasScope(ctx.principal, scope) || forbidden;
     });
     scopeRules.set(scope, scopeRule);
   }
