@@ -22,6 +22,7 @@ import { openSubscriptions, type LiveTransport } from './live-metrics.js';
 import { LivePlanner, rootFieldOf } from './live-plan.js';
 import { LiveStreams } from './live-streams.js';
 import { resumedAfter } from './resume.js';
+import { SharedRuns } from './shared-runs.js';
 import { subgraphStreams, type LiveCaller } from './subgraph-streams.js';
 import { SubscriptionLimits, type ConnectionSlots } from './subscription-limits.js';
 
@@ -64,6 +65,7 @@ export interface OpenOptions {
 export class LiveGraph {
   readonly streams = new LiveStreams();
   private readonly limits = new SubscriptionLimits();
+  private readonly shared = new SharedRuns();
   private readonly planner: LivePlanner;
   private readonly execute: ReturnType<typeof liveExecutor>;
 
@@ -153,7 +155,7 @@ export class LiveGraph {
     signal: AbortSignal,
   ): AsyncGenerator<LiveEvent> {
     try {
-      yield* this.execute(admitted, caller, signal);
+      yield* this.shared.follow(admitted, caller, (runSignal) => this.execute(admitted, caller, runSignal), signal);
     } catch (error) {
       // A subgraph that cannot be reached, or fails: the stream ends with that error, masked.
       this.options.log.warn({ err: error, requestId: caller.requestId }, 'a subscription failed');

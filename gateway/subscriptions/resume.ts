@@ -47,3 +47,11 @@ export function resumedAfter(admitted: Admitted, lastEventId: string): Admitted 
   };
   return { ...admitted, document, variables: { ...admitted.variables, [RESUME_VARIABLE]: lastEventId } };
 }
+
+/** Whether a subscription starts from now: its root field is given no `after` cursor (or a null one). */
+export function startsNow(admitted: Admitted): boolean {
+  const root = rootFieldOf(admitted.document, admitted.operationName);
+  const after = root.arguments?.find((argument) => argument.name.value === 'after')?.value;
+  if (!after || after.kind === Kind.NULL) return true;
+  return after.kind === Kind.VARIABLE && admitted.variables[after.name.value] == null;
+}
