@@ -80,6 +80,18 @@ export interface EventConnection<Event> extends KeysetConnection<Event> {
   readonly totalExact: true;
 }
 
+/**
+ * The entity each event names (a contact, a post), read along with every batch the feed reads, in
+ * one statement for all of its events, so that a thousand subscribers selecting it cost one read
+ * rather than a thousand. What each subscriber may see of it is still decided for each (the shield
+ * and the field rules run per subscriber); this is only where the data comes from.
+ */
+export interface EventSubjects<Event, Subject> {
+  idOf(event: Event): string;
+  /** The subjects of these ids that exist; an id not answered has none (deleted, say). */
+  load(ids: readonly string[]): Promise<ReadonlyMap<string, Subject>>;
+}
+
 /** How soon the reader looks again while committed events wait behind a transaction still running. */
 const HELD_BACK_RETRY_MS = 50;
 /** A read now and then with no notification at all: a notification lost in a drop costs at most this. */
@@ -100,8 +112,10 @@ const SAFETY_READ_MS = 10_000;
  * follower in memory; a follower behind the batch (it resumed from an older cursor, or its consumer
  * was slow) reads its gap from the database itself, and then goes on with the shared batches.
  */
-export class EventFeed<Event> {
+export class EventFeed<Event extends object, Subject = never> {
   private readonly followers = new Set<Follower<Event>>();
+  /** The subject read along with each event the feed read (`EventSubjects`), `null` when it had none. */
+  private readonly subjects = new WeakMap<Event, Subject | null>();
   private head: FeedPosition | undefined;
   /** Events committed while nobody followed, left unread: a write costs no read where nobody subscribes. */
   private headStale = false;
@@ -116,11 +130,18 @@ export class EventFeed<Event> {
     private readonly orm: Orm,
     private readonly log: EventLog<Event>,
     private readonly logger: Logger,
+    private readonly subjectsOf?: EventSubjects<Event, Subject>,
   ) {}
 
   /** Opens the feed of `log`: its one listening connection (PostgreSQL) or its listener (PGlite). */
-  static async open<Event>(config: Config, orm: Orm, log: EventLog<Event>, logger: Logger): Promise<EventFeed<Event>> {
-    const feed = new EventFeed(orm, log, logger.child({ component: 'event-feed', channel: log.channel }));
+  static async open<Event extends object, Subject = never>(
+    config: Config,
+    orm: Orm,
+    log: EventLog<Event>,
+    logger: Logger,
+    subjects?: EventSubjects<Event, Subject>,
+  ): Promise<EventFeed<Event, Subject>> {
+    const feed = new EventFeed(orm, log, logger.child({ component: 'event-feed', channel: log.channel }), subjects);
     const { xact, seq } = await feed.present();
     feed.head = { xact, seq };
     const signal = () => feed.readNew();
@@ -135,20 +156,21 @@ export class EventFeed<Event> {
    * The feed of an entity's audit table (made a log by `eventLogSql`), its rows read as that entity:
    * the same for every service.
    */
-  static forEntity<Event extends object>(
+  static forEntity<Event extends object, Subject = never>(
     config: Config,
     orm: Orm,
     entity: EntityClass<Event>,
     service: string,
     logger: Logger,
-  ): Promise<EventFeed<Event>> {
+    subjects?: EventSubjects<Event, Subject>,
+  ): Promise<EventFeed<Event, Subject>> {
     const meta = orm.getMetadata().get(entity);
     const log: EventLog<Event> = {
       table: `"${meta.schema ?? service}"."${meta.tableName}"`,
       channel: eventChannelOf(service),
       eventOf: (row) => orm.em.fork().map(entity, row as never),
     };
-    return EventFeed.open(config, orm, log, logger);
+    return EventFeed.open(config, orm, log, logger, subjects);
   }
 
   /** The position "now": every event followed from it committed after this call began. */
@@ -179,9 +201,26 @@ export class EventFeed<Event> {
     return position;
   }
 
-  /** Events after `after`, oldest first, at most `limit` (the shared reader's batch, or a follower's catch-up). */
-  read(after: FeedPosition, limit: number): Promise<Positioned<Event>[]> {
-    return this.select([beyond('>', after)], 'asc', limit);
+  /**
+   * Events after `after`, oldest first, at most `limit` (the shared reader's batch, or a follower's
+   * catch-up), with their subjects read along.
+   */
+  async read(after: FeedPosition, limit: number): Promise<Positioned<Event>[]> {
+    const batch = await this.select([beyond('>', after)], 'asc', limit);
+    if (this.subjectsOf && batch.length) {
+      const { idOf, load } = this.subjectsOf;
+      const found = await load([...new Set(batch.map(({ event }) => idOf(event)))]);
+      for (const { event } of batch) this.subjects.set(event, found.get(idOf(event)) ?? null);
+    }
+    return batch;
+  }
+
+  /**
+   * The subject read along with `event` as the feed read it (`EventSubjects`): `null` when it had
+   * none then, `undefined` for an event the feed did not read (a page of history), to be read anew.
+   */
+  subjectOf(event: Event): Subject | null | undefined {
+    return this.subjects.get(event);
   }
 
   /**

@@ -16,7 +16,8 @@ import type { ContactExportSettings } from './export/contact-export.service.js';
 import type { ImportLimits } from './import/contact-import.csv.js';
 import { ContactImportQueue } from './import/contact-import.queue.js';
 import { sweepImportUploads } from './import/contact-import.service.js';
-import { createSearchEstimates, type SearchEstimates } from './contact/contact.service.js';
+import { ContactService, createSearchEstimates, type SearchEstimates } from './contact/contact.service.js';
+import type { Contact } from './contact/contact.entity.js';
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
 export interface ContactsRuntime {
@@ -34,7 +35,7 @@ export interface ContactsRuntime {
   /** PostgreSQL's estimates of recent searches (ContactService.list). */
   searchEstimates: SearchEstimates;
   /** The contact event log as it grows, which `contactEvents` subscriptions follow (one reader per process). */
-  contactFeed: EventFeed<ContactEvent>;
+  contactFeed: EventFeed<ContactEvent, Contact>;
   close(): Promise<void>;
 }
 
@@ -46,7 +47,12 @@ export const EXPORT_CONNECTIONS = 2;
 
 export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<ContactsRuntime> {
   const storage = createStorage(deps.config);
-  const contactFeed = await EventFeed.forEntity(deps.config, orm, ContactEvent, 'contacts', deps.logger);
+  const searchEstimates = createSearchEstimates();
+  // The contact each event names, read once for all subscribers of a batch (`Subscription.contactEvents { contact }`).
+  const contactFeed = await EventFeed.forEntity(deps.config, orm, ContactEvent, 'contacts', deps.logger, {
+    idOf: (event) => event.contactId,
+    load: (ids) => new ContactService(orm.em.fork(), searchEstimates).findMany(ids),
+  });
   // Attachments and imports reserved and never completed go, rows and bytes, once their window closed.
   // The same round drops Idempotency-Key records past their window, of callers who never came back.
   const sweeper = startUploadSweeper({
@@ -90,7 +96,7 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     importLimits,
     importQueue,
     exports: { signingKey: deriveKeys(masterKeys(deps.config), 'contact-exports'), copyPool },
-    searchEstimates: createSearchEstimates(),
+    searchEstimates,
     contactFeed,
     // Storage holds no connection of its own to close.
     close: async () => {

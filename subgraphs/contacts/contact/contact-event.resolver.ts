@@ -48,8 +48,13 @@ export class ContactEventResolver {
     return cursorOfRow(event);
   }
 
-  @FieldResolver(() => Contact, { nullable: true, description: 'The contact, as it is now; null once deleted' })
-  contact(@Root() event: ContactEvent, @Ctx() ctx: ContactsContext): Promise<Contact | null> {
-    return ctx.contactById.load(event.contactId);
+  @FieldResolver(() => Contact, {
+    nullable: true,
+    description: 'The contact, as it is now (in a subscription: as the event was read); null once deleted',
+  })
+  async contact(@Root() event: ContactEvent, @Ctx() ctx: ContactsContext): Promise<Contact | null> {
+    // A delivered event comes with its contact, read once for every subscriber; history reads it now.
+    const readWith = ctx.contactEvents.contactReadWith(event);
+    return readWith !== undefined ? readWith : ctx.contactById.load(event.contactId);
   }
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '#lib/data/database.js';
 import type { KeysetArgs } from '#lib/data/keyset.js';
 import { EVENT_RETENTION_MS, type EventConnection, type EventFeed, type Positioned } from '#lib/data/event-feed.js';
 import { ContactEvent, type ContactEventType } from './contact-event.entity.js';
+import type { Contact } from './contact.entity.js';
 
 /**
  * Adds a contact's event to `tx`, the transaction of the change, so that it commits or rolls back
@@ -28,11 +29,16 @@ export function recordContactEvent(
  * (contacts.read where contacts need a token): whoever reads one contact event may read them all.
  */
 export class ContactEventService {
-  constructor(private readonly feed: EventFeed<ContactEvent>) {}
+  constructor(private readonly feed: EventFeed<ContactEvent, Contact>) {}
 
   /** A page of the log, oldest first, its cursors the stream's: read the history, then `follow` after the last. */
   history(args: KeysetArgs): Promise<EventConnection<ContactEvent>> {
     return this.feed.page(args);
+  }
+
+  /** The contact the feed read along with `event` (`null`: none then), or `undefined` when it did not read the event. */
+  contactReadWith(event: ContactEvent): Contact | null | undefined {
+    return this.feed.subjectOf(event);
   }
 
   /** After `after` when given (BAD_USER_INPUT naming `after` when it names no event kept), else from now on. */

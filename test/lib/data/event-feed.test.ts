@@ -24,13 +24,18 @@ class FeedTable extends Migration {
   }
 }
 
+/** An event of the test's log: its row's label. */
+interface Labelled {
+  label: string;
+}
+
 /** The next `count` events of a follower, each within `ms`. */
 async function take(
-  follower: AsyncIterator<Positioned<string>>,
+  follower: AsyncIterator<Positioned<Labelled>>,
   count: number,
   ms = 1000,
-): Promise<Positioned<string>[]> {
-  const taken: Positioned<string>[] = [];
+): Promise<Positioned<Labelled>[]> {
+  const taken: Positioned<Labelled>[] = [];
   for (let i = 0; i < count; i += 1) {
     let timer: NodeJS.Timeout | undefined;
     const next = await Promise.race([
@@ -51,7 +56,8 @@ describe.each(kinds)('an event feed on %s', (kind) => {
   let database: TestDatabase;
   let dataDir: string;
   let orm: Orm;
-  let feed: EventFeed<string>;
+  let feed: EventFeed<Labelled, { reads: number }>;
+  let subjectReads = 0;
 
   const insert = (label: string) =>
     orm.em.fork().execute('insert into "social"."feed_test" (label) values (?)', [label], 'run');
@@ -70,8 +76,20 @@ describe.each(kinds)('an event feed on %s', (kind) => {
     feed = await EventFeed.open(
       config,
       orm,
-      { table: '"social"."feed_test"', channel: CHANNEL, eventOf: (row) => row.label as string },
+      { table: '"social"."feed_test"', channel: CHANNEL, eventOf: (row) => ({ label: row.label as string }) },
       logger,
+      // Each event's subject: its label's, when the label has one (`subject-...`), counting the reads.
+      {
+        idOf: (event) => event.label,
+        load: (labels) => {
+          subjectReads += 1;
+          return Promise.resolve(
+            new Map(
+              labels.filter((label) => label.startsWith('subject-')).map((label) => [label, { reads: subjectReads }]),
+            ),
+          );
+        },
+      },
     );
   }, 60_000);
   afterAll(async () => {
@@ -85,7 +103,7 @@ describe.each(kinds)('an event feed on %s', (kind) => {
     await insert('past');
     const follower = feed.follow(await feed.present());
     await insert('now');
-    expect((await take(follower, 1)).map((item) => item.event)).toEqual(['now']);
+    expect((await take(follower, 1)).map((item) => item.event.label)).toEqual(['now']);
     await follower.return?.();
   });
 
@@ -97,7 +115,7 @@ describe.each(kinds)('an event feed on %s', (kind) => {
     const resumed = feed.follow(await feed.positionAfter(a.cursor));
     expect((await take(resumed, 2)).map((item) => item.cursor)).toEqual([b.cursor, c.cursor]);
     await insert('d');
-    expect((await take(resumed, 1)).map((item) => item.event)).toEqual(['d']);
+    expect((await take(resumed, 1)).map((item) => item.event.label)).toEqual(['d']);
     await resumed.return?.();
   });
 
@@ -117,9 +135,30 @@ describe.each(kinds)('an event feed on %s', (kind) => {
     const followers = Array.from({ length: 20 }, () => feed.follow(from));
     for (let i = 0; i < 5; i += 1) await insert(`fan-${i}`);
     for (const follower of followers) {
-      expect((await take(follower, 5)).map((item) => item.event)).toEqual([0, 1, 2, 3, 4].map((i) => `fan-${i}`));
+      expect((await take(follower, 5)).map((item) => item.event.label)).toEqual([0, 1, 2, 3, 4].map((i) => `fan-${i}`));
       await follower.return?.();
     }
+  });
+
+  it('reads the subjects of a batch once for every follower, and none of an event that has none', async () => {
+    const from = await feed.present();
+    const followers = Array.from({ length: 10 }, () => feed.follow(from));
+    // Past its first read of its own, each follower takes the shared reader's batches.
+    await insert('warm');
+    for (const follower of followers) await take(follower, 1);
+    const before = subjectReads;
+    await orm.em
+      .fork()
+      .execute(`insert into "social"."feed_test" (label) values ('subject-1'), ('no subject')`, [], 'run');
+    for (const follower of followers) {
+      const [withSubject, without] = await take(follower, 2);
+      expect(feed.subjectOf(withSubject.event)).toEqual({ reads: before + 1 });
+      expect(feed.subjectOf(without.event)).toBeNull();
+      await follower.return?.();
+    }
+    expect(subjectReads).toBe(before + 1);
+    // An event the feed did not read itself has nothing read along: its reader reads the subject anew.
+    expect(feed.subjectOf({ label: 'subject-1' })).toBeUndefined();
   });
 
   // PGlite has one connection: its transactions never overlap.
@@ -142,9 +181,9 @@ describe.each(kinds)('an event feed on %s', (kind) => {
         ]);
         expect(early).toBe('waiting');
         await older.query('commit');
-        const olderEvent = (await first).value as Positioned<string>;
+        const olderEvent = (await first).value as Positioned<Labelled>;
         const [newerEvent] = await take(follower, 1);
-        expect([olderEvent.event, newerEvent.event]).toEqual(['older', 'newer']);
+        expect([olderEvent.event.label, newerEvent.event.label]).toEqual(['older', 'newer']);
         let timer: NodeJS.Timeout | undefined;
         const more = await Promise.race([
           follower.next().then(() => 'more'),
@@ -152,7 +191,7 @@ describe.each(kinds)('an event feed on %s', (kind) => {
         ]).finally(() => clearTimeout(timer));
         expect(more).toBe('none');
         const resumed = feed.follow(await feed.positionAfter(olderEvent.cursor));
-        expect((await take(resumed, 1)).map((item) => item.event)).toEqual(['newer']);
+        expect((await take(resumed, 1)).map((item) => item.event.label)).toEqual(['newer']);
         await resumed.return?.();
       } finally {
         await Promise.all([older.end(), newer.end()]);
