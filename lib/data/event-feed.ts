@@ -87,9 +87,9 @@ export interface EventConnection<Event> extends KeysetConnection<Event> {
  * and the field rules run per subscriber); this is only where the data comes from.
  */
 export interface EventSubjects<Event, Subject> {
-  idOf(event: Event): string;
+  idOf: (event: Event) => string;
   /** The subjects of these ids that exist; an id not answered has none (deleted, say). */
-  load(ids: readonly string[]): Promise<ReadonlyMap<string, Subject>>;
+  load: (ids: readonly string[]) => Promise<ReadonlyMap<string, Subject>>;
 }
 
 /** How soon the reader looks again while committed events wait behind a transaction still running. */
@@ -208,9 +208,9 @@ export class EventFeed<Event extends object, Subject = never> {
   async read(after: FeedPosition, limit: number): Promise<Positioned<Event>[]> {
     const batch = await this.select([beyond('>', after)], 'asc', limit);
     if (this.subjectsOf && batch.length) {
-      const { idOf, load } = this.subjectsOf;
-      const found = await load([...new Set(batch.map(({ event }) => idOf(event)))]);
-      for (const { event } of batch) this.subjects.set(event, found.get(idOf(event)) ?? null);
+      const subjects = this.subjectsOf;
+      const found = await subjects.load([...new Set(batch.map(({ event }) => subjects.idOf(event)))]);
+      for (const { event } of batch) this.subjects.set(event, found.get(subjects.idOf(event)) ?? null);
     }
     return batch;
   }
