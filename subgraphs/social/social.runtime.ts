@@ -9,6 +9,8 @@ import { createStorage } from '#lib/storage/create-storage.js';
 import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
 import { EventFeed } from '#lib/data/event-feed.js';
+import type { Post } from './content/post.entity.js';
+import { postsById } from './content/post.service.js';
 import { ContentEvent } from './content/content-event.entity.js';
 import type { HealthCheck } from './health/health-checks.js';
 import type { IntegrationSettings } from './integrations/integration.service.js';
@@ -44,7 +46,7 @@ export interface SocialRuntime {
   /** Signed webhooks: their secrets' cipher, URL policy and delivery timing (the queue is the publisher's). */
   webhooks: WebhookSettings;
   /** The content audit log as it grows, which `contentEvents` subscriptions follow (one reader per process). */
-  contentFeed: EventFeed<ContentEvent>;
+  contentFeed: EventFeed<ContentEvent, Post>;
   /** What `/health` checks: the database, storage and the job queue. */
   healthChecks: HealthCheck[];
   close(): Promise<void>;
@@ -80,7 +82,7 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
       return sweepMediaUploads(orm.em.fork(), media, now);
     },
   });
-  let contentFeed: EventFeed<ContentEvent> | undefined;
+  let contentFeed: EventFeed<ContentEvent, Post> | undefined;
   const close = async () => {
     await contentFeed?.close();
     await sweeper.stop();
@@ -89,7 +91,11 @@ export async function createSocialRuntime({ config, logger, identity }: Deps, or
     await limits.close();
   };
   try {
-    contentFeed = await EventFeed.forEntity(config, orm, ContentEvent, 'social', logger);
+    // The post each event names, read once for all subscribers of a batch (`Subscription.contentEvents { post }`).
+    contentFeed = await EventFeed.forEntity(config, orm, ContentEvent, 'social', logger, {
+      idOf: (event) => event.contentId,
+      load: (ids) => postsById(orm.em.fork(), ids),
+    });
     await prepareWebhookQueue(queue.boss);
     if (config.env.PUBLISH_WORKER === 'on') {
       await startPublisherWorkers(queue, orm, tools, logger);

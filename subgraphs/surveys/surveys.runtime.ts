@@ -8,6 +8,8 @@ import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
 import { EventFeed } from '#lib/data/event-feed.js';
 import { SurveyEvent } from './survey/survey-event.entity.js';
+import type { Survey } from './survey/survey.entity.js';
+import { surveysById } from './survey/survey.service.js';
 import { sweepAssetUploads, type AssetSettings } from './assets/asset.service.js';
 import type { SignInSettings } from './sign-in/auth.service.js';
 
@@ -31,13 +33,17 @@ export interface SurveysRuntime {
   /** Verifies identity-service tokens, which name a surveyor by their `email` claim. */
   identity: Identity;
   /** The survey audit trail as it grows, which `surveyEvents` subscriptions follow (one reader per process). */
-  surveyFeed: EventFeed<SurveyEvent>;
+  surveyFeed: EventFeed<SurveyEvent, Survey>;
   close(): Promise<void>;
 }
 
 export async function createSurveysRuntime({ config, logger, identity }: Deps, orm: Orm): Promise<SurveysRuntime> {
   const log = logger.child({ component: 'surveys' });
-  const surveyFeed = await EventFeed.forEntity(config, orm, SurveyEvent, 'surveys', logger);
+  // The survey each event names, read once for all subscribers of a batch (`Subscription.surveyEvents { survey }`).
+  const surveyFeed = await EventFeed.forEntity(config, orm, SurveyEvent, 'surveys', logger, {
+    idOf: (event) => event.surveyId,
+    load: (ids) => surveysById(orm.em.fork(), ids),
+  });
   const limits = new RateLimits(config);
   const mailer = createMailer(config, logger);
   if (!config.env.ALLOWED_EMAIL_DOMAINS.length) {

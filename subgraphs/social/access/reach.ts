@@ -40,6 +40,11 @@ export class Reach {
     return brandIds === null || brandIds.has(brandId);
   }
 
+  /** Whether a row read without the filter below lies inside the reach: the same rule, in memory. */
+  allows(row: { ownerId: string; brandId: string }): boolean {
+    return row.ownerId === this.ownerId && this.covers(row.brandId);
+  }
+
   /** A MikroORM filter that keeps a query of rows with `ownerId` and `brandId` inside the reach. */
   filter(): { ownerId: string; brandId?: { $in: string[] } } {
     const brandIds = this.brandIds;

@@ -49,8 +49,14 @@ export class ContentEventResolver {
     return cursorOfRow(event);
   }
 
-  @FieldResolver(() => Post, { nullable: true, description: 'The post, as it is now; null once it is deleted' })
-  post(@Root() event: ContentEvent, @Ctx() ctx: ContentContext): Promise<Post | null> {
-    return ctx.postById.load(event.contentId);
+  @FieldResolver(() => Post, {
+    nullable: true,
+    description: 'The post, as it is now (in a subscription: as the event was read); null once it is deleted',
+  })
+  async post(@Root() event: ContentEvent, @Ctx() ctx: ContentContext): Promise<Post | null> {
+    // A delivered event comes with its post, read once for every subscriber, each of whom must reach it.
+    const readWith = ctx.events.postReadWith(event);
+    if (readWith === undefined) return ctx.postById.load(event.contentId);
+    return readWith && ctx.posts.sees(readWith) ? readWith : null;
   }
 }

@@ -45,8 +45,13 @@ export class ContentEventService {
   constructor(
     private readonly em: EntityManager,
     private readonly reach: Reach,
-    private readonly feed: EventFeed<ContentEvent>,
+    private readonly feed: EventFeed<ContentEvent, Post>,
   ) {}
+
+  /** The post the feed read along with `event`, whoever's (`null`: none then), or `undefined` when it did not read the event. */
+  postReadWith(event: ContentEvent): Post | null | undefined {
+    return this.feed.subjectOf(event);
+  }
 
   static record(tx: EntityManager, change: ContentChange): ContentEvent {
     const event = new ContentEvent();

@@ -74,6 +74,17 @@ export function postsWhere(reach: Reach, filter: PostFilter = {}): Record<string
  * post's publish job (`PublishSchedule.follow`), and every query is limited to the caller's reach
  * (their own posts; an API key's brands).
  */
+/** Posts by id (malformed ids find none), narrowed by `where`: a caller's reach, or none for a feed's read. */
+export async function postsById(
+  em: EntityManager,
+  ids: readonly string[],
+  where: Record<string, unknown> = {},
+): Promise<Map<string, Post>> {
+  const valid = ids.filter(isUuid);
+  const found = valid.length ? await em.find(Post, { id: { $in: valid }, ...where }) : [];
+  return new Map(found.map((post) => [post.id, post]));
+}
+
 export class PostService {
   constructor(
     private readonly em: EntityManager,
@@ -145,10 +156,13 @@ export class PostService {
     return this.em.findOne(Post, { id, ...this.reach.filter() });
   }
 
-  async findMany(ids: readonly string[]): Promise<Map<string, Post>> {
-    const valid = ids.filter(isUuid);
-    const found = valid.length ? await this.em.find(Post, { id: { $in: valid }, ...this.reach.filter() }) : [];
-    return new Map(found.map((post) => [post.id, post]));
+  findMany(ids: readonly string[]): Promise<Map<string, Post>> {
+    return postsById(this.em, ids, this.reach.filter());
+  }
+
+  /** Whether the caller may see a post read without its reach (an event feed's, read once for all). */
+  sees(post: Post): boolean {
+    return this.reach.allows(post);
   }
 
   async get(id: string): Promise<Post> {

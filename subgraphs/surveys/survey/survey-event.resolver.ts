@@ -48,8 +48,14 @@ export class SurveyEventResolver {
     return cursorOfRow(event);
   }
 
-  @FieldResolver(() => Survey, { nullable: true, description: 'The survey, as it is now; null once deleted' })
-  survey(@Root() event: SurveyEvent, @Ctx() ctx: SurveysContext): Promise<Survey | null> {
-    return ctx.surveyById.load(event.surveyId);
+  @FieldResolver(() => Survey, {
+    nullable: true,
+    description: 'The survey, as it is now (in a subscription: as the event was read); null once deleted',
+  })
+  async survey(@Root() event: SurveyEvent, @Ctx() ctx: SurveysContext): Promise<Survey | null> {
+    // A delivered event comes with its survey, read once for every subscriber, each of whom must see it.
+    const readWith = ctx.surveyEvents.surveyReadWith(event);
+    if (readWith === undefined) return ctx.surveyById.load(event.surveyId);
+    return readWith && ctx.surveys.sees(readWith) ? readWith : null;
   }
 }

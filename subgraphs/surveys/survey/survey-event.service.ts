@@ -2,6 +2,7 @@ import type { KeysetArgs } from '#lib/data/keyset.js';
 import type { EventConnection, EventFeed, EventVisibility, Positioned } from '#lib/data/event-feed.js';
 import type { SurveyUser } from '../sign-in/auth.types.js';
 import type { SurveyEvent } from './survey-event.entity.js';
+import type { Survey } from './survey.entity.js';
 
 /**
  * Survey events for the surveyor who reads them, as history or as they commit: their own surveys,
@@ -9,9 +10,14 @@ import type { SurveyEvent } from './survey-event.entity.js';
  */
 export class SurveyEventService {
   constructor(
-    private readonly feed: EventFeed<SurveyEvent>,
+    private readonly feed: EventFeed<SurveyEvent, Survey>,
     private readonly user: SurveyUser,
   ) {}
+
+  /** The survey the feed read along with `event`, whoever's (`null`: none then), or `undefined` when it did not read the event. */
+  surveyReadWith(event: SurveyEvent): Survey | null | undefined {
+    return this.feed.subjectOf(event);
+  }
 
   /** A page of the trail, oldest first, its cursors the stream's: read the history, then `follow` after the last. */
   history(args: KeysetArgs): Promise<EventConnection<SurveyEvent>> {

@@ -18,6 +18,17 @@ type TextField = (typeof TEXT_FIELDS)[number];
 /** What a survey must have before it can be submitted. */
 const REQUIRED_FOR_SUBMIT = ['venueName', 'address', 'contactName', 'contactPhone', 'capacity'] as const;
 
+/** Surveys by id (malformed ids find none), narrowed by `where`: what a user may see, or nothing for a feed's read. */
+export async function surveysById(
+  em: EntityManager,
+  ids: readonly string[],
+  where: FilterQuery<Survey> = {},
+): Promise<Map<string, Survey>> {
+  const valid = ids.filter(isUuid);
+  const found = valid.length ? await em.find(Survey, { ...(where as object), id: { $in: valid } }) : [];
+  return new Map(found.map((survey) => [survey.id, survey]));
+}
+
 /**
  * The rules of surveys: who sees which (owners their own, admins all), who changes one (only its
  * owner), what a draft needs to be submitted, and that a submitted survey no longer changes.
@@ -32,6 +43,11 @@ export class SurveyService {
   /** The surveys this user may see, as a filter. */
   private visible(extra: FilterQuery<Survey> = {}): FilterQuery<Survey> {
     return this.user.isAdmin ? extra : { ...(extra as object), ownerEmail: this.user.email };
+  }
+
+  /** `visible`'s rule for a survey read without it (an event feed's, read once for every subscriber). */
+  sees(survey: Survey): boolean {
+    return this.user.isAdmin || survey.ownerEmail === this.user.email;
   }
 
   /** Visible surveys newest first, as a keyset connection. */
@@ -65,10 +81,8 @@ export class SurveyService {
     return survey;
   }
 
-  async findMany(ids: readonly string[]): Promise<Map<string, Survey>> {
-    const valid = ids.filter(isUuid);
-    const found = valid.length ? await this.em.find(Survey, this.visible({ id: { $in: valid } })) : [];
-    return new Map(found.map((survey) => [survey.id, survey]));
+  findMany(ids: readonly string[]): Promise<Map<string, Survey>> {
+    return surveysById(this.em, ids, this.visible());
   }
 
   /** Visible surveys about each of these contacts, newest first. */
