@@ -14,6 +14,7 @@ import {
 } from 'graphql';
 import { AppError, ErrorCode } from '#lib/errors.js';
 import type { Safelist } from '#lib/http/document-safelist.js';
+import { CheckedDocuments } from '#lib/subgraph/checked-documents.js';
 import { incrementalDirectiveIn } from '../unsupported-operations.js';
 
 /** A GraphQL request as every transport receives it: the graphql-over-http parameters. */
@@ -43,15 +44,17 @@ export interface AdmissionRules {
   safelist?: Safelist;
 }
 
-/**
- * What every query meets before it runs, for the transports that do not pass through Apollo Server:
- * the safelist, the token limit, validation with the same limits, and the refusal of `@defer` and
- * `@stream`. A refusal is a GraphQLError carrying its code, for the transport to answer as it answers
- * errors (a 400, an `error` message).
- */
-export function admit(params: LiveParams, rules: AdmissionRules): Admitted | GraphQLError[] {
-  const text = textOf(params, rules.safelist);
-  if (text instanceof GraphQLError) return [text];
+/** The rules, with the documents they checked kept by text (`admissionOf`). */
+export interface Admission extends AdmissionRules {
+  documents: CheckedDocuments;
+}
+
+export function admissionOf(rules: AdmissionRules): Admission {
+  return { ...rules, documents: new CheckedDocuments((text) => checkDocument(text, rules)) };
+}
+
+/** Parsed, valid under the limits, and asking for no incremental delivery: a document, or why not. */
+function checkDocument(text: string, rules: AdmissionRules): DocumentNode | GraphQLError[] {
   let document: DocumentNode;
   try {
     document = parse(text, rules.parseOptions);
@@ -61,7 +64,20 @@ export function admit(params: LiveParams, rules: AdmissionRules): Admitted | Gra
   const problems = validate(rules.schema, document, [...specifiedRules, ...rules.validationRules]);
   if (problems.length) return problems.map((problem) => withCode(problem, 'GRAPHQL_VALIDATION_FAILED'));
   const incremental = incrementalDirectiveIn(document);
-  if (incremental) return [incremental];
+  return incremental ? [incremental] : document;
+}
+
+/**
+ * What every query meets before it runs, for the transports that do not pass through Apollo Server:
+ * the safelist, the token limit, validation with the same limits, and the refusal of `@defer` and
+ * `@stream`. A refusal is a GraphQLError carrying its code, for the transport to answer as it answers
+ * errors (a 400, an `error` message).
+ */
+export function admit(params: LiveParams, rules: Admission): Admitted | GraphQLError[] {
+  const text = textOf(params, rules.safelist);
+  if (text instanceof GraphQLError) return [text];
+  const document = rules.documents.get(text);
+  if (Array.isArray(document)) return document;
   const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
   const operation = getOperationAST(document, operationName);
   if (!operation) {

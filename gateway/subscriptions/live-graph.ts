@@ -16,7 +16,7 @@ import type { Logger } from '#lib/observability/logger.js';
 import type { GatewayContext } from '#lib/rest/graphql-client.js';
 import { stoppable, type Stoppable } from '#lib/stoppable.js';
 import type { LocalSubgraph } from '#lib/subgraph/local-subgraph.js';
-import { admit, type Admitted, type LiveParams } from './admission.js';
+import { admissionOf, admit, type Admission, type Admitted, type LiveParams } from './admission.js';
 import { liveExecutor, type LiveEvent } from './live-executor.js';
 import { openSubscriptions, type LiveTransport } from './live-metrics.js';
 import { LivePlanner, rootFieldOf } from './live-plan.js';
@@ -68,9 +68,16 @@ export class LiveGraph {
   private readonly shared = new SharedRuns();
   private readonly planner: LivePlanner;
   private readonly execute: ReturnType<typeof liveExecutor>;
+  private readonly admission: Admission;
 
   constructor(private readonly options: LiveGraphOptions) {
     this.planner = new LivePlanner(Supergraph.build(options.supergraphSdl));
+    this.admission = admissionOf({
+      schema: this.planner.apiGraphQLSchema,
+      parseOptions: options.parseOptions,
+      validationRules: options.validationRules,
+      safelist: options.safelist,
+    });
     this.execute = liveExecutor({
       planner: this.planner,
       serviceMap: options.serviceMap,
@@ -85,12 +92,7 @@ export class LiveGraph {
   }
 
   open(params: LiveParams, caller: LiveCaller, how: OpenOptions): LiveAnswer {
-    const admitted = admit(params, {
-      schema: this.planner.apiGraphQLSchema,
-      parseOptions: this.options.parseOptions,
-      validationRules: this.options.validationRules,
-      safelist: this.options.safelist,
-    });
+    const admitted = admit(params, this.admission);
     if (Array.isArray(admitted)) return this.refused(admitted);
     if (admitted.type !== OperationTypeNode.SUBSCRIPTION) return { kind: 'operation', admitted };
     if (this.streams.closing) {

@@ -18,6 +18,7 @@ import type { SubgraphFaults } from '../http/availability.js';
 import { AppError, ErrorCode } from '../errors.js';
 import type { Principal } from '../identity.js';
 import { whenAborted, type Stoppable } from '../stoppable.js';
+import { CheckedDocuments } from './checked-documents.js';
 import { GRAPHQL_MAX_TOKENS } from './query-limits.js';
 import { withCode, type SubgraphOperation, type SubgraphRequest } from './subgraph-operation.js';
 
@@ -66,6 +67,7 @@ export function subscriptionsOf(
   { faults, validationRules = [] }: { faults: SubgraphFaults; validationRules?: readonly ValidationRule[] },
 ): Subscriptions {
   const rules = [...specifiedRules, ...validationRules];
+  const documents = new CheckedDocuments((query) => documentOf(schema, query, rules));
   const open = new Set<LiveStream>();
   const formatted = (error: GraphQLError, request: SubgraphRequest) =>
     faults.formatError(error.toJSON(), error, request.id);
@@ -76,42 +78,50 @@ export function subscriptionsOf(
     let source: AsyncIterator<unknown> | undefined;
 
     async function* results(): AsyncGenerator<FormattedExecutionResult> {
-      const document = documentOf(schema, operation.query ?? '', rules);
-      if (!('kind' in document)) {
-        yield { errors: document };
+      const started = await start();
+      if (!('source' in started)) {
+        yield started;
         return;
       }
-      const caller = await callerContext(request);
-      if (!('principal' in caller)) {
-        yield caller;
-        return;
-      }
-      const { variables: variableValues } = operation;
-      const stream = await createSourceEventStream({ schema, document, contextValue: caller, variableValues });
-      if (!isAsyncIterable(stream)) {
-        yield withFormattedErrors(stream, request);
-        return;
-      }
-      source = stream[Symbol.asyncIterator]();
+      source = started.source;
       try {
-        yield* follow(source, caller, document);
+        yield* follow(started.source, started.subscriber, started.document);
       } finally {
         // However it ends: a return() that came while it was still subscribing found no source to end.
         await source.return?.();
       }
     }
 
+    /**
+     * Subscribes: the events' source and who subscribed, or the answer that refuses. Only these are
+     * kept while the stream lasts; the context of the subscribe (its entity manager, its loaders) is
+     * let go here, and each event gets a context of its own.
+     */
+    async function start(): Promise<
+      | { source: AsyncIterator<unknown>; subscriber: Principal | null; document: DocumentNode }
+      | FormattedExecutionResult
+    > {
+      const document = documents.get(operation.query ?? '');
+      if (Array.isArray(document)) return { errors: document };
+      const caller = await callerContext(request);
+      if (!('principal' in caller)) return caller;
+      const { variables: variableValues } = operation;
+      const stream = await createSourceEventStream({ schema, document, contextValue: caller, variableValues });
+      if (!isAsyncIterable(stream)) return withFormattedErrors(stream, request);
+      return { source: stream[Symbol.asyncIterator](), subscriber: caller.principal, document };
+    }
+
     async function* follow(
       source: AsyncIterator<unknown>,
-      caller: CallerContext,
+      subscriber: Principal | null,
       document: DocumentNode,
     ): AsyncGenerator<FormattedExecutionResult> {
       const { variables: variableValues } = operation;
-      const who = caller.principal?.userId;
+      const who = subscriber?.userId;
       let pending: Promise<IteratorResult<unknown>> | undefined;
       for (;;) {
         pending ??= source.next();
-        const expiresAt = caller.principal?.expiresAt?.getTime() ?? Infinity;
+        const expiresAt = subscriber?.expiresAt?.getTime() ?? Infinity;
         const wait = Math.max(0, Math.min(CREDENTIAL_RECHECK_MS, expiresAt - Date.now()));
         let timer: NodeJS.Timeout | undefined;
         const recheck = new Promise<'recheck'>((resolve) => (timer = setTimeout(() => resolve('recheck'), wait)));
