@@ -169,7 +169,14 @@ async function idleMemory(platform: Platform, tokens: string[], writer: string):
       await openWebSocketSubscribers(platform.urls.gateway, IDLE_QUERY, 'contactEvents', half, 100, tokens, log.record),
     );
     opened.push(
-      await openSseSubscribers(platform.urls.gateway, IDLE_QUERY, 'contactEvents', IDLE - half, tokens, log.record),
+      await openSseSubscribers(
+        platform.urls.gateway,
+        IDLE_QUERY,
+        'contactEvents',
+        IDLE - half,
+        tokens.slice(half),
+        log.record,
+      ),
     );
     await settle(5000);
     const held = rss();
@@ -208,6 +215,7 @@ async function main(): Promise<void> {
     );
     if (IDLE > 0) await idleMemory(platform, tokens, writer);
 
+    if (FANOUT === 0) return;
     const urls = platform.urls;
     const hive = await startHiveGateway({
       social: urls.socialSubgraph,
