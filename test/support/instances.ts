@@ -41,8 +41,6 @@ export class InstanceSet {
     private readonly options: {
       /** Settings of each instance besides the shared ones, asked again at each start with its new ports. */
       own?: (name: string, env: Record<string, string>) => Record<string, string>;
-      /** The compiled tree to run (another release's); this one's by default. */
-      root?: string;
     } = {},
   ) {}
 
@@ -100,15 +98,18 @@ export class InstanceSet {
       .sign(this.jwks!.privateKey);
   }
 
-  /** Starts an instance; its ports are chosen just before, so that no outgoing socket of another took one meanwhile. */
-  async start(name: string, env: Record<string, string> = {}): Promise<Instance> {
+  /**
+   * Starts an instance; its ports are chosen just before, so that no outgoing socket of another took one meanwhile.
+   * `root` is the tree whose build it runs: this one, or another release's.
+   */
+  async start(name: string, env: Record<string, string> = {}, root?: string): Promise<Instance> {
     const instance = this.instances[name];
     for (const variable of PORT_VARIABLES) instance.env[variable] = String(await freePort());
     Object.assign(instance.env, this.options.own?.(name, instance.env) ?? {}, env);
     instance.contacts = `http://127.0.0.1:${instance.env.CONTACTS_REST_PORT}`;
     instance.social = `http://127.0.0.1:${instance.env.SOCIAL_REST_PORT}`;
     instance.gateway = `http://127.0.0.1:${instance.env.GATEWAY_PORT}/graphql`;
-    const started = await startPlatformProcess(instance.env, this.options.root);
+    const started = await startPlatformProcess(instance.env, root);
     instance.child = started.child;
     instance.output = started.output;
     return instance;
