@@ -202,7 +202,10 @@ export class FakePlatform {
       if (this.postMode === 'slow') {
         this.holding += 1;
         const cut = new Promise((resolve) => res.once('close', resolve));
-        await Promise.race([new Promise((resolve) => setTimeout(resolve, this.slowAnswerMs)), cut]);
+        let answer: NodeJS.Timeout | undefined;
+        await Promise.race([new Promise((resolve) => (answer = setTimeout(resolve, this.slowAnswerMs))), cut]);
+        // A call cut off leaves no timer behind to keep the test's process alive.
+        clearTimeout(answer);
         this.holding -= 1;
         if (req.socket.destroyed) {
           this.interrupted += 1;
