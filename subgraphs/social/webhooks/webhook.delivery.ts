@@ -66,15 +66,24 @@ export function withJitter(delayMs: number, random = Math.random): number {
   return Math.round(delayMs * (1 + (random() * 2 - 1) * JITTER));
 }
 
-/** Makes the delivery queue once (any process may be first) and fills pg-boss's cache, so a send inside a transaction never queries beside it. */
+/**
+ * pg-boss's own retries only cover a worker that died mid-job; HTTP failures are retried on our schedule.
+ * A worker killed mid-delivery stops its heartbeat, so another takes the delivery up some 40 s later
+ * rather than after expireInSeconds and a maintenance round.
+ */
+const WEBHOOK_QUEUE_OPTIONS = { retryLimit: 2, retryDelay: 30, expireInSeconds: 120, heartbeatSeconds: 10 };
+
+/**
+ * Makes the delivery queue once (any process may be first), or brings one an earlier release made to
+ * these settings, and fills pg-boss's cache, so a send inside a transaction never queries beside it.
+ */
 export async function prepareWebhookQueue(boss: PgBoss): Promise<void> {
   if (!(await boss.getQueue(WEBHOOK_QUEUE))) {
-    // pg-boss's own retries only cover a worker that crashed mid-job; HTTP failures are retried on our schedule.
-    await boss
-      .createQueue(WEBHOOK_QUEUE, { retryLimit: 2, retryDelay: 30, expireInSeconds: 120 })
-      .catch(async (error) => {
-        if (!(await boss.getQueue(WEBHOOK_QUEUE))) throw error;
-      });
+    await boss.createQueue(WEBHOOK_QUEUE, WEBHOOK_QUEUE_OPTIONS).catch(async (error) => {
+      if (!(await boss.getQueue(WEBHOOK_QUEUE))) throw error;
+    });
+  } else {
+    await boss.updateQueue(WEBHOOK_QUEUE, WEBHOOK_QUEUE_OPTIONS);
   }
   await boss.getJobById(WEBHOOK_QUEUE, randomUUID());
 }
