@@ -3,16 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TokenCipher } from '#subgraphs/social/integrations/token-cipher.js';
 import { LogCollector } from '#test/support/logs.js';
-import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
+import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 import { freePort } from '#test/support/ports.js';
 import { FakePlatform } from '#test/social-reach/fake-platforms.js';
 import { browserOf, fakePlatformEnv, until } from '#test/social-reach/helpers.js';
+import { Receiver } from '#test/social-webhooks/receiver.js';
 
 /**
  * A sealed value that no key of ENCRYPTION_KEY opens (sealed under a key since dropped from the list)
  * is reported, naming what it belongs to, and never crashes a part nor stalls a job: a publish fails
- * saying the integration needs reconnecting (and marks it so), a connect's callback is refused with
- * the advice to start again.
+ * saying the integration needs reconnecting (and marks it so), a webhook's delivery is a failed attempt
+ * naming the webhook, a connect's callback is refused with the advice to start again.
  */
 describe('a sealed value no key opens', () => {
   let platform: TestPlatform;
@@ -20,13 +21,14 @@ describe('a sealed value no key opens', () => {
   let alice: Record<string, string>;
   const sink = new LogCollector();
   const mastodon = new FakePlatform('mastodon', 'unopenable-client', 'unopenable-secret');
+  const receiver = new Receiver();
   /** A key that is not in ENCRYPTION_KEY: what a dropped key sealed. */
   const dropped = new TokenCipher(randomBytes(32));
   const sql = (text: string, params: unknown[] = []) =>
     platform.subgraphs.social.orm.em.fork().getConnection().execute(text, params);
 
   beforeAll(async () => {
-    await mastodon.start();
+    await Promise.all([mastodon.start(), receiver.start()]);
     const env = { ...fakePlatformEnv(await freePort(), { mastodon }), LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
     platform = await startTestPlatform(env, { logStream: sink });
     base = platform.urls.socialRest;
@@ -35,7 +37,7 @@ describe('a sealed value no key opens', () => {
 
   afterAll(async () => {
     await platform?.stop();
-    await mastodon.stop();
+    await Promise.all([mastodon.stop(), receiver.stop()]);
   });
 
   it('fails the publish naming the integration, which then needs reconnecting', async () => {
@@ -100,4 +102,30 @@ describe('a sealed value no key opens', () => {
       }),
     );
   });
+
+  it('records a webhook delivery that cannot be signed as a failed attempt naming the webhook, and logs an error', async () => {
+    const made = await graphql<{ createWebhook: { webhook: { id: string } } }>(
+      platform.urls.gateway,
+      'mutation ($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id } } }',
+      { input: { url: receiver.url, events: ['post.created'] } },
+      alice,
+    );
+    const id = made.body.data!.createWebhook.webhook.id;
+    await sql('update social.webhook set secret_sealed = ? where id = ?', [dropped.seal('whsec_long_ago', id), id]);
+    const created = await rest('POST', `${base}/api/posts`, { content: 'Signed with a dropped key' }, alice);
+    expect(created.status).toBe(201);
+    const attempt = await until(
+      async () => (await sql('select error from social.webhook_delivery where webhook_id = ?', [id]))[0],
+      30_000,
+    );
+    expect(attempt.error).toContain(`webhook ${id}`);
+    expect(sink.lines).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        msg: 'webhook secret opens with no key',
+        reason: expect.stringContaining(`webhook ${id}`),
+      }),
+    );
+    expect(receiver.received).toHaveLength(0);
+  }, 60_000);
 });

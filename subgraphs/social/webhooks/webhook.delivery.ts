@@ -9,12 +9,12 @@ import { reasonOf } from '#lib/errors.js';
 import type { Logger } from '#lib/observability/logger.js';
 import { webhookDeliveries } from '#lib/observability/metrics.js';
 import { ContentEvent } from '../content/content-event.entity.js';
-import { TokenCipher } from '../integrations/token-cipher.js';
+import { TokenCipher, UnopenableSealedValue } from '../integrations/token-cipher.js';
 import { jobsDbOf } from '#lib/data/job-queue.js';
 import { Webhook, WebhookDelivery, WebhookMessage, WebhookMessageStatus, WebhookOutbox } from './webhook.entity.js';
 import { eventsOfOutbox, type WebhookEvent } from './webhook.events.js';
 import { untraced } from '#lib/observability/tracing.js';
-import { sendWebhook, type SendSettings } from './webhook.sender.js';
+import { sendWebhook, type SendOutcome, type SendSettings } from './webhook.sender.js';
 
 export const WEBHOOK_QUEUE = 'social-webhook-delivery';
 
@@ -158,6 +158,35 @@ export async function dispatchOutbox(em: EntityManager, boss: PgBoss): Promise<n
 export interface DeliveryResult {
   outcome: 'succeeded' | 'retrying' | 'failed' | 'skipped';
   reason?: string;
+  /** The webhook's secret opens with no key of ENCRYPTION_KEY: nothing can be signed until it is set again. */
+  unopenable?: boolean;
+}
+
+/**
+ * Sends the message signed with the webhook's secret. A secret no key opens (sealed under a key since
+ * dropped from ENCRYPTION_KEY) is an attempt that failed without a call, saying so: it is recorded
+ * and retried like any other (it succeeds once the key is back), never a job that fails unseen.
+ */
+async function sendSigned(
+  webhook: Webhook,
+  message: WebhookMessage,
+  settings: WebhookSettings,
+): Promise<SendOutcome & { unopenable?: boolean }> {
+  let secret: string;
+  try {
+    secret = settings.cipher.open(webhook.secretSealed, webhook.id, `webhook ${webhook.id}`);
+  } catch (error) {
+    if (!(error instanceof UnopenableSealedValue)) throw error;
+    return {
+      succeeded: false,
+      statusCode: null,
+      error: error.message,
+      responseExcerpt: null,
+      durationMs: 0,
+      unopenable: true,
+    };
+  }
+  return sendWebhook({ url: webhook.url, secret, id: message.eventId, body: message.body }, settings);
 }
 
 /**
@@ -185,15 +214,7 @@ export async function deliverMessage(
     }
     return { outcome: 'failed', reason: 'the webhook is disabled' };
   }
-  const outcome = await sendWebhook(
-    {
-      url: webhook.url,
-      secret: settings.cipher.open(webhook.secretSealed, webhook.id, `webhook ${webhook.id}`),
-      id: message.eventId,
-      body: message.body,
-    },
-    settings,
-  );
+  const outcome = await sendSigned(webhook, message, settings);
 
   const ended = await em.transactional(async (tx): Promise<DeliveryResult['outcome']> => {
     const current = await tx.findOneOrFail(
@@ -250,7 +271,8 @@ export async function deliverMessage(
     await enqueueDelivery(boss, tx, { messageId: current.id }, current.nextAttemptAt);
     return 'retrying';
   });
-  return outcome.succeeded ? { outcome: ended } : { outcome: ended, reason: outcome.error ?? 'the delivery failed' };
+  if (outcome.succeeded) return { outcome: ended };
+  return { outcome: ended, reason: outcome.error ?? 'the delivery failed', unopenable: outcome.unopenable };
 }
 
 /** Deletes attempts and finished events older than HISTORY_DAYS (a pending one stays until it ends). */
@@ -281,9 +303,11 @@ export async function startWebhookWorkers(
     async ([job]) => {
       const { messageId } = job.data;
       try {
-        const { outcome, reason } = await deliverMessage(orm.em.fork(), boss, settings, job.data);
+        const { outcome, reason, unopenable } = await deliverMessage(orm.em.fork(), boss, settings, job.data);
         if (outcome !== 'skipped') webhookDeliveries.inc({ outcome });
-        if (reason) log.warn({ messageId, outcome, reason }, 'webhook delivery failed');
+        // A receiver's refusal is the receiver's business; a secret no key opens is the operator's.
+        if (unopenable) log.error({ messageId, outcome, reason }, 'webhook secret opens with no key');
+        else if (reason) log.warn({ messageId, outcome, reason }, 'webhook delivery failed');
         else log.debug({ messageId, outcome }, 'webhook attempt done');
         return { outcome };
       } catch (error) {
