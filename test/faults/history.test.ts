@@ -1,14 +1,7 @@
-import { type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import S3rver from 's3rver';
-import { PORT_VARIABLES, freePort } from '#test/support/ports.js';
-import { createTestDatabase, type TestDatabase } from '#test/support/platform.js';
-import { startPlatformProcess } from '#test/support/process.js';
+import { InstanceSet, sharedServers } from '#test/support/instances.js';
 
 /** One acknowledged or unknown write of the history: what was asked, of which instance, and what came back. */
 interface Write {
@@ -18,7 +11,7 @@ interface Write {
   status: number | 'no answer';
 }
 
-const sharedServers = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL ? describe : describe.skip;
+const describeShared = sharedServers() ? describe : describe.skip;
 
 /**
  * The history checker: two instances of the platform on one PostgreSQL, one Redis and one S3 store,
@@ -28,73 +21,23 @@ const sharedServers = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_UR
  * 5xx other than 503, an Idempotency-Key is replayed across instances, and a rate limit holds across
  * both (N in total, not N each).
  */
-sharedServers('two instances, one killed mid-run: the history holds', () => {
-  const folders: string[] = [];
-  const s3Folder = mkdtempSync(path.join(os.tmpdir(), 'history-s3-'));
-  const s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: s3Folder,
-    silent: true,
-    configureBuckets: [{ name: 'history' }],
-  });
-  let database: TestDatabase;
-  let shared: Record<string, string>;
-  const instances: Record<
-    string,
-    { env: Record<string, string>; child?: ChildProcessWithoutNullStreams; contacts: string; gateway: string }
-  > = {};
+describeShared('two instances, one killed mid-run: the history holds', () => {
+  const set = new InstanceSet('history');
+  const instances = set.instances;
   /** This run's own tag, and a client address of its own, so that nothing else on the shared Redis counts with it. */
   const run = randomBytes(4).toString('hex');
   const client = `198.51.${randomInt(0, 255)}.${randomInt(1, 255)}`;
-
-  /** Starts an instance; its ports are chosen just before, so that no outgoing socket of the other took one meanwhile. */
-  const start = async (name: string) => {
-    const instance = instances[name];
-    for (const variable of PORT_VARIABLES) instance.env[variable] = String(await freePort());
-    instance.contacts = `http://127.0.0.1:${instance.env.CONTACTS_REST_PORT}`;
-    instance.gateway = `http://127.0.0.1:${instance.env.GATEWAY_PORT}/graphql`;
-    instance.child = (await startPlatformProcess(instance.env)).child;
-  };
-  const kill = (name: string) =>
-    new Promise<void>((resolve) => {
-      const child = instances[name].child!;
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
+  const start = (name: string) => set.start(name);
+  const kill = (name: string) => set.stop(name, 'SIGKILL');
 
   beforeAll(async () => {
-    const { port } = await s3.run();
-    database = await createTestDatabase();
-    shared = {
-      HOST: '127.0.0.1',
-      WEB_CONCURRENCY: '1',
-      TRUST_PROXY: '1',
-      DATABASE_URL: database.url!,
-      REDIS_URL: process.env.TEST_REDIS_URL!,
-      STORAGE_URL: 's3://history',
-      S3_ENDPOINT: `http://127.0.0.1:${port}`,
-      S3_ACCESS_KEY_ID: 'S3RVER',
-      S3_SECRET_ACCESS_KEY: 'S3RVER',
-      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    };
-    for (const name of ['a', 'b']) {
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), `history-${name}-`));
-      folders.push(dataDir);
-      instances[name] = { env: { ...shared, DATA_DIR: dataDir, METRICS_PORT: '0' }, contacts: '', gateway: '' };
-    }
+    await set.prepare(['a', 'b']);
     // One after the other: the first migrates, the second finds nothing left to do.
     await start('a');
     await start('b');
   }, 180_000);
 
-  afterAll(async () => {
-    for (const instance of Object.values(instances))
-      if (instance.child && instance.child.exitCode === null) instance.child.kill('SIGTERM');
-    await s3.close();
-    await database?.drop();
-    for (const folder of [...folders, s3Folder]) rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => set.close());
 
   const createContact = async (instance: string, email: string, key: string): Promise<number | 'no answer'> => {
     try {

@@ -33,6 +33,12 @@ export class FakePlatform {
   readonly media: Array<{ id: string; bytes: Buffer }> = [];
   readonly tokenRequests: Array<Record<string, string>> = [];
   postMode: PostMode = 'ok';
+  /** Post requests received, a repeat under an earlier Idempotency-Key included. */
+  postRequests = 0;
+  /** Posts a `slow` platform holds right now, made and not yet answered. */
+  holding = 0;
+  /** Posts whose caller went away (its connection closed) before the `slow` answer. */
+  interrupted = 0;
   /** How long a `slow` platform takes to answer a post it has already made. */
   slowAnswerMs = 20_000;
   refreshMode: RefreshMode = 'ok';
@@ -191,8 +197,21 @@ export class FakePlatform {
         at: new Date(),
       };
       if (!earlier) this.posts.push(posted);
+      this.postRequests += 1;
       // Posted at once, answered late: a caller killed meanwhile never learns that it went out.
-      if (this.postMode === 'slow') await new Promise((resolve) => setTimeout(resolve, this.slowAnswerMs));
+      if (this.postMode === 'slow') {
+        this.holding += 1;
+        const cut = new Promise((resolve) => res.once('close', resolve));
+        let answer: NodeJS.Timeout | undefined;
+        await Promise.race([new Promise((resolve) => (answer = setTimeout(resolve, this.slowAnswerMs))), cut]);
+        // A call cut off leaves no timer behind to keep the test's process alive.
+        clearTimeout(answer);
+        this.holding -= 1;
+        if (req.socket.destroyed) {
+          this.interrupted += 1;
+          return;
+        }
+      }
       return this.flavor === 'mastodon'
         ? json(200, { id: posted.id, url: `${this.url}/@alice/${posted.id}`, content: `<p>${text}</p>` })
         : json(201, { data: { id: posted.id, text } });

@@ -5,6 +5,8 @@ export interface Received {
   headers: Record<string, string>;
   body: string;
   at: number;
+  /** What the receiver answered: a status, or nothing (`hang`). */
+  answered: Behaviour;
 }
 
 /** What the receiver does with the next request: answer a status, or hang without answering. */
@@ -24,10 +26,10 @@ export class Receiver {
     req.on('end', () => {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
-      this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const body = Buffer.concat(chunks).toString('utf8');
       const plan = [...this.plans.entries()].find(([key]) => body.includes(key))?.[1];
       const behaviour = plan?.shift() ?? 200;
+      this.received.push({ headers, body, at: Date.now(), answered: behaviour });
       if (behaviour === 'hang') return;
       res
         .writeHead(behaviour, { 'content-type': 'text/plain' })

@@ -2,11 +2,16 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '#lib/paths.js';
 
-/** `npm start` as a user runs it (the built entry point), waiting until it prints its URLs; `output` is all it printed so far. */
+/**
+ * `npm start` as a user runs it (the built entry point), waiting until it prints its URLs; `output` is all it
+ * printed so far. `root` is the tree whose build runs: this one, or another release's (the upgrade test).
+ */
 export async function startPlatformProcess(
   env: Record<string, string>,
+  root = PROJECT_ROOT,
 ): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'scripts', 'start.js')], {
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
   });
   let output = '';

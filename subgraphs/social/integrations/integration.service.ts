@@ -131,6 +131,13 @@ export class IntegrationService {
         verifierContext(stateHash, sha256Hex(input.browserNonce ?? '')),
       );
     } catch {
+      // AES-GCM cannot tell a verifier sealed for another browser from one sealed under a key no longer
+      // in ENCRYPTION_KEY; the remedy is the same (connect again), and the log names the connect for either.
+      this.settings.logger.warn(
+        { platform, pendingConnectId: pending.id, ownerId: pending.ownerId },
+        'the OAuth verifier of a pending connect did not open: a callback from another browser, ' +
+          'or a connect started under a key no longer in ENCRYPTION_KEY; it must be started again',
+      );
       throw AppError.badInput('state', 'was issued to another browser; start connecting again in this one');
     }
 

@@ -1,8 +1,9 @@
 import type { EntityManager } from '#lib/data/database.js';
+import type { Logger } from '#lib/observability/logger.js';
 import type { Platform } from '../social.platforms.js';
 import { Integration, IntegrationStatus } from './integration.entity.js';
 import { PlatformError, type Platforms, type TokenSet } from './platforms/index.js';
-import type { TokenCipher } from './token-cipher.js';
+import { UnopenableSealedValue, type TokenCipher } from './token-cipher.js';
 
 /** Access tokens are renewed this long before they expire, so a publish never meets an expired one. */
 export const REFRESH_MARGIN_SECONDS = 300;
@@ -32,6 +33,8 @@ export class PlatformTokenService {
   constructor(
     private readonly em: EntityManager,
     private readonly clients: PlatformClients,
+    /** Where a token that no key opens is reported (the workers' log). */
+    private readonly logger?: Logger,
   ) {}
 
   /** The user's integration for a platform, or null. */
@@ -53,22 +56,42 @@ export class PlatformTokenService {
     integration.updatedAt = new Date();
   }
 
-  private refreshTokenOf(integration: Integration): string | null {
-    return integration.refreshTokenSealed
-      ? this.clients.cipher.open(
-          integration.refreshTokenSealed,
-          `integration:${integration.id}:refresh`,
-          `integration ${integration.id}`,
-        )
-      : null;
+  private refreshTokenOf(integration: Integration): Promise<string | null> {
+    const sealed = integration.refreshTokenSealed;
+    return this.opened(integration, () =>
+      sealed
+        ? this.clients.cipher.open(sealed, `integration:${integration.id}:refresh`, `integration ${integration.id}`)
+        : null,
+    );
   }
 
-  private accessTokenOf(integration: Integration): string {
-    return this.clients.cipher.open(
-      integration.accessTokenSealed,
-      `integration:${integration.id}:access`,
-      `integration ${integration.id}`,
+  private accessTokenOf(integration: Integration): Promise<string> {
+    return this.opened(integration, () =>
+      this.clients.cipher.open(
+        integration.accessTokenSealed,
+        `integration:${integration.id}:access`,
+        `integration ${integration.id}`,
+      ),
     );
+  }
+
+  /**
+   * A token opened, or, when no key of ENCRYPTION_KEY opens it (sealed under a key since dropped), an
+   * error line naming the integration, the integration marked `needs_reconnect` with the reason, and
+   * the refusal a platform's own would be: the post fails saying so instead of its job failing for ever.
+   */
+  private async opened<T>(integration: Integration, open: () => T): Promise<T> {
+    try {
+      return open();
+    } catch (error) {
+      if (!(error instanceof UnopenableSealedValue)) throw error;
+      this.logger?.error(
+        { integrationId: integration.id, platform: integration.platform, reason: error.message },
+        'a platform token opens with no key: the integration needs reconnecting',
+      );
+      await this.markNeedsReconnect(integration, error.message);
+      throw new PlatformError('rejected', error.message);
+    }
   }
 
   /**
@@ -90,12 +113,12 @@ export class PlatformTokenService {
           integration.tokenExpiresAt &&
           integration.tokenExpiresAt.getTime() > Date.now() + 30_000
         ) {
-          return this.accessTokenOf(integration);
+          return await this.accessTokenOf(integration);
         }
         throw error;
       }
     }
-    return this.accessTokenOf(integration);
+    return await this.accessTokenOf(integration);
   }
 
   private isDue(integration: Integration): boolean {
@@ -111,7 +134,7 @@ export class PlatformTokenService {
    */
   async refresh(integration: Integration): Promise<void> {
     const adapter = this.clients.platforms.get(integration.platform);
-    const refreshToken = this.refreshTokenOf(integration);
+    const refreshToken = await this.refreshTokenOf(integration);
     if (!adapter || !refreshToken) {
       if (integration.tokenExpiresAt && integration.tokenExpiresAt.getTime() <= Date.now()) {
         await this.markNeedsReconnect(

@@ -81,7 +81,7 @@ export class PublisherService {
    * fails the platform's attempt (without calling it) instead of deferring once more.
    */
   async run(job: PublishJob, options: { lastChance?: boolean } = {}): Promise<'published' | 'failed' | 'skipped'> {
-    const tokens = new PlatformTokenService(this.em, this.tools);
+    const tokens = new PlatformTokenService(this.em, this.tools, this.logger);
     const post = await this.em.findOne(Post, { id: job.postId });
     if (!post) return 'skipped';
     if (post.status === PostStatus.PUBLISHING) return this.recoverInterrupted(post, tokens);

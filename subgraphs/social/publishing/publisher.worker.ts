@@ -39,7 +39,7 @@ export async function startPublisherWorkers(
   );
   await queue.boss.work(REFRESH_QUEUE, { pollingIntervalSeconds: 5 }, async () => {
     try {
-      return await new PlatformTokenService(orm.em.fork(), tools).refreshDue();
+      return await new PlatformTokenService(orm.em.fork(), tools, log).refreshDue();
     } catch (error) {
       log.error({ err: error, reason: reasonOf(error) }, 'token renewal job failed');
       throw error;

@@ -9,12 +9,12 @@ import { reasonOf } from '#lib/errors.js';
 import type { Logger } from '#lib/observability/logger.js';
 import { webhookDeliveries } from '#lib/observability/metrics.js';
 import { ContentEvent } from '../content/content-event.entity.js';
-import { TokenCipher } from '../integrations/token-cipher.js';
+import { TokenCipher, UnopenableSealedValue } from '../integrations/token-cipher.js';
 import { jobsDbOf } from '#lib/data/job-queue.js';
 import { Webhook, WebhookDelivery, WebhookMessage, WebhookMessageStatus, WebhookOutbox } from './webhook.entity.js';
 import { eventsOfOutbox, type WebhookEvent } from './webhook.events.js';
 import { untraced } from '#lib/observability/tracing.js';
-import { sendWebhook, type SendSettings } from './webhook.sender.js';
+import { sendWebhook, type SendOutcome, type SendSettings } from './webhook.sender.js';
 
 export const WEBHOOK_QUEUE = 'social-webhook-delivery';
 
@@ -66,15 +66,24 @@ export function withJitter(delayMs: number, random = Math.random): number {
   return Math.round(delayMs * (1 + (random() * 2 - 1) * JITTER));
 }
 
-/** Makes the delivery queue once (any process may be first) and fills pg-boss's cache, so a send inside a transaction never queries beside it. */
+/**
+ * pg-boss's own retries only cover a worker that died mid-job; HTTP failures are retried on our schedule.
+ * A worker killed mid-delivery stops its heartbeat, so another takes the delivery up some 40 s later
+ * rather than after expireInSeconds and a maintenance round.
+ */
+const WEBHOOK_QUEUE_OPTIONS = { retryLimit: 2, retryDelay: 30, expireInSeconds: 120, heartbeatSeconds: 10 };
+
+/**
+ * Makes the delivery queue once (any process may be first), or brings one an earlier release made to
+ * these settings, and fills pg-boss's cache, so a send inside a transaction never queries beside it.
+ */
 export async function prepareWebhookQueue(boss: PgBoss): Promise<void> {
   if (!(await boss.getQueue(WEBHOOK_QUEUE))) {
-    // pg-boss's own retries only cover a worker that crashed mid-job; HTTP failures are retried on our schedule.
-    await boss
-      .createQueue(WEBHOOK_QUEUE, { retryLimit: 2, retryDelay: 30, expireInSeconds: 120 })
-      .catch(async (error) => {
-        if (!(await boss.getQueue(WEBHOOK_QUEUE))) throw error;
-      });
+    await boss.createQueue(WEBHOOK_QUEUE, WEBHOOK_QUEUE_OPTIONS).catch(async (error) => {
+      if (!(await boss.getQueue(WEBHOOK_QUEUE))) throw error;
+    });
+  } else {
+    await boss.updateQueue(WEBHOOK_QUEUE, WEBHOOK_QUEUE_OPTIONS);
   }
   await boss.getJobById(WEBHOOK_QUEUE, randomUUID());
 }
@@ -149,6 +158,35 @@ export async function dispatchOutbox(em: EntityManager, boss: PgBoss): Promise<n
 export interface DeliveryResult {
   outcome: 'succeeded' | 'retrying' | 'failed' | 'skipped';
   reason?: string;
+  /** The webhook's secret opens with no key of ENCRYPTION_KEY: nothing can be signed until it is set again. */
+  unopenable?: boolean;
+}
+
+/**
+ * Sends the message signed with the webhook's secret. A secret no key opens (sealed under a key since
+ * dropped from ENCRYPTION_KEY) is an attempt that failed without a call, saying so: it is recorded
+ * and retried like any other (it succeeds once the key is back), never a job that fails unseen.
+ */
+async function sendSigned(
+  webhook: Webhook,
+  message: WebhookMessage,
+  settings: WebhookSettings,
+): Promise<SendOutcome & { unopenable?: boolean }> {
+  let secret: string;
+  try {
+    secret = settings.cipher.open(webhook.secretSealed, webhook.id, `webhook ${webhook.id}`);
+  } catch (error) {
+    if (!(error instanceof UnopenableSealedValue)) throw error;
+    return {
+      succeeded: false,
+      statusCode: null,
+      error: error.message,
+      responseExcerpt: null,
+      durationMs: 0,
+      unopenable: true,
+    };
+  }
+  return sendWebhook({ url: webhook.url, secret, id: message.eventId, body: message.body }, settings);
 }
 
 /**
@@ -176,15 +214,7 @@ export async function deliverMessage(
     }
     return { outcome: 'failed', reason: 'the webhook is disabled' };
   }
-  const outcome = await sendWebhook(
-    {
-      url: webhook.url,
-      secret: settings.cipher.open(webhook.secretSealed, webhook.id, `webhook ${webhook.id}`),
-      id: message.eventId,
-      body: message.body,
-    },
-    settings,
-  );
+  const outcome = await sendSigned(webhook, message, settings);
 
   const ended = await em.transactional(async (tx): Promise<DeliveryResult['outcome']> => {
     const current = await tx.findOneOrFail(
@@ -241,7 +271,8 @@ export async function deliverMessage(
     await enqueueDelivery(boss, tx, { messageId: current.id }, current.nextAttemptAt);
     return 'retrying';
   });
-  return outcome.succeeded ? { outcome: ended } : { outcome: ended, reason: outcome.error ?? 'the delivery failed' };
+  if (outcome.succeeded) return { outcome: ended };
+  return { outcome: ended, reason: outcome.error ?? 'the delivery failed', unopenable: outcome.unopenable };
 }
 
 /** Deletes attempts and finished events older than HISTORY_DAYS (a pending one stays until it ends). */
@@ -272,9 +303,11 @@ export async function startWebhookWorkers(
     async ([job]) => {
       const { messageId } = job.data;
       try {
-        const { outcome, reason } = await deliverMessage(orm.em.fork(), boss, settings, job.data);
+        const { outcome, reason, unopenable } = await deliverMessage(orm.em.fork(), boss, settings, job.data);
         if (outcome !== 'skipped') webhookDeliveries.inc({ outcome });
-        if (reason) log.warn({ messageId, outcome, reason }, 'webhook delivery failed');
+        // A receiver's refusal is the receiver's business; a secret no key opens is the operator's.
+        if (unopenable) log.error({ messageId, outcome, reason }, 'webhook secret opens with no key');
+        else if (reason) log.warn({ messageId, outcome, reason }, 'webhook delivery failed');
         else log.debug({ messageId, outcome }, 'webhook attempt done');
         return { outcome };
       } catch (error) {
