@@ -44,6 +44,7 @@ import { LocalDataSource } from './local-data-source.js';
 import { QueryPlanCache } from './query-plan-cache.js';
 import { answerSubgraphFacts, stateSubgraphFacts } from './subgraph-answers.js';
 import { ShortPaths } from './short-path.js';
+import { serveShortPaths } from './short-path-http.js';
 import { inProcessSubscriptions } from './subscriptions/in-process.js';
 import { LiveGraph } from './subscriptions/live-graph.js';
 import { serveMultipartSubscriptions } from './subscriptions/multipart.js';
@@ -186,6 +187,14 @@ export async function startGateway(
     safelist: trustedDocuments ? safelistOf(trustedDocuments, restOperations) : undefined,
   });
 
+  /** The caller of one HTTP request, as both paths take it. */
+  const contextOf = (req: express.Request, res: express.Response): GatewayContext => ({
+    forwardHeaders: forwardHeadersOf(req.headers),
+    requestId: requestIdOf(req),
+    clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN),
+    setSessionCookie: (change) => applySessionCookie(res, change, config.surveysCookieSecure),
+  });
+
   let shuttingDown = false;
   const app = express();
   applyTrustProxy(app, config.env.TRUST_PROXY);
@@ -216,14 +225,8 @@ export async function startGateway(
     serveSseSubscriptions(live, config.env.SUBGRAPH_TOKEN),
     refuseUnsupportedOperations(armor.parseOptions),
     resumeTrace,
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) => ({
-        forwardHeaders: forwardHeadersOf(req.headers),
-        requestId: requestIdOf(req),
-        clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN),
-        setSessionCookie: (change) => applySessionCookie(res, change, config.surveysCookieSecure),
-      }),
-    }),
+    ...(shortPaths ? [serveShortPaths(shortPaths, contextOf)] : []),
+    expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }),
   );
   app.use(graphqlRequestErrorHandler(log));
 

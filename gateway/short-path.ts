@@ -139,9 +139,10 @@ export class ShortPaths {
     query: string,
     variables: Record<string, unknown> | undefined,
     context: GatewayContext,
+    operationName?: string,
   ): Promise<GraphQLResult<unknown>> | undefined {
     const path = this.paths.get(query);
-    if (!path) return undefined;
+    if (!path || (operationName !== undefined && operationName !== path.operationName)) return undefined;
     if (path.variableDefinitions.length) {
       const { schema } = path.operationContext;
       if (getVariableValues(schema, path.variableDefinitions, variables ?? {}).errors) return undefined;

@@ -165,4 +165,44 @@ describe('the gateway short path of fixed operations', () => {
       await same(document, variables, asUser(), false);
     }
   });
+
+  it('answers over HTTP with the bytes Apollo Server writes: status, content type, body', async () => {
+    const { id } = (
+      (await same(
+        named('CreateContact'),
+        { input: { firstName: 'Http', email: `http-${randomUUID()}@example.com` } },
+        anyone(),
+      )) as any
+    ).data.createContact as { id: string };
+    const bodies = [
+      { query: MANIFEST.byId, variables: { id } },
+      { query: MANIFEST.merged, variables: { search: 'Http' }, operationName: 'Merged' },
+      { query: named('Contact'), variables: { id: randomUUID() } },
+      { query: named('UpdateContact'), variables: { id, input: { email: 'not an address' } } },
+    ];
+    for (const body of bodies) {
+      for (const accept of [
+        undefined,
+        'application/graphql-response+json',
+        'application/json',
+        'text/html;q=0.9, */*;q=0.1',
+      ]) {
+        const headers = { 'x-request-id': randomUUID(), ...(accept ? { accept } : {}) };
+        const answer = await twins.post(body, headers);
+        expect({ ...answer, accept }).toEqual({
+          short: answer.full,
+          full: answer.full,
+          sameCalls: true,
+          shortPath: true,
+          accept,
+        });
+      }
+    }
+    // Another operation name, and APQ extensions, are Apollo's to answer.
+    const elsewhere = await twins.post(
+      { query: MANIFEST.byId, variables: { id }, operationName: 'Other' },
+      { 'x-request-id': randomUUID() },
+    );
+    expect(elsewhere).toEqual(expect.objectContaining({ short: elsewhere.full, shortPath: false }));
+  });
 });

@@ -63,19 +63,29 @@ export class TwinGateways {
   }
 
   /** Runs one operation on both gateways, and answers both answers (as JSON text) and whether the short path took it. */
-  async run(
+  run(
     query: string,
     variables: Record<string, unknown>,
     context: GatewayContext,
   ): Promise<{ short: string; full: string; shortPath: boolean; sameCalls: boolean }> {
+    return this.compare(
+      () => settle(this.short.client.execute(query, variables, { ...context })),
+      () => settle(this.full.client.execute(query, variables, { ...context })),
+    );
+  }
+
+  private async compare(
+    onShort: () => Promise<string>,
+    onFull: () => Promise<string>,
+  ): Promise<{ short: string; full: string; shortPath: boolean; sameCalls: boolean }> {
     this.calls = [];
     const taken = this.short.shortPaths!.taken;
-    const short = await settle(this.short.client.execute(query, variables, { ...context }));
+    const short = await onShort();
     const shortCalls = this.calls;
     this.calls = [...shortCalls];
     const replayed: SubgraphCall[] = [];
     this.onReplay = (call) => replayed.push(call);
-    const full = await settle(this.full.client.execute(query, variables, { ...context }));
+    const full = await onFull();
     this.onReplay = undefined;
     const sameCalls =
       replayed.length === shortCalls.length &&
@@ -85,6 +95,25 @@ export class TwinGateways {
           isDeepStrictEqual(call.request, shortCalls[index].request),
       );
     return { short, full, shortPath: this.short.shortPaths!.taken > taken, sameCalls };
+  }
+
+  /** POSTs one body to both gateways' `/graphql`; answers each status, content type and body as they came. */
+  async post(
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+  ): Promise<{ short: string; full: string; shortPath: boolean; sameCalls: boolean }> {
+    const send = async (url: string) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      return `${response.status} ${response.headers.get('content-type')}\n${await response.text()}`;
+    };
+    return this.compare(
+      () => send(this.short.url),
+      () => send(this.full.url),
+    );
   }
 
   async close(): Promise<void> {
