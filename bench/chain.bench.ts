@@ -3,8 +3,9 @@
  *
  * On PostgreSQL with 100,000 contacts (seeded by SQL), in one interleaved run at 16 connections:
  * - contact by id: the floor (bench/floor.ts: Express 5 + pg, parameterized), GraphQL straight to
- *   the contacts subgraph, the gateway's `contact(id)`, REST `GET /api/contacts/{id}`, and Hive
- *   Gateway serving schema/supergraph.graphql in front of the same subgraphs;
+ *   the contacts subgraph, the gateway's `contact(id)` (REST's operation text, and a manifest's
+ *   document sent by `documentId` as a frontend with TRUSTED_DOCUMENTS does), REST
+ *   `GET /api/contacts/{id}`, and Hive Gateway serving schema/supergraph.graphql in front of the same subgraphs;
  * - search: the floor, the subgraph, the gateway and REST `GET /api/contacts?search=<word>`;
  * - writes: `POST /api/contacts` (a new contact, unique e-mail) and `PUT /api/contacts/{id}` (a new
  *   company) through the floor, the gateway's mutations and REST. The contacts they create are deleted
@@ -20,12 +21,14 @@
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
+import { documentHash } from '#lib/trusted-documents.js';
 import { freePort } from '#test/support/ports.js';
 import {
   ContactDocument,
@@ -53,6 +56,10 @@ import {
   stopProcess,
   type Child,
 } from './support.js';
+
+/** A frontend's document of the manifest: the fields of REST's contact body, asked for by `documentId`. */
+const MANIFEST_CONTACT =
+  'query ContactById($id: ID!) { contact(id: $id) { id firstName lastName email phone company tags deleted createdAt updatedAt } }';
 
 const SEED_ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const CONNECTIONS = 16;
@@ -129,11 +136,16 @@ async function main(): Promise<void> {
   const database = await benchDatabase('bench_chain');
   const children: Child[] = [];
   const admin = new pg.Client({ connectionString: database.url });
+  const manifestDir = mkdtempSync(path.join(os.tmpdir(), 'bench-chain-manifest-'));
   try {
     console.log(
       `chain bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load, database ${database.name}`,
     );
-    const env = { BENCH_PLATFORM_DATABASE_URL: database.url };
+    // The one-process platform runs with a manifest of one document, `contact(id)`, for a frontend's
+    // request by `documentId` (the REST adapters' operations are let through beside it).
+    const manifest = path.join(manifestDir, 'persisted-documents.json');
+    writeFileSync(manifest, JSON.stringify({ [`sha256:${documentHash(MANIFEST_CONTACT)}`]: MANIFEST_CONTACT }));
+    const env = { BENCH_PLATFORM_DATABASE_URL: database.url, TRUSTED_DOCUMENTS: manifest };
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const platform = await startChild(SERVE, ['platform'], env, profile);
     children.push(platform);
@@ -172,10 +184,12 @@ async function main(): Promise<void> {
       }
     };
     /** The operation and variables of one GraphQL request of each kind. */
-    const graphqlRequest = (kind: Kind) => {
+    const graphqlRequest = (kind: Kind | 'by documentId') => {
       switch (kind) {
         case 'by id':
           return { query: String(ContactDocument), variables: { id: randomId() } };
+        case 'by documentId':
+          return { documentId: `sha256:${documentHash(MANIFEST_CONTACT)}`, variables: { id: randomId() } };
         case 'search':
           return { query: String(ContactPageDocument), variables: { search: randomWord() } };
         case 'create':
@@ -217,7 +231,13 @@ async function main(): Promise<void> {
         ],
       }),
     });
-    const graphql = (name: string, kind: Target['kind'], url: string, processes: Record<string, number[]>): Target => ({
+    const graphql = (
+      name: string,
+      kind: Target['kind'],
+      url: string,
+      processes: Record<string, number[]>,
+      sent: Kind | 'by documentId' = kind,
+    ): Target => ({
       name,
       kind,
       seat: 1,
@@ -228,7 +248,7 @@ async function main(): Promise<void> {
           {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            setupRequest: (request) => ({ ...request, body: JSON.stringify(graphqlRequest(kind)) }),
+            setupRequest: (request) => ({ ...request, body: JSON.stringify(graphqlRequest(sent)) }),
           },
         ],
       }),
@@ -237,6 +257,7 @@ async function main(): Promise<void> {
       rest('floor', 'by id', floor.urls.floor, { node: pids.floor }),
       graphql('contacts subgraph', 'by id', platform.urls.contactsSubgraph, { node: pids.platform }),
       graphql('gateway contact(id)', 'by id', platform.urls.gateway, { node: pids.platform }),
+      graphql('gateway by documentId', 'by id', platform.urls.gateway, { node: pids.platform }, 'by documentId'),
       rest('REST GET /api/contacts/{id}', 'by id', platform.urls.rest, { node: pids.platform }),
       graphql('Hive Gateway contact(id)', 'by id', hive.urls.hive, { hive: pids.hive, node: pids.platform }),
       rest(`floor, ${WORKERS} processes`, 'by id', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
@@ -363,6 +384,7 @@ async function main(): Promise<void> {
     await admin.end().catch(() => undefined);
     for (const child of children.reverse()) await child.stop();
     await database.drop();
+    rmSync(manifestDir, { recursive: true, force: true });
   }
 }
 
@@ -371,8 +393,8 @@ usage: npm run bench:chain
 
 The federated chain against a hand-written Express + pg floor on PostgreSQL (BENCH_DATABASE_URL,
 default postgres://postgres@127.0.0.1:5432/postgres; a database of its own is made and dropped), 100,000
-contacts: contact by id and search through the subgraph, the gateway, REST and Hive Gateway, and
-creates and updates through the gateway and REST; RPS,
+contacts: contact by id and search through the subgraph, the gateway (by id also a manifest's document
+sent by documentId), REST and Hive Gateway, and creates and updates through the gateway and REST; RPS,
 p50/p99, CPU per request per process, ratios; idle and steady-rate latency. BENCH_RUN_SECONDS,
 BENCH_ROUNDS, BENCH_TARGETS (e.g. REST,Hive), BENCH_WORKERS (npm start's workers; default one per
 CPU), BENCH_LOG_LEVEL and BENCH_PROFILE (a folder for --cpu-prof of the one-process platform) tune it.

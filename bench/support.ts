@@ -177,6 +177,7 @@ export async function startNpmStart(
         DATA_DIR: dataDir,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         WEB_CONCURRENCY: String(workers),
+        ...passedSettings(),
         ...ports,
       },
       stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
@@ -393,10 +394,25 @@ export async function postgresCpuSince(
  * mail is sent to (no benchmark signs in).
  */
 export const BENCH_PRODUCTION_DECISIONS = {
+  // One instance of each part (npm start's workers share one store): production's per-process state is decided.
+  SINGLE_INSTANCE: 'true',
   DEV_IDENTITY: 'allow',
   CONTACTS_AUTH: 'open',
   SMTP_URL: 'smtp://127.0.0.1:2525',
 } as const;
+
+/**
+ * Settings a bench passes on to the platforms it starts, from its own environment: the gateway's short
+ * path (to compare both paths) and a manifest of trusted documents (the chain's `documentId` target).
+ */
+function passedSettings(): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const name of ['GATEWAY_SHORT_PATH', 'TRUSTED_DOCUMENTS']) {
+    const value = process.env[name];
+    if (value !== undefined) passed[name] = value;
+  }
+  return passed;
+}
 
 /**
  * The configuration of the whole platform started inside a bench's process, as production runs it
@@ -416,6 +432,7 @@ export function benchPlatformConfig(
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
     ...Object.fromEntries(PORT_VARIABLES.map((name) => [name, '0'])),
+    ...passedSettings(),
     ...settings,
   });
 }
