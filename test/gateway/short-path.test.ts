@@ -166,6 +166,39 @@ describe('the gateway short path of fixed operations', () => {
     }
   });
 
+  it('answers the same as production configures the gateway (no introspection, field suggestions hidden)', async () => {
+    const { social, surveys, contacts } = platform.subgraphs;
+    const production = await TwinGateways.start(
+      { ...platform.config, isProduction: true },
+      { social: social.local, surveys: surveys.local, contacts: contacts.local },
+    );
+    try {
+      const cases: Array<[string, Record<string, unknown>]> = [
+        [named('Contact'), { id: randomUUID() }],
+        [named('CreateContact'), { input: { email: 'not an address' } }],
+        [named('PostPage'), {}],
+      ];
+      for (const [text, variables] of cases) {
+        for (let round = 0; round < 2; round++) {
+          const answer = await production.run(text, variables, anyone());
+          expect({ ...answer, round }).toEqual({
+            short: answer.full,
+            full: answer.full,
+            sameCalls: true,
+            shortPath: round === 1,
+            round,
+          });
+        }
+      }
+      production.failNext({ thrown: new Error('the subgraph fell over') });
+      const failed = await production.run(named('Contact'), { id: randomUUID() }, anyone());
+      expect(failed).toEqual({ short: failed.full, full: failed.full, sameCalls: true, shortPath: true });
+      expect(JSON.parse(failed.short).errors[0].message).not.toContain('fell over');
+    } finally {
+      await production.close();
+    }
+  });
+
   it('answers over HTTP with the bytes Apollo Server writes: status, content type, body', async () => {
     const { id } = (
       (await same(
