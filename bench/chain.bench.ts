@@ -21,14 +21,13 @@
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
-import { documentHash } from '#lib/trusted-documents.js';
 import { freePort } from '#test/support/ports.js';
 import {
   ContactDocument,
@@ -36,6 +35,7 @@ import {
   CreateContactDocument,
   UpdateContactDocument,
 } from '#rest-adapters/contacts/operations.generated.js';
+import { writeContactManifest } from './manifest.js';
 import {
   SERVE,
   benchDatabase,
@@ -56,10 +56,6 @@ import {
   stopProcess,
   type Child,
 } from './support.js';
-
-/** A frontend's document of the manifest: the fields of REST's contact body, asked for by `documentId`. */
-const MANIFEST_CONTACT =
-  'query ContactById($id: ID!) { contact(id: $id) { id firstName lastName email phone company tags deleted createdAt updatedAt } }';
 
 const SEED_ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const CONNECTIONS = 16;
@@ -141,11 +137,9 @@ async function main(): Promise<void> {
     console.log(
       `chain bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load, database ${database.name}`,
     );
-    // The one-process platform runs with a manifest of one document, `contact(id)`, for a frontend's
-    // request by `documentId` (the REST adapters' operations are let through beside it).
-    const manifest = path.join(manifestDir, 'persisted-documents.json');
-    writeFileSync(manifest, JSON.stringify({ [`sha256:${documentHash(MANIFEST_CONTACT)}`]: MANIFEST_CONTACT }));
-    const env = { BENCH_PLATFORM_DATABASE_URL: database.url, TRUSTED_DOCUMENTS: manifest };
+    // The one-process platform's manifest holds `contact(id)`, asked for by `documentId` as a frontend does.
+    const manifest = writeContactManifest(manifestDir);
+    const env = { BENCH_PLATFORM_DATABASE_URL: database.url, TRUSTED_DOCUMENTS: manifest.file };
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const platform = await startChild(SERVE, ['platform'], env, profile);
     children.push(platform);
@@ -189,7 +183,7 @@ async function main(): Promise<void> {
         case 'by id':
           return { query: String(ContactDocument), variables: { id: randomId() } };
         case 'by documentId':
-          return { documentId: `sha256:${documentHash(MANIFEST_CONTACT)}`, variables: { id: randomId() } };
+          return { documentId: manifest.documentId, variables: { id: randomId() } };
         case 'search':
           return { query: String(ContactPageDocument), variables: { search: randomWord() } };
         case 'create':

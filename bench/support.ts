@@ -11,9 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { loadConfig, type Config } from '#lib/config.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { BENCH_PRODUCTION_DECISIONS, benchPassedSettings } from './platform-config.js';
 
 /** bench/serve.ts, compiled: the child process that serves the platform or the floor. */
 export const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));
@@ -177,7 +177,7 @@ export async function startNpmStart(
         DATA_DIR: dataDir,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         WEB_CONCURRENCY: String(workers),
-        ...passedSettings(),
+        ...benchPassedSettings(),
         ...ports,
       },
       stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
@@ -388,51 +388,4 @@ export async function postgresCpuSince(
   return total;
 }
 
-/**
- * The decisions production asks for (lib/production.ts), as a benchmark makes them: the embedded
- * development issuer (tokens minted by the bench), the contacts book open, and an SMTP address no
- * mail is sent to (no benchmark signs in).
- */
-export const BENCH_PRODUCTION_DECISIONS = {
-  // One instance of each part (npm start's workers share one store): production's per-process state is decided.
-  SINGLE_INSTANCE: 'true',
-  DEV_IDENTITY: 'allow',
-  CONTACTS_AUTH: 'open',
-  SMTP_URL: 'smtp://127.0.0.1:2525',
-} as const;
-
-/**
- * Settings a bench passes on to the platforms it starts, from its own environment: the gateway's short
- * path (to compare both paths) and a manifest of trusted documents (the chain's `documentId` target).
- */
-function passedSettings(): Record<string, string> {
-  const passed: Record<string, string> = {};
-  for (const name of ['GATEWAY_SHORT_PATH', 'TRUSTED_DOCUMENTS']) {
-    const value = process.env[name];
-    if (value !== undefined) passed[name] = value;
-  }
-  return passed;
-}
-
-/**
- * The configuration of the whole platform started inside a bench's process, as production runs it
- * (`BENCH_PRODUCTION_DECISIONS`), every port free, its files under `dataDir`, on `databaseUrl`
- * (embedded PGlite when undefined); `settings` add to it or override it.
- */
-export function benchPlatformConfig(
-  dataDir: string,
-  databaseUrl: string | undefined,
-  settings: Record<string, string> = {},
-): Config {
-  return loadConfig({
-    NODE_ENV: 'production',
-    ...BENCH_PRODUCTION_DECISIONS,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    ...Object.fromEntries(PORT_VARIABLES.map((name) => [name, '0'])),
-    ...passedSettings(),
-    ...settings,
-  });
-}
+export { BENCH_PRODUCTION_DECISIONS, benchPlatformConfig } from './platform-config.js';
