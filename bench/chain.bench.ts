@@ -3,8 +3,9 @@
  *
  * On PostgreSQL with 100,000 contacts (seeded by SQL), in one interleaved run at 16 connections:
  * - contact by id: the floor (bench/floor.ts: Express 5 + pg, parameterized), GraphQL straight to
- *   the contacts subgraph, the gateway's `contact(id)`, REST `GET /api/contacts/{id}`, and Hive
- *   Gateway serving schema/supergraph.graphql in front of the same subgraphs;
+ *   the contacts subgraph, the gateway's `contact(id)` (REST's operation text, and a manifest's
+ *   document sent by `documentId` as a frontend with TRUSTED_DOCUMENTS does), REST
+ *   `GET /api/contacts/{id}`, and Hive Gateway serving schema/supergraph.graphql in front of the same subgraphs;
  * - search: the floor, the subgraph, the gateway and REST `GET /api/contacts?search=<word>`;
  * - writes: `POST /api/contacts` (a new contact, unique e-mail) and `PUT /api/contacts/{id}` (a new
  *   company) through the floor, the gateway's mutations and REST. The contacts they create are deleted
@@ -20,6 +21,7 @@
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
@@ -33,6 +35,7 @@ import {
   CreateContactDocument,
   UpdateContactDocument,
 } from '#rest-adapters/contacts/operations.generated.js';
+import { writeContactManifest } from './manifest.js';
 import {
   SERVE,
   benchDatabase,
@@ -129,11 +132,14 @@ async function main(): Promise<void> {
   const database = await benchDatabase('bench_chain');
   const children: Child[] = [];
   const admin = new pg.Client({ connectionString: database.url });
+  const manifestDir = mkdtempSync(path.join(os.tmpdir(), 'bench-chain-manifest-'));
   try {
     console.log(
       `chain bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load, database ${database.name}`,
     );
-    const env = { BENCH_PLATFORM_DATABASE_URL: database.url };
+    // The one-process platform's manifest holds `contact(id)`, asked for by `documentId` as a frontend does.
+    const manifest = writeContactManifest(manifestDir);
+    const env = { BENCH_PLATFORM_DATABASE_URL: database.url, TRUSTED_DOCUMENTS: manifest.file };
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const platform = await startChild(SERVE, ['platform'], env, profile);
     children.push(platform);
@@ -172,10 +178,12 @@ async function main(): Promise<void> {
       }
     };
     /** The operation and variables of one GraphQL request of each kind. */
-    const graphqlRequest = (kind: Kind) => {
+    const graphqlRequest = (kind: Kind | 'by documentId') => {
       switch (kind) {
         case 'by id':
           return { query: String(ContactDocument), variables: { id: randomId() } };
+        case 'by documentId':
+          return { documentId: manifest.documentId, variables: { id: randomId() } };
         case 'search':
           return { query: String(ContactPageDocument), variables: { search: randomWord() } };
         case 'create':
@@ -217,7 +225,13 @@ async function main(): Promise<void> {
         ],
       }),
     });
-    const graphql = (name: string, kind: Target['kind'], url: string, processes: Record<string, number[]>): Target => ({
+    const graphql = (
+      name: string,
+      kind: Target['kind'],
+      url: string,
+      processes: Record<string, number[]>,
+      sent: Kind | 'by documentId' = kind,
+    ): Target => ({
       name,
       kind,
       seat: 1,
@@ -228,7 +242,7 @@ async function main(): Promise<void> {
           {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            setupRequest: (request) => ({ ...request, body: JSON.stringify(graphqlRequest(kind)) }),
+            setupRequest: (request) => ({ ...request, body: JSON.stringify(graphqlRequest(sent)) }),
           },
         ],
       }),
@@ -237,6 +251,7 @@ async function main(): Promise<void> {
       rest('floor', 'by id', floor.urls.floor, { node: pids.floor }),
       graphql('contacts subgraph', 'by id', platform.urls.contactsSubgraph, { node: pids.platform }),
       graphql('gateway contact(id)', 'by id', platform.urls.gateway, { node: pids.platform }),
+      graphql('gateway by documentId', 'by id', platform.urls.gateway, { node: pids.platform }, 'by documentId'),
       rest('REST GET /api/contacts/{id}', 'by id', platform.urls.rest, { node: pids.platform }),
       graphql('Hive Gateway contact(id)', 'by id', hive.urls.hive, { hive: pids.hive, node: pids.platform }),
       rest(`floor, ${WORKERS} processes`, 'by id', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
@@ -363,6 +378,7 @@ async function main(): Promise<void> {
     await admin.end().catch(() => undefined);
     for (const child of children.reverse()) await child.stop();
     await database.drop();
+    rmSync(manifestDir, { recursive: true, force: true });
   }
 }
 
@@ -371,8 +387,8 @@ usage: npm run bench:chain
 
 The federated chain against a hand-written Express + pg floor on PostgreSQL (BENCH_DATABASE_URL,
 default postgres://postgres@127.0.0.1:5432/postgres; a database of its own is made and dropped), 100,000
-contacts: contact by id and search through the subgraph, the gateway, REST and Hive Gateway, and
-creates and updates through the gateway and REST; RPS,
+contacts: contact by id and search through the subgraph, the gateway (by id also a manifest's document
+sent by documentId), REST and Hive Gateway, and creates and updates through the gateway and REST; RPS,
 p50/p99, CPU per request per process, ratios; idle and steady-rate latency. BENCH_RUN_SECONDS,
 BENCH_ROUNDS, BENCH_TARGETS (e.g. REST,Hive), BENCH_WORKERS (npm start's workers; default one per
 CPU), BENCH_LOG_LEVEL and BENCH_PROFILE (a folder for --cpu-prof of the one-process platform) tune it.

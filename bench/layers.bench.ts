@@ -3,11 +3,14 @@
  * request. On PostgreSQL with 100,000 contacts (seeded by SQL), for a contact by id and a search page:
  * - in this process (the whole platform started here, its logs to /dev/null): the contacts service
  *   alone (`ContactService.read` / `.list`), the subgraph in process (`LocalSubgraph.execute`: context,
- *   shield, compiled execution) and the gateway (`executeOperation`, as a REST adapter calls it), each
- *   by 16 concurrent callers, CPU per operation from `process.cpuUsage()`;
+ *   shield, compiled execution) and the gateway as a REST adapter calls it, on its short path (the
+ *   fixed operation straight on the subgraph, gateway/short-path.ts) and on its full path (Apollo
+ *   Server's `executeOperation` and Apollo Gateway, a second gateway with GATEWAY_SHORT_PATH=false),
+ *   each by 16 concurrent callers, CPU per operation from `process.cpuUsage()`;
  * - over HTTP, each in a process of its own and loaded by autocannon from here: REST as `npm start`
- *   serves it in one process, and the floor (bench/floor.ts), CPU per request from /proc.
- * Each layer includes the ones above it. PostgreSQL's own time is left out: every layer asks it the same.
+ *   serves it in one process, with the short path and without, and the floor (bench/floor.ts), CPU
+ *   per request from /proc.
+ * Each layer includes the ones above it (the two paths of a layer are alternatives). PostgreSQL's own time is left out: every layer asks it the same.
  */
 import 'reflect-metadata';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +20,8 @@ import pg from 'pg';
 import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { createLogger } from '#lib/observability/logger.js';
 import { ContactDocument, ContactPageDocument } from '#rest-adapters/contacts/operations.generated.js';
+import { startGateway } from '#gateway/gateway.js';
+import { REST_OPERATION_TEXTS } from '#rest-adapters/operation-texts.js';
 import { startPlatform } from '#scripts/platform.js';
 import { ContactService, createSearchEstimates } from '#subgraphs/contacts/contact/contact.service.js';
 import {
@@ -70,8 +75,10 @@ async function main(): Promise<void> {
   const database = await benchDatabase('bench_layers');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-layers-'));
   const children: Child[] = [];
+  const stops: Array<() => Promise<void>> = [];
   const config = benchPlatformConfig(dataDir, database.url);
-  const platform = await startPlatform(config, createLogger(config, createWriteStream('/dev/null')));
+  const logger = createLogger(config, createWriteStream('/dev/null'));
+  const platform = await startPlatform(config, logger);
   const admin = new pg.Client({ connectionString: database.url });
   try {
     console.log(`layers bench on ${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load`);
@@ -81,8 +88,22 @@ async function main(): Promise<void> {
       .rows;
     const randomId = () => ids[Math.floor(Math.random() * ids.length)].id;
     const env = { BENCH_PLATFORM_DATABASE_URL: database.url };
-    const rest = await startChild(SERVE, ['platform'], env);
+    const rest = await startChild(SERVE, ['platform'], { ...env, GATEWAY_SHORT_PATH: 'true' });
     children.push(rest);
+    const restFullPath = await startChild(SERVE, ['platform'], { ...env, GATEWAY_SHORT_PATH: 'false' });
+    children.push(restFullPath);
+    // The full path in this process: a second gateway over the same subgraphs, its short path off.
+    const { social, surveys, contacts: contactsSubgraph } = platform.subgraphs;
+    const fullPath = await startGateway(
+      { config: { ...config, env: { ...config.env, GATEWAY_SHORT_PATH: 'false' } }, logger },
+      {
+        port: 0,
+        subgraphUrls: {},
+        localSubgraphs: { social: social.local, surveys: surveys.local, contacts: contactsSubgraph.local },
+        restOperations: REST_OPERATION_TEXTS,
+      },
+    );
+    stops.push(() => fullPath.close());
     const floor = await startChild(SERVE, ['floor'], env);
     children.push(floor);
 
@@ -111,9 +132,12 @@ async function main(): Promise<void> {
           inProcess(() =>
             contacts.local.execute({ query: layer.query, variables: layer.variables() }, { headers: {} }),
           ),
-        '+ the gateway (executeOperation)': () =>
+        '+ the gateway, short path': () =>
           inProcess(() => platform.gateway.client.execute(layer.query, layer.variables(), caller)),
-        '+ REST over HTTP, one process': () => overHttp(rest, rest.urls.rest, layer.path),
+        '+ the gateway, full path': () =>
+          inProcess(() => fullPath.client.execute(layer.query, layer.variables(), caller)),
+        '+ REST over HTTP, short path': () => overHttp(rest, rest.urls.rest, layer.path),
+        '+ REST over HTTP, full path': () => overHttp(restFullPath, restFullPath.urls.rest, layer.path),
         'the floor, whole request': () => overHttp(floor, floor.urls.floor, layer.path),
       };
       for (const measure of Object.values(layers)) await measure(); // warm-up: JIT, pools, plans
@@ -125,6 +149,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await admin.end().catch(() => undefined);
+    for (const stop of stops) await stop();
     for (const child of children.reverse()) await child.stop();
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -137,9 +162,10 @@ usage: npm run bench:layers
 
 Where a REST read's Node CPU goes, layer by layer, on PostgreSQL (BENCH_DATABASE_URL, default
 postgres://postgres@127.0.0.1:5432/postgres; a database of its own is made and dropped) with 100,000
-contacts: the contacts service alone, the subgraph in process, the gateway's executeOperation (each in
-this process), REST over HTTP and the hand-written floor (each in a process of its own), for a contact by
-id and a search page. BENCH_RUN_SECONDS and BENCH_ROUNDS tune it.
+contacts: the contacts service alone, the subgraph in process, the gateway on its short path and on its
+full path (each in this process), REST over HTTP with and without the short path and the hand-written
+floor (each in a process of its own), for a contact by id and a search page. BENCH_RUN_SECONDS and
+BENCH_ROUNDS tune it.
 `);
 
 await main().catch((error: unknown) => {

@@ -11,9 +11,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { loadConfig, type Config } from '#lib/config.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { BENCH_PRODUCTION_DECISIONS, benchPassedSettings } from './platform-config.js';
+
+export { BENCH_PRODUCTION_DECISIONS, benchPlatformConfig } from './platform-config.js';
 
 /** bench/serve.ts, compiled: the child process that serves the platform or the floor. */
 export const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));
@@ -163,8 +165,7 @@ export async function startNpmStart(
   const ports = Object.fromEntries(
     (await freePorts(PORT_VARIABLES.length)).map((port, index) => [PORT_VARIABLES[index], String(port)]),
   );
-  // A DATA_DIR given in `settings` belongs to the caller (two instances sharing the development issuer's keys).
-  const ownDataDir = settings.DATA_DIR === undefined;
+  const ownDataDir = settings.DATA_DIR === undefined; // else the caller's: two instances share the issuer's keys
   const dataDir = settings.DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
   const child = spawn(
     process.execPath,
@@ -180,6 +181,7 @@ export async function startNpmStart(
         DATA_DIR: dataDir,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         WEB_CONCURRENCY: String(workers),
+        ...benchPassedSettings(),
         ...ports,
         ...settings,
       },
@@ -395,40 +397,4 @@ export async function postgresCpuSince(
   for (const [pid, seconds] of await postgresCpu(admin, database))
     total += Math.max(0, seconds - (before.get(pid) ?? 0));
   return total;
-}
-
-/**
- * The decisions production asks for (lib/production.ts), as a benchmark makes them: the embedded
- * development issuer (tokens minted by the bench), the contacts book open, and an SMTP address no
- * mail is sent to (no benchmark signs in).
- */
-export const BENCH_PRODUCTION_DECISIONS = {
-  // One instance of each part, whatever it keeps per process (lib/production.ts); the two-instance
-  // bench shares its DATA_DIR and PostgreSQL, which is what the refusal is about.
-  SINGLE_INSTANCE: 'true',
-  DEV_IDENTITY: 'allow',
-  CONTACTS_AUTH: 'open',
-  SMTP_URL: 'smtp://127.0.0.1:2525',
-} as const;
-
-/**
- * The configuration of the whole platform started inside a bench's process, as production runs it
- * (`BENCH_PRODUCTION_DECISIONS`), every port free, its files under `dataDir`, on `databaseUrl`
- * (embedded PGlite when undefined); `settings` add to it or override it.
- */
-export function benchPlatformConfig(
-  dataDir: string,
-  databaseUrl: string | undefined,
-  settings: Record<string, string> = {},
-): Config {
-  return loadConfig({
-    NODE_ENV: 'production',
-    ...BENCH_PRODUCTION_DECISIONS,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    ...Object.fromEntries(PORT_VARIABLES.map((name) => [name, '0'])),
-    ...settings,
-  });
 }

@@ -12,6 +12,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { settleUrlParseWarning } from '#lib/http/url-parse-warning.js';
 import { keepFederationOperations } from './operation-memo.js';
 import express from 'express';
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { applyTrustProxy, gatewayClientOf } from '#lib/http/client-address.js';
 import type { Config } from '#lib/config.js';
 import { corsFor } from '#lib/http/cors.js';
@@ -23,7 +24,7 @@ import {
   type GatewayContext,
   type GraphQLClient,
 } from '#lib/rest/graphql-client.js';
-import { operationTelemetry } from '#lib/observability/graphql-telemetry.js';
+import { operationObserver, operationTelemetry } from '#lib/observability/graphql-telemetry.js';
 import { addProbes, graphqlRequestErrorHandler, listen, type PartPort } from '#lib/http/http.js';
 import { compressAnswers } from '#lib/http/http-answers.js';
 import { checkJsonBody, refuseUnstorableGraphQLText } from '#lib/http/input.js';
@@ -41,7 +42,9 @@ import { refuseUnsupportedOperations } from './unsupported-operations.js';
 import { ForwardingDataSource } from './forwarding-data-source.js';
 import { LocalDataSource } from './local-data-source.js';
 import { QueryPlanCache } from './query-plan-cache.js';
-import { answerSubgraphFacts } from './subgraph-answers.js';
+import { answerSubgraphFacts, stateSubgraphFacts } from './subgraph-answers.js';
+import { ShortPaths } from './short-path.js';
+import { serveShortPaths } from './short-path-http.js';
 import { inProcessSubscriptions } from './subscriptions/in-process.js';
 import { LiveGraph } from './subscriptions/live-graph.js';
 import { serveMultipartSubscriptions } from './subscriptions/multipart.js';
@@ -77,6 +80,8 @@ export interface RunningGateway extends RunningPart {
   client: GraphQLClient;
   /** Hits and misses of the query-plan cache. */
   queryPlans: QueryPlanCache['stats'];
+  /** Fixed operations given a short path, and requests it answered; undefined when `GATEWAY_SHORT_PATH=false`. */
+  shortPaths?: ShortPaths['stats'];
 }
 
 export async function startGateway(
@@ -88,11 +93,36 @@ export async function startGateway(
   keepFederationOperations();
   const log = logger.child({ component: 'gateway' });
   const queryPlans = new QueryPlanCache();
+  const armor = queryLimits(config);
+  const { trustedDocuments } = config;
+  const restOperations = options.restOperations ?? [];
+  log.info(
+    trustedDocuments
+      ? `safelist on (TRUSTED_DOCUMENTS): ${trustedDocuments.size} documents, plus the REST adapters' ${restOperations.length} operations`
+      : 'safelist off: any document runs (set TRUSTED_DOCUMENTS to run only the documents of a manifest)',
+  );
+
+  const formatError = (formatted: GraphQLFormattedError, error: unknown) =>
+    formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in gateway'));
+  // One observer for both paths: the same operation line and metrics, and one cap on operation names.
+  const observeOperation = operationObserver<GatewayContext>({ part: 'gateway', log, requestIdOf: (c) => c.requestId });
+  // How a fixed operation runs is the gateway's to decide (DESIGN.md): see short-path.ts.
+  const shortPaths =
+    config.env.GATEWAY_SHORT_PATH === 'true'
+      ? new ShortPaths({
+          fixedTexts: new Set([...restOperations, ...(trustedDocuments?.values() ?? [])]),
+          formatError,
+          observe: observeOperation,
+          didEncounterErrors: errorHooksOf(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
+          stateFacts: stateSubgraphFacts,
+        })
+      : undefined;
   const supergraphSdl = options.supergraphSdl ?? readFileSync(SUPERGRAPH_PATH, 'utf8');
   // The data sources Apollo Gateway builds, kept by name: the live graph's per-event fetches use them too.
   const serviceMap: ServiceMap = {};
   const gateway = new ApolloGateway({
     queryPlannerConfig: { cache: queryPlans as never },
+    experimental_didResolveQueryPlan: shortPaths?.learn,
     supergraphSdl,
     // Node's own fetch (undici) keeps connections to the subgraphs alive; the default fetcher adds an
     // HTTP cache layer that a GraphQL POST never uses.
@@ -116,15 +146,6 @@ export async function startGateway(
       },
     );
   }
-  const armor = queryLimits(config);
-  const { trustedDocuments } = config;
-  const restOperations = options.restOperations ?? [];
-  log.info(
-    trustedDocuments
-      ? `safelist on (TRUSTED_DOCUMENTS): ${trustedDocuments.size} documents, plus the REST adapters' ${restOperations.length} operations`
-      : 'safelist off: any document runs (set TRUSTED_DOCUMENTS to run only the documents of a manifest)',
-  );
-
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     // The platform stops its parts itself, in order, on SIGINT/SIGTERM (scripts/start.ts). Apollo's own
@@ -137,8 +158,7 @@ export async function startGateway(
     csrfPrevention: false,
     parseOptions: armor.parseOptions,
     validationRules: armor.validationRules,
-    formatError: (formatted, error) =>
-      formatGraphQLError(formatted, error, (internal) => log.error({ err: internal }, 'unexpected error in gateway')),
+    formatError,
     // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
     // Nothing reads cache hints, usage reports or schema reports here: their per-request work stays off
     // (usage and schema reporting would switch on by themselves with APOLLO_KEY in the environment).
@@ -149,7 +169,7 @@ export async function startGateway(
       ...(armor.plugins as unknown as ApolloServerPlugin<GatewayContext>[]),
       config.isProduction ? ApolloServerPluginLandingPageDisabled() : sandboxLandingPage<GatewayContext>(),
       // In process (under npm start) the gateway has no HTTP log line: this one names each operation.
-      operationTelemetry<GatewayContext>({ part: 'gateway', log, requestIdOf: (context) => context.requestId }),
+      operationTelemetry<GatewayContext>(observeOperation),
       answerSubgraphFacts(),
     ],
   });
@@ -165,6 +185,14 @@ export async function startGateway(
     parseOptions: armor.parseOptions,
     validationRules: armor.validationRules,
     safelist: trustedDocuments ? safelistOf(trustedDocuments, restOperations) : undefined,
+  });
+
+  /** The caller of one HTTP request, as both paths take it. */
+  const contextOf = (req: express.Request, res: express.Response): GatewayContext => ({
+    forwardHeaders: forwardHeadersOf(req.headers),
+    requestId: requestIdOf(req),
+    clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN),
+    setSessionCookie: (change) => applySessionCookie(res, change, config.surveysCookieSecure),
   });
 
   let shuttingDown = false;
@@ -197,14 +225,8 @@ export async function startGateway(
     serveSseSubscriptions(live, config.env.SUBGRAPH_TOKEN),
     refuseUnsupportedOperations(armor.parseOptions),
     resumeTrace,
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) => ({
-        forwardHeaders: forwardHeadersOf(req.headers),
-        requestId: requestIdOf(req),
-        clientAddress: gatewayClientOf(req, config.env.SUBGRAPH_TOKEN),
-        setSessionCookie: (change) => applySessionCookie(res, change, config.surveysCookieSecure),
-      }),
-    }),
+    ...(shortPaths ? [serveShortPaths(shortPaths, contextOf)] : []),
+    expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }),
   );
   app.use(graphqlRequestErrorHandler(log));
 
@@ -213,8 +235,9 @@ export async function startGateway(
   return {
     name: 'gateway',
     url: server.url,
-    client: inProcessClient(apollo, inProcessSubscriptions(live)),
+    client: inProcessClient(apollo, inProcessSubscriptions(live), shortPaths),
     queryPlans: queryPlans.stats,
+    shortPaths: shortPaths?.stats,
     close: async () => {
       shuttingDown = true;
       // Every stream ends first (WebSocket 1012, multipart and SSE closed), so that the drain below
@@ -223,5 +246,15 @@ export async function startGateway(
       await Promise.all([webSockets.close(), server.close()]);
       await apollo.stop();
     },
+  };
+}
+
+/** The plugins' `didEncounterErrors` hooks, run for errors the short path answers as Apollo Server runs them. */
+function errorHooksOf(plugins: readonly ApolloServerPlugin<GatewayContext>[]) {
+  return async (errors: readonly GraphQLError[]): Promise<void> => {
+    for (const plugin of plugins) {
+      const listener = await plugin.requestDidStart?.({} as never);
+      await listener?.didEncounterErrors?.({ errors } as never);
+    }
   };
 }

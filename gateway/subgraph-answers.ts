@@ -55,20 +55,26 @@ export function takeAnswerExtensions(
 /**
  * States in the gateway's answer the limits its subgraphs counted for the operation (a REST adapter
  * sends them as `RateLimit` headers) and whether the answer is a replay (`Idempotent-Replayed`);
- * a GraphQL client may read them too.
+ * a GraphQL client may read them too. The short path states them with the same function.
  */
+export function stateSubgraphFacts(
+  contextValue: GatewayContext,
+  result: { extensions?: Record<string, unknown> },
+): void {
+  if (contextValue.rateLimits?.length)
+    result.extensions = { ...result.extensions, [RATE_LIMIT_EXTENSION]: contextValue.rateLimits };
+  // A mutation answered again for its Idempotency-Key (lib/data/idempotency.ts), not run again.
+  if (contextValue.idempotentReplay) result.extensions = { ...result.extensions, [IDEMPOTENT_REPLAY_EXTENSION]: true };
+}
+
+/** `stateSubgraphFacts` as an Apollo Server plugin, for the full path. */
 export function answerSubgraphFacts(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ contextValue, response }) {
           if (response.body.kind !== 'single') return;
-          const result = response.body.singleResult;
-          if (contextValue.rateLimits?.length)
-            result.extensions = { ...result.extensions, [RATE_LIMIT_EXTENSION]: contextValue.rateLimits };
-          // A mutation answered again for its Idempotency-Key (lib/data/idempotency.ts), not run again.
-          if (contextValue.idempotentReplay)
-            result.extensions = { ...result.extensions, [IDEMPOTENT_REPLAY_EXTENSION]: true };
+          stateSubgraphFacts(contextValue, response.body.singleResult);
         },
       };
     },

@@ -224,6 +224,8 @@ const EnvSchema = z.object({
    * migrations run in one step of their own (`npm run migrate`, the Kubernetes Job) before a release's parts.
    */
   MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
+  /** `false`: every operation takes the gateway's full path; `true`: fixed ones may run straight on their subgraph (gateway/short-path.ts). */
+  GATEWAY_SHORT_PATH: z.enum(['true', 'false']).default('true'),
   /** `off`: this process serves the API only and leaves publishing to `npm run worker` processes. */
   PUBLISH_WORKER: z.enum(['on', 'off']).default('on'),
   /** Worker processes of `npm start` on PostgreSQL (default: one per CPU); embedded PGlite always runs one. */

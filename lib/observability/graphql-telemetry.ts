@@ -78,9 +78,10 @@ export function operationObserver<Context extends object>(options: OperationTele
 
 /** `operationObserver` as an Apollo Server plugin (the gateway, and subgraphs served over HTTP). */
 export function operationTelemetry<Context extends BaseContext>(
-  options: OperationTelemetryOptions<Context>,
+  options: OperationTelemetryOptions<Context> | ((contextValue: Context) => ObservedOperation),
 ): ApolloServerPlugin<Context> {
-  const observe = operationObserver(options);
+  // An observer of its own, or one shared with another way the same part runs operations (the gateway's short path).
+  const observe = typeof options === 'function' ? options : operationObserver(options);
   return {
     async requestDidStart({ contextValue, request }) {
       const observed = observe(contextValue);

@@ -75,18 +75,33 @@ export type SubscriptionExecutor = (
 ) => AsyncIterableIterator<GraphQLResult<Record<string, unknown>>>;
 
 /**
- * The gateway in this process: Apollo's executeOperation runs the same pipeline as an HTTP request,
- * and the gateway's live graph (gateway/subscriptions) the same admission, caps and plan as its
- * subscription transports.
+ * The gateway's short path for fixed operations (gateway/short-path.ts): an answer, or undefined when
+ * the operation has none and takes Apollo's pipeline.
+ */
+export interface FixedOperations {
+  run(
+    query: string,
+    variables: Record<string, unknown>,
+    context: GatewayContext,
+  ): Promise<GraphQLResult<unknown>> | undefined;
+}
+
+/**
+ * The gateway in this process: Apollo's executeOperation runs the same pipeline as an HTTP request
+ * (or the gateway's short path answers a fixed operation exactly as it would), and the gateway's live
+ * graph (gateway/subscriptions) the same admission, caps and plan as its subscription transports.
  */
 export function inProcessClient(
   apollo: ApolloServer<GatewayContext>,
   subscriptions: SubscriptionExecutor,
+  fixedOperations?: FixedOperations,
 ): GraphQLClient {
   return {
     subscribe: <Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) =>
       subscriptions({ query, variables }, context) as SubscriptionResults<Data>,
     async execute<Data>(query: string, variables: Record<string, unknown>, context: GatewayContext) {
+      const short = fixedOperations?.run(query, variables, context);
+      if (short) return (await short) as GraphQLResult<Data>;
       const response = await apollo.executeOperation<Data & Record<string, unknown>>(
         { query, variables },
         { contextValue: context },

@@ -3,12 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { federationOperations } from '#gateway/operation-memo.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
-/** Each REST route runs a fixed named operation, so the gateway plans each once and then reuses the plan. */
+/**
+ * Each REST route runs a fixed named operation, so the gateway plans each once and then reuses the plan.
+ * The full path's cache is measured with the short path off; with it on, repeats skip the cache
+ * altogether (test/gateway/short-path.test.ts).
+ */
 describe('gateway query-plan cache', () => {
   let platform: TestPlatform;
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
+    platform = await startTestPlatform({ GATEWAY_SHORT_PATH: 'false' });
   });
   afterAll(async () => {
     await platform?.stop();
