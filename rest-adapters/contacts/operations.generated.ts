@@ -41,6 +41,19 @@ export type CreateNoteInput = {
   body: string;
 };
 
+/** Why two contacts look like one person */
+export const DuplicateReason = {
+  /** The same company, which makes another reason stronger */
+  Company: 'COMPANY',
+  /** The same e-mail address once normalised (case; dots and +tags where the provider ignores them) */
+  Email: 'EMAIL',
+  /** Names alike despite case, accents and a typo */
+  Name: 'NAME',
+  /** The same phone number once normalised to E.164 */
+  Phone: 'PHONE'
+} as const;
+
+export type DuplicateReason = typeof DuplicateReason[keyof typeof DuplicateReason];
 /** Where to move a contact */
 export type MoveInput = {
   /** Names the stage's pipeline to move the contact into another pipeline; without it the stage must be in the contact's pipeline */
@@ -190,7 +203,7 @@ export type FollowContactImportSubscriptionVariables = Exact<{
 
 export type FollowContactImportSubscription = { contactImport: { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null } };
 
-export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string };
+export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string };
 
 export type ContactPageQueryVariables = Exact<{
   page?: number | null | undefined;
@@ -199,21 +212,21 @@ export type ContactPageQueryVariables = Exact<{
 }>;
 
 
-export type ContactPageQuery = { contactPage: { page: number, limit: number, total: number, totalExact: boolean, items: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }> } | null };
+export type ContactPageQuery = { contactPage: { page: number, limit: number, total: number, totalExact: boolean, items: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> } | null };
 
 export type ContactQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type ContactQuery = { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type ContactQuery = { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } | null };
 
 export type CreateContactMutationVariables = Exact<{
   input: CreateContactInput;
 }>;
 
 
-export type CreateContactMutation = { createContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type CreateContactMutation = { createContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } | null };
 
 export type UpdateContactMutationVariables = Exact<{
   id: string;
@@ -222,7 +235,7 @@ export type UpdateContactMutationVariables = Exact<{
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type UpdateContactMutation = { updateContact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } | null };
 
 export type DeleteContactMutationVariables = Exact<{
   id: string;
@@ -230,7 +243,25 @@ export type DeleteContactMutationVariables = Exact<{
 }>;
 
 
-export type DeleteContactMutation = { deleteContact: { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } } | null };
+export type DeleteContactMutation = { deleteContact: { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } } | null };
+
+export type ContactDuplicateFieldsFragment = { score: number, reasons: Array<DuplicateReason>, contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } };
+
+export type ContactDuplicatesQueryVariables = Exact<{
+  id: string;
+  first?: number | null | undefined;
+}>;
+
+
+export type ContactDuplicatesQuery = { contact: { id: string, duplicates: Array<{ score: number, reasons: Array<DuplicateReason>, contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } }> | null } | null };
+
+export type ContactDuplicatePageQueryVariables = Exact<{
+  page?: number | null | undefined;
+  limit?: number | null | undefined;
+}>;
+
+
+export type ContactDuplicatePageQuery = { contactDuplicatePage: { page: number, limit: number, total: number, items: Array<{ score: number, reasons: Array<DuplicateReason>, contacts: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> }> } | null };
 
 export type ContactsHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -315,7 +346,7 @@ export type PipelineBoardQueryVariables = Exact<{
 }>;
 
 
-export type PipelineBoardQuery = { pipeline: { id: string, name: string, isDefault: boolean, createdAt: string, board: Array<{ contactCount: number, id: string, name: string, position: number, contacts: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }> } }>, stages: Array<{ id: string, name: string, position: number }> } | null };
+export type PipelineBoardQuery = { pipeline: { id: string, name: string, isDefault: boolean, createdAt: string, board: Array<{ contactCount: number, id: string, name: string, position: number, contacts: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> } }>, stages: Array<{ id: string, name: string, position: number }> } | null };
 
 export type MoveContactMutationVariables = Exact<{
   contactId: string;
@@ -389,10 +420,32 @@ export const ContactFieldsFragmentDoc = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }
     `, {"fragmentName":"ContactFields"}) as unknown as TypedDocumentString<ContactFieldsFragment, unknown>;
+export const ContactDuplicateFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ContactDuplicateFields on ContactDuplicate {
+  contact {
+    ...ContactFields
+  }
+  score
+  reasons
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}`, {"fragmentName":"ContactDuplicateFields"}) as unknown as TypedDocumentString<ContactDuplicateFieldsFragment, unknown>;
 export const NoteFieldsFragmentDoc = new TypedDocumentString(`
     fragment NoteFields on Note {
   id
@@ -695,6 +748,7 @@ export const ContactPageDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<ContactPageQuery, ContactPageQueryVariables>;
@@ -714,6 +768,7 @@ export const ContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<ContactQuery, ContactQueryVariables>;
@@ -732,6 +787,7 @@ export const CreateContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<CreateContactMutation, CreateContactMutationVariables>;
@@ -751,6 +807,7 @@ export const UpdateContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<UpdateContactMutation, UpdateContactMutationVariables>;
@@ -772,9 +829,67 @@ export const DeleteContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<DeleteContactMutation, DeleteContactMutationVariables>;
+export const ContactDuplicatesDocument = new TypedDocumentString(`
+    query ContactDuplicates($id: ID!, $first: Int) {
+  contact(id: $id) {
+    id
+    duplicates(first: $first) {
+      ...ContactDuplicateFields
+    }
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}
+fragment ContactDuplicateFields on ContactDuplicate {
+  contact {
+    ...ContactFields
+  }
+  score
+  reasons
+}`) as unknown as TypedDocumentString<ContactDuplicatesQuery, ContactDuplicatesQueryVariables>;
+export const ContactDuplicatePageDocument = new TypedDocumentString(`
+    query ContactDuplicatePage($page: Int, $limit: Int) {
+  contactDuplicatePage(page: $page, limit: $limit) {
+    items {
+      contacts {
+        ...ContactFields
+      }
+      score
+      reasons
+    }
+    page
+    limit
+    total
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<ContactDuplicatePageQuery, ContactDuplicatePageQueryVariables>;
 export const ContactsHealthDocument = new TypedDocumentString(`
     query ContactsHealth {
   contactsHealth {
@@ -942,6 +1057,7 @@ export const PipelineBoardDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }

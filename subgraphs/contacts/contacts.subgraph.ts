@@ -5,6 +5,7 @@ import { ContactExportResolver } from './export/contact-export.resolver.js';
 import { ContactImportResolver } from './import/contact-import.resolver.js';
 import { ContactResolver } from './contact/contact.resolver.js';
 import { ContactEventResolver } from './contact/contact-event.resolver.js';
+import { ContactDuplicatesResolver, DuplicatePairsResolver } from './duplicates/duplicate.resolver.js';
 import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
 import { HealthResolver } from './health/health.resolver.js';
@@ -16,6 +17,8 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
     resolvers: [
       ContactResolver,
       ContactEventResolver,
+      ContactDuplicatesResolver,
+      DuplicatePairsResolver,
       NoteResolver,
       AttachmentResolver,
       PipelineResolver,
