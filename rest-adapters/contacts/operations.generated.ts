@@ -4,6 +4,20 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** For each field, the contact (the survivor or one in mergeIds) whose value the survivor takes */
+export type ContactFieldSourcesInput = {
+  /** Contact whose company the survivor takes */
+  company?: string | null | undefined;
+  /** Contact whose e-mail address the survivor takes */
+  email?: string | null | undefined;
+  /** Contact whose first name the survivor takes */
+  firstName?: string | null | undefined;
+  /** Contact whose last name the survivor takes */
+  lastName?: string | null | undefined;
+  /** Contact whose phone number the survivor takes */
+  phone?: string | null | undefined;
+};
+
 /** Where a contact import stands */
 export const ContactImportStatus = {
   /** Stopped on request; the batches written before stay */
@@ -54,6 +68,18 @@ export const DuplicateReason = {
 } as const;
 
 export type DuplicateReason = typeof DuplicateReason[keyof typeof DuplicateReason];
+/** Contacts to merge into one that survives */
+export type MergeContactsInput = {
+  /** True: answer the survivor as it would be, and write nothing */
+  dryRun?: boolean | null | undefined;
+  /** Fields taken from another contact than the survivor; the others keep the survivor's value */
+  fieldSources?: ContactFieldSourcesInput | null | undefined;
+  /** The contacts merged into it (1 to 49), in the order their values fill the survivor's empty fields */
+  mergeIds: Array<string>;
+  /** The contact that survives */
+  survivorId: string;
+};
+
 /** Where to move a contact */
 export type MoveInput = {
   /** Names the stage's pipeline to move the contact into another pipeline; without it the stage must be in the contact's pipeline */
@@ -273,6 +299,22 @@ export type ContactsReadinessQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ContactsReadinessQuery = { contactsHealth: { checks: Array<{ name: string, ok: boolean }> } | null };
 
+export type ContactMergeFieldsFragment = { id: string, survivorId: string, mergedIds: Array<string>, createdAt: string, undoneAt: string | null };
+
+export type MergeContactsMutationVariables = Exact<{
+  input: MergeContactsInput;
+}>;
+
+
+export type MergeContactsMutation = { mergeContacts: { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }, merge: { id: string, survivorId: string, mergedIds: Array<string>, createdAt: string, undoneAt: string | null } | null } | null };
+
+export type UndoContactMergeMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type UndoContactMergeMutation = { undoContactMerge: { merge: { id: string, survivorId: string, mergedIds: Array<string>, createdAt: string, undoneAt: string | null }, survivor: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }, restored: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> } | null };
+
 export type NoteFieldsFragment = { id: string, contactId: string, body: string, createdAt: string, updatedAt: string };
 
 export type NotePageQueryVariables = Exact<{
@@ -446,6 +488,15 @@ export const ContactDuplicateFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
   updatedAt
 }`, {"fragmentName":"ContactDuplicateFields"}) as unknown as TypedDocumentString<ContactDuplicateFieldsFragment, unknown>;
+export const ContactMergeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ContactMergeFields on ContactMerge {
+  id
+  survivorId
+  mergedIds
+  createdAt
+  undoneAt
+}
+    `, {"fragmentName":"ContactMergeFields"}) as unknown as TypedDocumentString<ContactMergeFieldsFragment, unknown>;
 export const NoteFieldsFragmentDoc = new TypedDocumentString(`
     fragment NoteFields on Note {
   id
@@ -912,6 +963,71 @@ export const ContactsReadinessDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ContactsReadinessQuery, ContactsReadinessQueryVariables>;
+export const MergeContactsDocument = new TypedDocumentString(`
+    mutation MergeContacts($input: MergeContactsInput!) {
+  mergeContacts(input: $input) {
+    contact {
+      ...ContactFields
+    }
+    merge {
+      ...ContactMergeFields
+    }
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}
+fragment ContactMergeFields on ContactMerge {
+  id
+  survivorId
+  mergedIds
+  createdAt
+  undoneAt
+}`) as unknown as TypedDocumentString<MergeContactsMutation, MergeContactsMutationVariables>;
+export const UndoContactMergeDocument = new TypedDocumentString(`
+    mutation UndoContactMerge($id: ID!) {
+  undoContactMerge(id: $id) {
+    merge {
+      ...ContactMergeFields
+    }
+    survivor {
+      ...ContactFields
+    }
+    restored {
+      ...ContactFields
+    }
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}
+fragment ContactMergeFields on ContactMerge {
+  id
+  survivorId
+  mergedIds
+  createdAt
+  undoneAt
+}`) as unknown as TypedDocumentString<UndoContactMergeMutation, UndoContactMergeMutationVariables>;
 export const NotePageDocument = new TypedDocumentString(`
     query NotePage($contactId: ID!, $page: Int, $limit: Int) {
   notePage(contactId: $contactId, page: $page, limit: $limit) {

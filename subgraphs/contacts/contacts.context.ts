@@ -10,6 +10,8 @@ import { AttachmentService } from './attachments/attachment.service.js';
 import type { AttachmentsContext } from './attachments/attachments.context.js';
 import type { ContactContext } from './contact/contact.context.js';
 import type { DuplicatesContext } from './duplicates/duplicates.context.js';
+import type { MergeContext } from './merge/merge.context.js';
+import { MergeService } from './merge/merge.service.js';
 import { DuplicateService, type DuplicatesOf } from './duplicates/duplicate.service.js';
 import type { ContactDuplicate } from './duplicates/duplicate.types.js';
 import type { ExportContext } from './export/export.context.js';
@@ -36,6 +38,7 @@ export interface ContactsContext
     HealthContext,
     ContactContext,
     DuplicatesContext,
+    MergeContext,
     NotesContext,
     AttachmentsContext,
     PipelinesContext,
@@ -54,6 +57,7 @@ export async function createContactsContext(
   const contacts = new ContactService(em, runtime.searchEstimates);
   const pipelines = new PipelineService(em, contacts);
   const duplicates = new DuplicateService(em);
+  const merges = new MergeService(em);
   return {
     principal,
     refusal,
@@ -72,6 +76,11 @@ export async function createContactsContext(
     ),
     exports: new ContactExportService(runtime.exports),
     duplicates,
+    merges,
+    mergedIdsOf: batchLoader(
+      (ids) => merges.mergedIdsOf(ids),
+      () => [],
+    ),
     // Keyed by contact and size: a list asks every contact with the same `first`, one statement for them all.
     duplicatesOf: new DataLoader<DuplicatesOf, ContactDuplicate[], string>(
       async (keys) => {

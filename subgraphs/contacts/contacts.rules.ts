@@ -3,6 +3,7 @@ import { mergeRules, type RuleTree } from '#lib/subgraph/shield.js';
 import { attachmentsRules } from './attachments/attachments.rules.js';
 import { contactRules } from './contact/contact.rules.js';
 import { duplicatesRules } from './duplicates/duplicates.rules.js';
+import { mergingRules } from './merge/merge.rules.js';
 import { contactsScopeRules, type ContactsScopeRules } from './contacts.scopes.js';
 import { exportRules } from './export/export.rules.js';
 import { healthRules } from './health/health.rules.js';
@@ -23,6 +24,7 @@ export function contactsRules(
     healthRules,
     contactRules,
     duplicatesRules,
+    mergingRules,
     exportRules,
     notesRules,
     attachmentsRules,

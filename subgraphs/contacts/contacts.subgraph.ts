@@ -6,6 +6,7 @@ import { ContactImportResolver } from './import/contact-import.resolver.js';
 import { ContactResolver } from './contact/contact.resolver.js';
 import { ContactEventResolver } from './contact/contact-event.resolver.js';
 import { ContactDuplicatesResolver, DuplicatePairsResolver } from './duplicates/duplicate.resolver.js';
+import { MergeResolver } from './merge/merge.resolver.js';
 import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
 import { HealthResolver } from './health/health.resolver.js';
@@ -19,6 +20,7 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
       ContactEventResolver,
       ContactDuplicatesResolver,
       DuplicatePairsResolver,
+      MergeResolver,
       NoteResolver,
       AttachmentResolver,
       PipelineResolver,

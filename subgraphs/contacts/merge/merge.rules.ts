@@ -1,0 +1,8 @@
+import type { RuleTree } from '#lib/subgraph/shield.js';
+import type { ContactsScopeRules } from '../contacts.scopes.js';
+
+/** A merge and its undo change contacts: contacts.write. */
+export function mergingRules({ scope }: ContactsScopeRules): RuleTree {
+  const change = scope('contacts.write');
+  return { Mutation: { mergeContacts: change, undoContactMerge: change } };
+}
