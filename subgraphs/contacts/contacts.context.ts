@@ -81,6 +81,10 @@ export async function createContactsContext(
       (ids) => merges.mergedIdsOf(ids),
       () => [],
     ),
+    survivorOf: batchLoader(
+      (ids) => merges.survivorsOf(ids),
+      () => null,
+    ),
     // Keyed by contact and size: a list asks every contact with the same `first`, one statement for them all.
     duplicatesOf: new DataLoader<DuplicatesOf, ContactDuplicate[], string>(
       async (keys) => {

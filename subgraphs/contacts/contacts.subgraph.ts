@@ -7,6 +7,8 @@ import { ContactResolver } from './contact/contact.resolver.js';
 import { ContactEventResolver } from './contact/contact-event.resolver.js';
 import { ContactDuplicatesResolver, DuplicatePairsResolver } from './duplicates/duplicate.resolver.js';
 import { MergeResolver } from './merge/merge.resolver.js';
+import { SurveyContactResolver } from './merge/survey-contact.resolver.js';
+import { ContactOfSurvey } from './merge/survey.types.js';
 import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
 import { HealthResolver } from './health/health.resolver.js';
@@ -21,6 +23,7 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
       ContactDuplicatesResolver,
       DuplicatePairsResolver,
       MergeResolver,
+      SurveyContactResolver,
       NoteResolver,
       AttachmentResolver,
       PipelineResolver,
@@ -29,6 +32,8 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
       ContactExportResolver,
       HealthResolver,
     ],
+    // Survey is the surveys service's: no field here returns one, this subgraph only adds `contact` to it.
+    orphanedTypes: [ContactOfSurvey],
     references: contactsReferences,
     rules: contactsRules(config),
   };

@@ -1,5 +1,6 @@
 import type { EntityManager } from '#lib/data/database.js';
 import { Contact } from '../contact/contact.entity.js';
+import { READ_FIELDS } from '../contact/contact.queries.js';
 
 /** The SQL of merges for one schema; ids lists go as uuid[] literals (`{a,b}`). */
 export interface MergeQueries {
@@ -23,12 +24,16 @@ export interface MergeQueries {
   dropStage: string;
   /** The contacts merged into each of the given (merges still standing, through merges of merges); `?` the ids. */
   mergedInto: string;
+  /** For each contact given, the live contact it is or went into (column `start`, then the contact's); `?` the ids. */
+  survivors: string;
 }
 
 const bySchema = new Map<string, MergeQueries>();
 
 export function mergeQueries(em: EntityManager): MergeQueries {
-  const schema = em.getMetadata(Contact).schema ?? 'contacts';
+  const meta = em.getMetadata(Contact);
+  const schema = meta.schema ?? 'contacts';
+  const columns = READ_FIELDS.map((field) => `c."${meta.properties[field].fieldNames[0]}" as "${field}"`).join(', ');
   let queries = bySchema.get(schema);
   if (queries) return queries;
   const t = (table: string) => `"${schema}"."${table}"`;
@@ -58,6 +63,12 @@ export function mergeQueries(em: EntityManager): MergeQueries {
         select merged_into, id from ${t('contact')} where merged_into = any(?::uuid[])
         union all select merged.root, c.id from ${t('contact')} c join merged on c.merged_into = merged.id)
       select root, id from merged order by root, id`,
+    // Bounded: a chain of merges is short, and a cycle (which merges cannot make) would stop here.
+    survivors: `with recursive chain (start, id, depth) as (
+        select id, id, 0 from ${t('contact')} where id = any(?::uuid[])
+        union all select chain.start, c.merged_into, chain.depth + 1 from chain join ${t('contact')} c on c.id = chain.id
+        where c.merged_into is not null and chain.depth < 50)
+      select chain.start, ${columns} from chain join ${t('contact')} c on c.id = chain.id and not c.deleted`,
   };
   bySchema.set(schema, queries);
   return queries;

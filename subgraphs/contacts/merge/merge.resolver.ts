@@ -31,7 +31,9 @@ export class MergeResolver {
     return ctx.merges.undo(id);
   }
 
+  // Nullable: other services read it (Contact.surveys requires it), and every field that crosses services is.
   @FieldResolver(() => [ID], {
+    nullable: true,
     description:
       'Ids of the contacts merged into this one (through merges of merges; a merge undone takes its ids away); other services follow them',
   })

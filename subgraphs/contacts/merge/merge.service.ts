@@ -148,6 +148,16 @@ export class MergeService {
     );
   }
 
+  /** The live contact each given contact is, or was merged into; absent when deleted otherwise. */
+  async survivorsOf(ids: readonly string[]): Promise<Map<string, Contact>> {
+    const valid = ids.filter(isUuid);
+    if (!valid.length) return new Map();
+    const rows = await this.em.execute<(Contact & { start: string })[]>(mergeQueries(this.em).survivors, [
+      uuidArray(valid),
+    ]);
+    return new Map(rows.map(({ start, ...contact }) => [start, toContact(contact)]));
+  }
+
   /** The ids merged into each contact, through merges of merges (a merge undone leaves none). */
   async mergedIdsOf(ids: readonly string[]): Promise<Map<string, string[]>> {
     const valid = ids.filter(isUuid);
