@@ -18,7 +18,11 @@ export const CONTACT_THRESHOLD = 0.3;
 export const BOOK_THRESHOLD = 0.6;
 /** Candidates taken from each index per contact: bounds a lookup's work however common a key is. */
 export const CANDIDATES_PER_KEY = 50;
-/** Contacts sharing one key beyond this are a shared mailbox or switchboard, not one person: left out of the book's pairs. */
+/**
+ * Contacts sharing one key beyond this are a shared mailbox or switchboard, not one person: left out of the book's pairs.
+ * Names are compared within blocks of one company and the same initials, or the same company and the
+ * same last three letters (a typo rarely hits both ends of a name), never across a whole large company.
+ */
 export const LARGEST_GROUP = 100;
 
 /** The SQL of duplicate detection for one schema. */
@@ -88,7 +92,7 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
       candidate as (
         ${source(`o.email is not null and ${fn('contact_email_key')}(o.email) = p.ek`)}
         union ${source(`o.phone is not null and ${fn('contact_phone_key')}(o.phone) = p.pk`)}
-        union ${source(`o.company is not null and ${fn('contact_company_key')}(o.company) = p.ck`)}
+        union ${source(`o.company is not null and ${fn('contact_company_key')}(o.company) = p.ck`, `order by ${nameKey} operator(public.<->) p.nk`)}
         union ${source('p.nk is not null', `order by ${nameKey} operator(public.<->) p.nk`)}),
       ranked as (
         select candidate.probe_id, ${columns}, m.score, m.reasons,
@@ -101,7 +105,10 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
       groups as (
         select array_agg(id) as ids from live where ek is not null group by ek having count(*) between 2 and ${LARGEST_GROUP}
         union all select array_agg(id) from live where pk is not null group by pk having count(*) between 2 and ${LARGEST_GROUP}
-        union all select array_agg(id) from live where ck is not null group by ck having count(*) between 2 and ${LARGEST_GROUP}),
+        union all select array_agg(id) from live where ck is not null and nk is not null
+          group by ck, left(nk, 1), substr(nk, strpos(nk, ' ') + 1, 1) having count(*) between 2 and ${LARGEST_GROUP}
+        union all select array_agg(id) from live where ck is not null and nk is not null
+          group by ck, right(nk, 3) having count(*) between 2 and ${LARGEST_GROUP}),
       candidate as (select distinct a, b from groups g, unnest(g.ids) a, unnest(g.ids) b where a < b)
       insert into ${pairs} (a_id, b_id, score, reasons)
       select p.id, o.id, m.score, m.reasons from candidate join live p on p.id = candidate.a
