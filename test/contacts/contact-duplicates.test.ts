@@ -128,6 +128,30 @@ describe.each([
     expect(await total()).toBe(3);
   });
 
+  it('matches contacts written by the bulk import as any others: the keys are index expressions, kept on every write path', async () => {
+    const form = new FormData();
+    const csv = 'First Name,Last Name,Email,Phone\nImported,Person,grace.hopper+import@gmail.com,+44 20 7946 0000\n';
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
+    const imported = await fetch(`${base}/api/contacts/import`, { method: 'POST', body: form });
+    expect(imported.status).toBe(200);
+    expect(((await imported.json()) as { created: number }).created).toBe(1);
+    const list = await duplicatesOf('unrelated');
+    expect(list.map((item) => item.reasons)).toEqual([['phone']]);
+    await create('hopper', { firstName: 'Grace', email: 'gracehopper@gmail.com' });
+    expect((await duplicatesOf('hopper')).map((item) => item.reasons)).toEqual([['email']]);
+  });
+
+  it('reads a page of the book pairs in the same statements whatever its size', async () => {
+    const page = (limit: number) => rest('GET', `${base}/api/contacts/duplicates?limit=${limit}`);
+    await page(1);
+    statements = [];
+    await page(1);
+    const one = statements.length;
+    statements = [];
+    expect((await page(20)).body.data.length).toBeGreaterThan(1);
+    expect(statements.length).toBe(one);
+  });
+
   it('finds the duplicates of a list of contacts in a fixed number of statements', async () => {
     const query = (first: number) =>
       graphql<any>(
