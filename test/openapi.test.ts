@@ -290,7 +290,6 @@ describe('OpenAPI documents of the REST services', () => {
       'company',
       'tags',
       'deleted',
-      // DESIGN.md "Contacts: duplicates and merge": a merged contact says where it went.
       'mergedInto',
       'createdAt',
       'updatedAt',
