@@ -129,6 +129,23 @@ describe.each([
     ]);
   });
 
+  it('answers a merge and an undo sent again with the same Idempotency-Key as the first time, changing nothing', async () => {
+    const { survivor, a } = await threeContacts('replayed');
+    const key = { 'idempotency-key': crypto.randomUUID() };
+    const first = await rest('POST', `${base}/api/contacts/${survivor}/merge`, { mergeIds: [a] }, key);
+    expect(first.status).toBe(200);
+    const again = await rest('POST', `${base}/api/contacts/${survivor}/merge`, { mergeIds: [a] }, key);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const undoKey = { 'idempotency-key': crypto.randomUUID() };
+    const undo = `${base}/api/contacts/merges/${first.body.merge.id}/undo`;
+    expect((await rest('POST', undo, undefined, undoKey)).status).toBe(200);
+    const replayed = await rest('POST', undo, undefined, undoKey);
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('answers a dry run with the survivor as it would be, and writes nothing', async () => {
     const { survivor, a, b } = await threeContacts('dry');
     const was = await contact(survivor);
