@@ -19,6 +19,11 @@ export const BOOK_THRESHOLD = 0.6;
 /** Candidates taken from each index per contact: bounds a lookup's work however common a key is. */
 export const CANDIDATES_PER_KEY = 50;
 /**
+ * Nearest names taken per contact: a k-nearest walk costs about its k, and a name alone is weak evidence,
+ * so the few nearest do; a namesake at the same company comes by the company's candidates too.
+ */
+export const NEAREST_NAMES = 10;
+/**
  * Contacts sharing one key beyond this are a shared mailbox or switchboard, not one person: left out of the book's pairs.
  * Names are compared within blocks of one company and the same initials, or the same company and the
  * same last three letters (a typo rarely hits both ends of a name), never across a whole large company.
@@ -56,9 +61,11 @@ const bySchema = new Map<string, DuplicateQueries>();
 function scored(schema: string, p: string, o: string): string {
   const email = `coalesce(${p}.ek = "${schema}".contact_email_key(${o}.email), false)`;
   const phone = `coalesce(${p}.pk = "${schema}".contact_phone_key(${o}.phone), false)`;
-  const similarity = `coalesce(public.similarity(${p}.nk, "${schema}".contact_name_key(${o}.first_name, ${o}.last_name)), 0)`;
-  const company = `coalesce(${p}.ck = "${schema}".contact_company_key(${o}.company), false)`;
-  return `cross join lateral (select ${email} as e, ${phone} as ph, ${similarity} >= ${NAME_SIMILARITY} as n, ${similarity} as s, ${company} as co) as f
+  // Computed once per candidate (offset 0 keeps PostgreSQL from copying the calls into every use).
+  const keys = `select coalesce(public.similarity(${p}.nk, "${schema}".contact_name_key(${o}.first_name, ${o}.last_name)), 0) as s,
+    coalesce(${p}.ck = "${schema}".contact_company_key(${o}.company), false) as co offset 0`;
+  return `cross join lateral (${keys}) as k
+    cross join lateral (select ${email} as e, ${phone} as ph, k.s >= ${NAME_SIMILARITY} as n, k.s as s, k.co as co offset 0) as f
     cross join lateral (select (1 - (1 - case when f.e then ${WEIGHTS.email} else 0 end)
         * (1 - case when f.ph then ${WEIGHTS.phone} else 0 end)
         * (1 - case when f.n then ${WEIGHTS.name} * f.s else 0 end)
@@ -82,9 +89,9 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
   const fn = (name: string) => `"${schema}".${name}`;
   // Each source walks its own index (the same expressions, the same partial condition), at most
   // CANDIDATES_PER_KEY rows, the name nearest first (GiST trigram distance).
-  const source = (condition: string, order = '') =>
+  const source = (condition: string, order = '', limit = CANDIDATES_PER_KEY) =>
     `select p.id as probe_id, near.id from probe p cross join lateral (
-      select o.id from ${table} o where not o.deleted and ${condition} ${order} limit ${CANDIDATES_PER_KEY}) near`;
+      select o.id from ${table} o where not o.deleted and ${condition} ${order} limit ${limit}) near`;
   const nameKey = `${fn('contact_name_key')}(o.first_name, o.last_name)`;
   const pairs = `"${schema}"."contact_duplicate_pair"`;
   queries = {
@@ -93,7 +100,7 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
         ${source(`o.email is not null and ${fn('contact_email_key')}(o.email) = p.ek`)}
         union ${source(`o.phone is not null and ${fn('contact_phone_key')}(o.phone) = p.pk`)}
         union ${source(`o.company is not null and ${fn('contact_company_key')}(o.company) = p.ck`, `order by ${nameKey} operator(public.<->) p.nk`)}
-        union ${source('p.nk is not null', `order by ${nameKey} operator(public.<->) p.nk`)}),
+        union ${source('p.nk is not null', `order by ${nameKey} operator(public.<->) p.nk`, NEAREST_NAMES)}),
       ranked as (
         select candidate.probe_id, ${columns}, m.score, m.reasons,
           row_number() over (partition by candidate.probe_id order by m.score desc, o.id) as rank
