@@ -290,6 +290,7 @@ describe('OpenAPI documents of the REST services', () => {
       'company',
       'tags',
       'deleted',
+      'mergedInto',
       'createdAt',
       'updatedAt',
     ]);

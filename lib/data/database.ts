@@ -104,7 +104,12 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
     });
   } else {
     // Loaded here, not at the top: a process on PostgreSQL never needs PGlite's code.
-    const [{ MikroORM }, { PGlite }] = await Promise.all([import('@mikro-orm/pglite'), import('@electric-sql/pglite')]);
+    const [{ MikroORM }, { PGlite }, { pg_trgm }, { unaccent }] = await Promise.all([
+      import('@mikro-orm/pglite'),
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite/contrib/pg_trgm'),
+      import('@electric-sql/pglite/contrib/unaccent'),
+    ]);
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
     const dataDir = path.join(config.dataDir, 'pglite', service);
     mkdirSync(dataDir, { recursive: true });
@@ -115,7 +120,10 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
         log.info({ dataDir }, 'creating the embedded database (first start on this DATA_DIR, a few seconds, once)');
         await copyEmptyCluster(config.dataDir, dataDir);
       }
-      orm = await MikroORM.init({ ...common, dbName: dataDir, driverOptions: { startParams } });
+      // The contrib extensions a migration creates (contacts' duplicate matching) must be bundled in
+      // before it runs; every part and command that opens a service's database opens it here.
+      const extensions = { pg_trgm, unaccent };
+      orm = await MikroORM.init({ ...common, dbName: dataDir, driverOptions: { startParams, extensions } });
     } catch (error) {
       release();
       throw error;

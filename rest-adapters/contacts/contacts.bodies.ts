@@ -20,6 +20,7 @@ export const contactSchema = z
     company: text('Company the contact works for'),
     tags: z.array(z.string()).meta({ description: 'Free labels' }),
     deleted: z.boolean().meta({ description: 'True once soft deleted: the record remains' }),
+    mergedInto: idSchema.nullable().meta({ description: 'The contact this one was merged into; null unless merged' }),
     createdAt: instantSchema,
     updatedAt: instantSchema,
   })

@@ -17,6 +17,8 @@ import { attachmentRoutes } from './attachments.routes.js';
 import { contactImportRoutes } from './contact-import.routes.js';
 import { contactExportRoutes, httpExports, inProcessExports, type ExportReader } from './contact-export.routes.js';
 import { contactRoutes } from './contacts.routes.js';
+import { duplicateRoutes } from './duplicates.routes.js';
+import { mergeRoutes } from './merges.routes.js';
 import { noteRoutes } from './notes.routes.js';
 import { pipelineRoutes } from './pipelines.routes.js';
 
@@ -76,6 +78,9 @@ function contactsRestRoutes(
     ...healthRoutes(run, HEALTH),
     ...contactImportRoutes(run, subscriptionRunner(client), storage),
     ...contactExportRoutes(run, exports),
+    // Before contactRoutes: /api/contacts/duplicates is no contact id.
+    ...duplicateRoutes(run),
+    ...mergeRoutes(run),
     ...contactRoutes(run),
     ...noteRoutes(run),
     ...attachmentRoutes(run, storage, config.env.ATTACHMENT_MAX_BYTES),

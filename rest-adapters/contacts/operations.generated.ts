@@ -4,6 +4,20 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** For each field, the contact (the survivor or one in mergeIds) whose value the survivor takes */
+export type ContactFieldSourcesInput = {
+  /** Contact whose company the survivor takes */
+  company?: string | null | undefined;
+  /** Contact whose e-mail address the survivor takes */
+  email?: string | null | undefined;
+  /** Contact whose first name the survivor takes */
+  firstName?: string | null | undefined;
+  /** Contact whose last name the survivor takes */
+  lastName?: string | null | undefined;
+  /** Contact whose phone number the survivor takes */
+  phone?: string | null | undefined;
+};
+
 /** Where a contact import stands */
 export const ContactImportStatus = {
   /** Stopped on request; the batches written before stay */
@@ -39,6 +53,31 @@ export type CreateContactInput = {
 export type CreateNoteInput = {
   /** Text of the note (required, not blank) */
   body: string;
+};
+
+/** Why two contacts look like one person */
+export const DuplicateReason = {
+  /** The same company, which makes another reason stronger */
+  Company: 'COMPANY',
+  /** The same e-mail address once normalised (case; dots and +tags where the provider ignores them) */
+  Email: 'EMAIL',
+  /** Names alike despite case, accents and a typo */
+  Name: 'NAME',
+  /** The same phone number once normalised to E.164 */
+  Phone: 'PHONE'
+} as const;
+
+export type DuplicateReason = typeof DuplicateReason[keyof typeof DuplicateReason];
+/** Contacts to merge into one that survives */
+export type MergeContactsInput = {
+  /** True: answer the survivor as it would be, and write nothing */
+  dryRun?: boolean | null | undefined;
+  /** Fields taken from another contact than the survivor; the others keep the survivor's value */
+  fieldSources?: ContactFieldSourcesInput | null | undefined;
+  /** The contacts merged into it (1 to 49), in the order their values fill the survivor's empty fields */
+  mergeIds: Array<string>;
+  /** The contact that survives */
+  survivorId: string;
 };
 
 /** Where to move a contact */
@@ -190,7 +229,7 @@ export type FollowContactImportSubscriptionVariables = Exact<{
 
 export type FollowContactImportSubscription = { contactImport: { id: string, status: ContactImportStatus, dryRun: boolean, rows: number | null, processed: number, created: number, updated: number, skipped: number, errorCount: number, failure: string | null, createdAt: string, startedAt: string | null, finishedAt: string | null } };
 
-export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string };
+export type ContactFieldsFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string };
 
 export type ContactPageQueryVariables = Exact<{
   page?: number | null | undefined;
@@ -199,21 +238,21 @@ export type ContactPageQueryVariables = Exact<{
 }>;
 
 
-export type ContactPageQuery = { contactPage: { page: number, limit: number, total: number, totalExact: boolean, items: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }> } | null };
+export type ContactPageQuery = { contactPage: { page: number, limit: number, total: number, totalExact: boolean, items: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> } | null };
 
 export type ContactQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type ContactQuery = { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type ContactQuery = { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } | null };
 
 export type CreateContactMutationVariables = Exact<{
   input: CreateContactInput;
 }>;
 
 
-export type CreateContactMutation = { createContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type CreateContactMutation = { createContact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } | null };
 
 export type UpdateContactMutationVariables = Exact<{
   id: string;
@@ -222,7 +261,7 @@ export type UpdateContactMutationVariables = Exact<{
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } | null };
+export type UpdateContactMutation = { updateContact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } | null };
 
 export type DeleteContactMutationVariables = Exact<{
   id: string;
@@ -230,7 +269,25 @@ export type DeleteContactMutationVariables = Exact<{
 }>;
 
 
-export type DeleteContactMutation = { deleteContact: { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string } } | null };
+export type DeleteContactMutation = { deleteContact: { contact: { version: number, id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } } | null };
+
+export type ContactDuplicateFieldsFragment = { score: number, reasons: Array<DuplicateReason>, contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } };
+
+export type ContactDuplicatesQueryVariables = Exact<{
+  id: string;
+  first?: number | null | undefined;
+}>;
+
+
+export type ContactDuplicatesQuery = { contact: { id: string, duplicates: Array<{ score: number, reasons: Array<DuplicateReason>, contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string } }> | null } | null };
+
+export type ContactDuplicatePageQueryVariables = Exact<{
+  page?: number | null | undefined;
+  limit?: number | null | undefined;
+}>;
+
+
+export type ContactDuplicatePageQuery = { contactDuplicatePage: { page: number, limit: number, total: number, items: Array<{ score: number, reasons: Array<DuplicateReason>, contacts: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> }> } | null };
 
 export type ContactsHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -241,6 +298,22 @@ export type ContactsReadinessQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type ContactsReadinessQuery = { contactsHealth: { checks: Array<{ name: string, ok: boolean }> } | null };
+
+export type ContactMergeFieldsFragment = { id: string, survivorId: string, mergedIds: Array<string>, createdAt: string, undoneAt: string | null };
+
+export type MergeContactsMutationVariables = Exact<{
+  input: MergeContactsInput;
+}>;
+
+
+export type MergeContactsMutation = { mergeContacts: { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }, merge: { id: string, survivorId: string, mergedIds: Array<string>, createdAt: string, undoneAt: string | null } | null } | null };
+
+export type UndoContactMergeMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type UndoContactMergeMutation = { undoContactMerge: { merge: { id: string, survivorId: string, mergedIds: Array<string>, createdAt: string, undoneAt: string | null }, survivor: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }, restored: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> } | null };
 
 export type NoteFieldsFragment = { id: string, contactId: string, body: string, createdAt: string, updatedAt: string };
 
@@ -315,7 +388,7 @@ export type PipelineBoardQueryVariables = Exact<{
 }>;
 
 
-export type PipelineBoardQuery = { pipeline: { id: string, name: string, isDefault: boolean, createdAt: string, board: Array<{ contactCount: number, id: string, name: string, position: number, contacts: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, createdAt: string, updatedAt: string }> } }>, stages: Array<{ id: string, name: string, position: number }> } | null };
+export type PipelineBoardQuery = { pipeline: { id: string, name: string, isDefault: boolean, createdAt: string, board: Array<{ contactCount: number, id: string, name: string, position: number, contacts: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, company: string | null, tags: Array<string>, deleted: boolean, mergedInto: string | null, createdAt: string, updatedAt: string }> } }>, stages: Array<{ id: string, name: string, position: number }> } | null };
 
 export type MoveContactMutationVariables = Exact<{
   contactId: string;
@@ -389,10 +462,41 @@ export const ContactFieldsFragmentDoc = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }
     `, {"fragmentName":"ContactFields"}) as unknown as TypedDocumentString<ContactFieldsFragment, unknown>;
+export const ContactDuplicateFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ContactDuplicateFields on ContactDuplicate {
+  contact {
+    ...ContactFields
+  }
+  score
+  reasons
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}`, {"fragmentName":"ContactDuplicateFields"}) as unknown as TypedDocumentString<ContactDuplicateFieldsFragment, unknown>;
+export const ContactMergeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ContactMergeFields on ContactMerge {
+  id
+  survivorId
+  mergedIds
+  createdAt
+  undoneAt
+}
+    `, {"fragmentName":"ContactMergeFields"}) as unknown as TypedDocumentString<ContactMergeFieldsFragment, unknown>;
 export const NoteFieldsFragmentDoc = new TypedDocumentString(`
     fragment NoteFields on Note {
   id
@@ -695,6 +799,7 @@ export const ContactPageDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<ContactPageQuery, ContactPageQueryVariables>;
@@ -714,6 +819,7 @@ export const ContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<ContactQuery, ContactQueryVariables>;
@@ -732,6 +838,7 @@ export const CreateContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<CreateContactMutation, CreateContactMutationVariables>;
@@ -751,6 +858,7 @@ export const UpdateContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<UpdateContactMutation, UpdateContactMutationVariables>;
@@ -772,9 +880,67 @@ export const DeleteContactDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<DeleteContactMutation, DeleteContactMutationVariables>;
+export const ContactDuplicatesDocument = new TypedDocumentString(`
+    query ContactDuplicates($id: ID!, $first: Int) {
+  contact(id: $id) {
+    id
+    duplicates(first: $first) {
+      ...ContactDuplicateFields
+    }
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}
+fragment ContactDuplicateFields on ContactDuplicate {
+  contact {
+    ...ContactFields
+  }
+  score
+  reasons
+}`) as unknown as TypedDocumentString<ContactDuplicatesQuery, ContactDuplicatesQueryVariables>;
+export const ContactDuplicatePageDocument = new TypedDocumentString(`
+    query ContactDuplicatePage($page: Int, $limit: Int) {
+  contactDuplicatePage(page: $page, limit: $limit) {
+    items {
+      contacts {
+        ...ContactFields
+      }
+      score
+      reasons
+    }
+    page
+    limit
+    total
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<ContactDuplicatePageQuery, ContactDuplicatePageQueryVariables>;
 export const ContactsHealthDocument = new TypedDocumentString(`
     query ContactsHealth {
   contactsHealth {
@@ -797,6 +963,71 @@ export const ContactsReadinessDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ContactsReadinessQuery, ContactsReadinessQueryVariables>;
+export const MergeContactsDocument = new TypedDocumentString(`
+    mutation MergeContacts($input: MergeContactsInput!) {
+  mergeContacts(input: $input) {
+    contact {
+      ...ContactFields
+    }
+    merge {
+      ...ContactMergeFields
+    }
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}
+fragment ContactMergeFields on ContactMerge {
+  id
+  survivorId
+  mergedIds
+  createdAt
+  undoneAt
+}`) as unknown as TypedDocumentString<MergeContactsMutation, MergeContactsMutationVariables>;
+export const UndoContactMergeDocument = new TypedDocumentString(`
+    mutation UndoContactMerge($id: ID!) {
+  undoContactMerge(id: $id) {
+    merge {
+      ...ContactMergeFields
+    }
+    survivor {
+      ...ContactFields
+    }
+    restored {
+      ...ContactFields
+    }
+  }
+}
+    fragment ContactFields on Contact {
+  id
+  firstName
+  lastName
+  email
+  phone
+  company
+  tags
+  deleted
+  mergedInto
+  createdAt
+  updatedAt
+}
+fragment ContactMergeFields on ContactMerge {
+  id
+  survivorId
+  mergedIds
+  createdAt
+  undoneAt
+}`) as unknown as TypedDocumentString<UndoContactMergeMutation, UndoContactMergeMutationVariables>;
 export const NotePageDocument = new TypedDocumentString(`
     query NotePage($contactId: ID!, $page: Int, $limit: Int) {
   notePage(contactId: $contactId, page: $page, limit: $limit) {
@@ -942,6 +1173,7 @@ export const PipelineBoardDocument = new TypedDocumentString(`
   company
   tags
   deleted
+  mergedInto
   createdAt
   updatedAt
 }

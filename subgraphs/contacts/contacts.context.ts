@@ -9,6 +9,11 @@ import type { SubgraphRequest } from '#lib/subgraph/local-subgraph.js';
 import { AttachmentService } from './attachments/attachment.service.js';
 import type { AttachmentsContext } from './attachments/attachments.context.js';
 import type { ContactContext } from './contact/contact.context.js';
+import type { DuplicatesContext } from './duplicates/duplicates.context.js';
+import type { MergeContext } from './merge/merge.context.js';
+import { MergeService } from './merge/merge.service.js';
+import { DuplicateService, type DuplicatesOf } from './duplicates/duplicate.service.js';
+import type { ContactDuplicate } from './duplicates/duplicate.types.js';
 import type { ExportContext } from './export/export.context.js';
 import type { HealthContext } from './health/health.context.js';
 import type { ImportContext } from './import/import.context.js';
@@ -32,6 +37,8 @@ export interface ContactsContext
     AuthContext,
     HealthContext,
     ContactContext,
+    DuplicatesContext,
+    MergeContext,
     NotesContext,
     AttachmentsContext,
     PipelinesContext,
@@ -49,6 +56,8 @@ export async function createContactsContext(
   const { principal, refusal } = await bearerCallerOf(runtime.identity, req.headers.authorization);
   const contacts = new ContactService(em, runtime.searchEstimates);
   const pipelines = new PipelineService(em, contacts);
+  const duplicates = new DuplicateService(em);
+  const merges = new MergeService(em);
   return {
     principal,
     refusal,
@@ -66,6 +75,24 @@ export async function createContactsContext(
       principal?.userId ?? null,
     ),
     exports: new ContactExportService(runtime.exports),
+    duplicates,
+    merges,
+    mergedIdsOf: batchLoader(
+      (ids) => merges.mergedIdsOf(ids),
+      () => [],
+    ),
+    survivorOf: batchLoader(
+      (ids) => merges.survivorsOf(ids),
+      () => null,
+    ),
+    // Keyed by contact and size: a list asks every contact with the same `first`, one statement for them all.
+    duplicatesOf: new DataLoader<DuplicatesOf, ContactDuplicate[], string>(
+      async (keys) => {
+        const found = await duplicates.ofContacts(keys);
+        return keys.map((key) => (found.get(key.contactId) ?? []).slice(0, key.first));
+      },
+      { cacheKeyFn: (key) => `${key.contactId}:${key.first}` },
+    ),
     contactById: batchLoader(
       (ids) => contacts.findMany(ids),
       () => null,

@@ -2,6 +2,7 @@ import { Attachment } from './attachments/attachment.entity.js';
 import { ContactImport, ImportUpload } from './import/contact-import.entity.js';
 import { Contact } from './contact/contact.entity.js';
 import { ContactEvent } from './contact/contact-event.entity.js';
+import { ContactMerge } from './merge/contact-merge.entity.js';
 import { Note } from './notes/note.entity.js';
 import { ContactStage, Pipeline, Stage, StageMove } from './pipelines/pipeline.entity.js';
 
@@ -17,4 +18,5 @@ export const contactsEntities = [
   ImportUpload,
   ContactImport,
   ContactEvent,
+  ContactMerge,
 ];

@@ -2,6 +2,8 @@ import type { Config } from '#lib/config.js';
 import { mergeRules, type RuleTree } from '#lib/subgraph/shield.js';
 import { attachmentsRules } from './attachments/attachments.rules.js';
 import { contactRules } from './contact/contact.rules.js';
+import { duplicatesRules } from './duplicates/duplicates.rules.js';
+import { mergingRules } from './merge/merge.rules.js';
 import { contactsScopeRules, type ContactsScopeRules } from './contacts.scopes.js';
 import { exportRules } from './export/export.rules.js';
 import { healthRules } from './health/health.rules.js';
@@ -21,6 +23,8 @@ export function contactsRules(
   parts: ((scopes: ContactsScopeRules) => RuleTree)[] = [
     healthRules,
     contactRules,
+    duplicatesRules,
+    mergingRules,
     exportRules,
     notesRules,
     attachmentsRules,

@@ -18,6 +18,7 @@ import { ContactImportQueue } from './import/contact-import.queue.js';
 import { sweepImportUploads } from './import/contact-import.service.js';
 import { ContactService, createSearchEstimates, type SearchEstimates } from './contact/contact.service.js';
 import type { Contact } from './contact/contact.entity.js';
+import { DuplicateService, PAIRS_REFRESH_MS } from './duplicates/duplicate.service.js';
 
 /** What the contacts subgraph keeps for its whole life; each request's context is built on it. */
 export interface ContactsRuntime {
@@ -79,6 +80,14 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     : null;
   // An idle connection the server drops must not take the process down (pg re-emits it on the pool).
   copyPool?.on('error', (error) => deps.logger.warn({ reason: error.message }, 'contact export connection lost'));
+  // The book's duplicate pairs stay within a minute of the contacts: recomputed only when they changed.
+  let refreshing: Promise<unknown> = Promise.resolve();
+  const pairsTimer = setInterval(() => {
+    refreshing = new DuplicateService(orm.em.fork())
+      .refreshPairs()
+      .catch((error: Error) => deps.logger.warn({ reason: error.message }, 'duplicate pairs not refreshed'));
+  }, PAIRS_REFRESH_MS);
+  pairsTimer.unref();
   const importQueue = await ContactImportQueue.start(deps.config, orm, {
     storage,
     limits: importLimits,
@@ -100,6 +109,8 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     contactFeed,
     // Storage holds no connection of its own to close.
     close: async () => {
+      clearInterval(pairsTimer);
+      await refreshing;
       await contactFeed.close();
       await sweeper.stop();
       await importQueue.stop();

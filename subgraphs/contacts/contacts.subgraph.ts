@@ -5,6 +5,10 @@ import { ContactExportResolver } from './export/contact-export.resolver.js';
 import { ContactImportResolver } from './import/contact-import.resolver.js';
 import { ContactResolver } from './contact/contact.resolver.js';
 import { ContactEventResolver } from './contact/contact-event.resolver.js';
+import { ContactDuplicatesResolver, DuplicatePairsResolver } from './duplicates/duplicate.resolver.js';
+import { MergeResolver } from './merge/merge.resolver.js';
+import { SurveyContactResolver } from './merge/survey-contact.resolver.js';
+import { ContactOfSurvey } from './merge/survey.types.js';
 import { contactsReferences } from './contacts.references.js';
 import { contactsRules } from './contacts.rules.js';
 import { HealthResolver } from './health/health.resolver.js';
@@ -16,6 +20,10 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
     resolvers: [
       ContactResolver,
       ContactEventResolver,
+      ContactDuplicatesResolver,
+      DuplicatePairsResolver,
+      MergeResolver,
+      SurveyContactResolver,
       NoteResolver,
       AttachmentResolver,
       PipelineResolver,
@@ -24,6 +32,8 @@ export function contactsSubgraph(config: Config): SubgraphDefinition {
       ContactExportResolver,
       HealthResolver,
     ],
+    // Survey is the surveys service's: no field here returns one, this subgraph only adds `contact` to it.
+    orphanedTypes: [ContactOfSurvey],
     references: contactsReferences,
     rules: contactsRules(config),
   };

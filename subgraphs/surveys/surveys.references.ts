@@ -10,8 +10,11 @@ export const surveysReferences: EntityReferences<SurveysContext> = {
     __resolveReference: (reference, ctx): Promise<Survey | null> | null =>
       ctx.principal && hasScope(ctx.principal, 'surveys.read') ? ctx.surveyById.load(reference.id) : null,
   },
-  /** The gateway asks for `Contact.surveys` with only the contact's id in hand. */
+  /** The gateway asks for `Contact.surveys` with the contact's id and the ids merged into it. */
   Contact: {
-    __resolveReference: (reference): SurveyContact => ({ id: reference.id }),
+    __resolveReference: (reference: { id: string; mergedIds?: string[] }): SurveyContact => ({
+      id: reference.id,
+      mergedIds: reference.mergedIds ?? [],
+    }),
   },
 };

@@ -3,6 +3,7 @@ import { SurveyAssetResolver } from './assets/asset.resolver.js';
 import { SurveyAuthResolver } from './sign-in/auth.resolver.js';
 import { SurveyExportResolver } from './export/export.resolver.js';
 import { ContactSurveysResolver } from './survey/contact.resolver.js';
+import { SurveyContact } from './survey/contact.types.js';
 import { HealthResolver } from './health/health.resolver.js';
 import { SurveyResolver } from './survey/survey.resolver.js';
 import { SurveyEventResolver } from './survey/survey-event.resolver.js';
@@ -20,6 +21,8 @@ export function surveysSubgraph(): SubgraphDefinition {
       ContactSurveysResolver,
       HealthResolver,
     ],
+    // No field of this subgraph returns a Contact (the contacts subgraph resolves Survey.contact): named here, it stays.
+    orphanedTypes: [SurveyContact],
     references: surveysReferences,
     rules: surveysRules(),
   };

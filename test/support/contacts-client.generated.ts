@@ -140,6 +140,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/duplicates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Likely pairs of duplicates over the whole book, best first (page, limit) */
+        get: operations["listContactDuplicates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/duplicates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live contacts likely to be the same person as this one, best first (limit, at most 50) */
+        get: operations["listDuplicatesOfContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/merges/{mergeId}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo a merge within 30 days (a second undo: 409) */
+        post: operations["undoContactMerge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Merge contacts into this one ({ mergeIds, fieldSources, dryRun }) */
+        post: operations["mergeContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts": {
         parameters: {
             query?: never;
@@ -376,6 +444,40 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        MergeInput: {
+            /** @description The contacts merged into this one (1 to 49), in the order their values fill the survivor's empty fields */
+            mergeIds: string[];
+            /** @description Field -> the contact (this one or one of mergeIds) whose value the survivor takes */
+            fieldSources?: {
+                /**
+                 * @description The contact whose first name the survivor takes
+                 * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+                 */
+                firstName?: string;
+                /**
+                 * @description The contact whose last name the survivor takes
+                 * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+                 */
+                lastName?: string;
+                /**
+                 * @description The contact whose e-mail address the survivor takes
+                 * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+                 */
+                email?: string;
+                /**
+                 * @description The contact whose phone number the survivor takes
+                 * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+                 */
+                phone?: string;
+                /**
+                 * @description The contact whose company the survivor takes
+                 * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+                 */
+                company?: string;
+            };
+            /** @description True: answer the survivor as it would be, and write nothing */
+            dryRun?: boolean;
+        };
         /** @description A contact to create (firstName or email required), or the fields to change */
         ContactInput: {
             /** @description Given name; a new contact needs a first name or an e-mail address */
@@ -394,6 +496,8 @@ export interface components {
             readonly id?: unknown;
             /** @description Set by the service: may be sent back as read, and is ignored */
             readonly deleted?: unknown;
+            /** @description Set by the service: may be sent back as read, and is ignored */
+            readonly mergedInto?: unknown;
             /** @description Set by the service: may be sent back as read, and is ignored */
             readonly createdAt?: unknown;
             /** @description Set by the service: may be sent back as read, and is ignored */
@@ -535,21 +639,20 @@ export interface components {
             startedAt: string | null;
             finishedAt: string | null;
         };
-        /** @description A page of Contact items */
-        ContactPage: {
-            /** @description The items of this page */
-            data: components["schemas"]["Contact"][];
-            /** @description Number of this page, from 1 */
+        ContactDuplicatePairPage: {
+            data: components["schemas"]["ContactDuplicatePair"][];
             page: number;
-            /** @description Page size asked for */
             limit: number;
-            /** @description How many items the whole list holds */
             total: number;
-            /**
-             * @description Present, false, only when total is an estimate (a search with very many matches)
-             * @constant
-             */
-            totalExact?: false;
+        };
+        /** @description Two live contacts likely to be the same person */
+        ContactDuplicatePair: {
+            /** @description The two contacts */
+            contacts: components["schemas"]["Contact"][];
+            /** @description How likely the two are one person, from 0 to 1 */
+            score: number;
+            /** @description What the two have in common (company only strengthens another reason) */
+            reasons: ("email" | "phone" | "name" | "company")[];
         };
         /** @description A contact of the shared address book */
         Contact: {
@@ -572,6 +675,8 @@ export interface components {
             tags: string[];
             /** @description True once soft deleted: the record remains */
             deleted: boolean;
+            /** @description The contact this one was merged into; null unless merged */
+            mergedInto: string | null;
             /**
              * Format: date-time
              * @description An instant, ISO 8601 in UTC
@@ -584,6 +689,104 @@ export interface components {
              * @example 2030-01-31T08:00:00.000Z
              */
             updatedAt: string;
+        };
+        ContactDuplicateList: {
+            data: components["schemas"]["ContactDuplicate"][];
+            /** @description Always 1: the list is one page */
+            page: number;
+            limit: number;
+            /** @description Duplicates listed */
+            total: number;
+        };
+        /** @description A live contact likely to be the same person */
+        ContactDuplicate: {
+            contact: components["schemas"]["Contact"];
+            /** @description How likely the two are one person, from 0 to 1 */
+            score: number;
+            /** @description What the two have in common (company only strengthens another reason) */
+            reasons: ("email" | "phone" | "name" | "company")[];
+        };
+        /** @description The merge undone, the survivor, and the contacts back */
+        UndoneMerge: {
+            merge: components["schemas"]["ContactMerge"];
+            survivor: components["schemas"]["Contact"];
+            restored: components["schemas"]["Contact"][];
+        };
+        /** @description A merge of contacts into one that survives */
+        ContactMerge: {
+            /**
+             * @description Id of the merge, to undo it
+             * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+             */
+            id: string;
+            /**
+             * @description Identifier (a UUID)
+             * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+             */
+            survivorId: string;
+            mergedIds: string[];
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC
+             * @example 2030-01-31T08:00:00.000Z
+             */
+            createdAt: string;
+            /** @description When it was undone; null while it stands */
+            undoneAt: string | null;
+        };
+        /** @description The survivor as it is after the merge, and the merge */
+        MergedContact: {
+            /**
+             * @description Identifier (a UUID)
+             * @example 0b6f1c3e-5a7d-4f0e-9c1a-2d3e4f5a6b7c
+             */
+            id: string;
+            /** @description Given name */
+            firstName: string | null;
+            /** @description Family name */
+            lastName: string | null;
+            /** @description E-mail address, unique among live contacts */
+            email: string | null;
+            /** @description Phone number */
+            phone: string | null;
+            /** @description Company the contact works for */
+            company: string | null;
+            /** @description Free labels */
+            tags: string[];
+            /** @description True once soft deleted: the record remains */
+            deleted: boolean;
+            /** @description The contact this one was merged into; null unless merged */
+            mergedInto: string | null;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC
+             * @example 2030-01-31T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 in UTC
+             * @example 2030-01-31T08:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description The merge; null on a dry run, which writes nothing */
+            merge: components["schemas"]["ContactMerge"] | null;
+        };
+        /** @description A page of Contact items */
+        ContactPage: {
+            /** @description The items of this page */
+            data: components["schemas"]["Contact"][];
+            /** @description Number of this page, from 1 */
+            page: number;
+            /** @description Page size asked for */
+            limit: number;
+            /** @description How many items the whole list holds */
+            total: number;
+            /**
+             * @description Present, false, only when total is an estimate (a search with very many matches)
+             * @constant
+             */
+            totalExact?: false;
         };
         /** @description A page of Note items */
         NotePage: {
@@ -1261,6 +1464,272 @@ export interface operations {
             };
             /** @description Bad input: the problem names each field or parameter that was refused */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error (logged with the request id, which the problem carries) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listContactDuplicates: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1) */
+                page?: number;
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of likely pairs */
+            200: {
+                headers: {
+                    /** @description RFC 8288 links to the first, previous, next and last pages (those that exist), root-relative, other query parameters kept */
+                    Link: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDuplicatePairPage"];
+                };
+            };
+            /** @description Bad input: the problem names each field or parameter that was refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error (logged with the request id, which the problem carries) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDuplicatesOfContact: {
+        parameters: {
+            query?: {
+                /** @description Default 10 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Contact id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The likely duplicates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDuplicateList"];
+                };
+            };
+            /** @description Bad input: the problem names each field or parameter that was refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error (logged with the request id, which the problem carries) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    undoContactMerge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Merge id */
+                mergeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merge undone */
+            200: {
+                headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UndoneMerge"];
+                };
+            };
+            /** @description Bad input: the problem names each field or parameter that was refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Server error (logged with the request id, which the problem carries) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    mergeContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique text (a UUID): the same key with the same body from the same caller within 24 hours answers the first answer again (status, body, Idempotent-Replayed: true) and does nothing more; with another body, 422; while the first is still running, 409. An answer that was an error is not kept: the request runs again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The contact that survives */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MergeInput"];
+            };
+        };
+        responses: {
+            /** @description The survivor and the merge */
+            200: {
+                headers: {
+                    /** @description Present when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergedContact"];
+                };
+            };
+            /** @description Bad input: the problem names each field or parameter that was refused */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The item is in a state that does not allow this (the problem says which), or a request with the same Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body or file is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request (within 24 hours): nothing was done */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

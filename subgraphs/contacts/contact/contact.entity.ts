@@ -51,6 +51,13 @@ export class Contact {
   @Property({ type: 'timestamptz', nullable: true })
   deletedAt: Date | null = null;
 
+  @Property({ type: 'uuid', nullable: true })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The contact this one was merged into (it is then deleted, and still readable by id); null otherwise',
+  })
+  mergedInto: string | null = null;
+
   @Property({ type: 'timestamptz' })
   @Field(() => Date, { description: 'When the contact was created' })
   createdAt: Date = new Date();

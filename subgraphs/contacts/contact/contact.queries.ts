@@ -8,6 +8,7 @@ export const READ_FIELDS = [
   ...EDITABLE_FIELDS,
   'deleted',
   'deletedAt',
+  'mergedInto',
   'createdAt',
   'updatedAt',
   'version',
@@ -20,7 +21,7 @@ export const READ_FIELDS = [
  * Placeholders are MikroORM's `?`, sent as bind parameters (lib/data/postgresql.ts).
  */
 export interface ContactQueries {
-  /** One live contact; `?` the id. */
+  /** One live or merged contact; `?` the id. */
   byId: string;
   /** Live contacts, to continue with ` and ` conditions and an order (a keyset page). */
   live: string;
@@ -106,7 +107,8 @@ export function contactQueries(em: EntityManager): ContactQueries {
     const matches = `c.search_vector @@ to_tsquery('simple', ?)`;
     const newestFirst = 'order by c.created_at desc, c.id desc limit ? offset ?';
     queries = {
-      byId: `select ${columns} from ${table} as c where c.id = ? and not c.deleted`,
+      // A merged contact stays readable by id (it says where it went); any other deleted one is gone.
+      byId: `select ${columns} from ${table} as c where c.id = ? and (not c.deleted or c.merged_into is not null)`,
       live: `select ${columns} from ${table} as c where not c.deleted`,
       matches,
       page: `select ${columns} from ${table} as c where not c.deleted ${newestFirst}`,

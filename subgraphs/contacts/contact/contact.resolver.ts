@@ -16,7 +16,10 @@ import { ContactConnection, ContactPage, ContactScrollConnection, DeleteContactP
 
 @Resolver(() => Contact)
 export class ContactResolver {
-  @Query(() => Contact, { nullable: true, description: 'A live contact; null when unknown or deleted' })
+  @Query(() => Contact, {
+    nullable: true,
+    description: 'A live contact, or one merged into another (deleted, with mergedInto); null when unknown or deleted',
+  })
   contact(@Arg('id', () => ID, { description: 'The contact' }) id: string, @Ctx() ctx: ContactContext) {
     return ctx.contacts.read(id);
   }

@@ -144,7 +144,7 @@ export class ContactService {
   }
 
   /**
-   * A live contact to show, as a plain row (null for an unknown, malformed or deleted id): a read
+   * A live contact to show, or a merged one (which says where it went), as a plain row (null for an unknown, malformed or otherwise deleted id): a read
    * changes nothing, so it skips the query builder, the identity map and the change-tracking snapshot.
    */
   async read(id: string): Promise<Contact | null> {

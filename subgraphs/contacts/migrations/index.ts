@@ -9,6 +9,7 @@ import { Migration20261126000002IdempotencyKeys } from './Migration2026112600000
 import { Migration20261126000003PipelineVersion } from './Migration20261126000003PipelineVersion.js';
 import { Migration20261126000004ContactImportJobs } from './Migration20261126000004ContactImportJobs.js';
 import { Migration20261128000001ContactEvents } from './Migration20261128000001ContactEvents.js';
+import { Migration20261128100001ContactDuplicates } from './Migration20261128100001ContactDuplicates.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -23,4 +24,5 @@ export const contactsMigrations = [
   Migration20261126000003PipelineVersion,
   Migration20261126000004ContactImportJobs,
   Migration20261128000001ContactEvents,
+  Migration20261128100001ContactDuplicates,
 ];

@@ -2,7 +2,6 @@ import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root
 import { toPage, windowOfPage } from '#lib/data/pagination.js';
 import { IF_VERSION_DESCRIPTION } from '#lib/data/versions.js';
 import { SurveyAsset } from '../assets/survey-asset.entity.js';
-import { SurveyContact } from './contact.types.js';
 import { Survey } from './survey.entity.js';
 import { CreateSurveyInput, SurveyConnectionArgs, SurveyPageArgs, UpdateSurveyInput } from './survey.input.js';
 import type { SurveyContext } from './survey.context.js';
@@ -68,13 +67,5 @@ export class SurveyResolver {
   @FieldResolver(() => [SurveyAsset], { description: 'Committed photos and documents, in the order they were added' })
   assets(@Root() survey: Survey, @Ctx() ctx: SurveyContext) {
     return ctx.committedAssetsBySurvey.load(survey.id);
-  }
-
-  @FieldResolver(() => SurveyContact, {
-    nullable: true,
-    description: 'The contact (contacts service) the survey is about',
-  })
-  contact(@Root() survey: Survey): SurveyContact | null {
-    return survey.contactId ? { id: survey.contactId } : null;
   }
 }

@@ -1,0 +1,183 @@
+import type { EntityManager } from '#lib/data/database.js';
+import { AppError } from '#lib/errors.js';
+import { isUuid } from '#lib/ids.js';
+import { checkSize, notACursor, type Window } from '#lib/data/pagination.js';
+import type { Contact } from '../contact/contact.entity.js';
+import { duplicateQueries } from './duplicate.queries.js';
+import type { ContactDuplicate, ContactDuplicatePair, DuplicateReason } from './duplicate.types.js';
+
+/** The duplicates of one contact, at most `first` of them. */
+export interface DuplicatesOf {
+  contactId: string;
+  first: number;
+}
+
+export const DUPLICATES_MAX = 50;
+
+/** How often the background refresh looks whether the book changed (it recomputes only then). */
+export const PAIRS_REFRESH_MS = 30_000;
+
+type ContactRow = Contact & { probe_id?: string; score?: number; reasons?: DuplicateReason[] };
+interface PairRow {
+  a: string;
+  b: string;
+  score: number;
+  reasons: DuplicateReason[];
+}
+
+/**
+ * Finds contacts likely to be one person (migration ContactDuplicates holds the keys and indexes).
+ * The duplicates of given contacts are looked up on the indexes as asked; the book's pairs are
+ * computed in the background and read a page at a time, minus any contact deleted or merged since.
+ */
+export class DuplicateService {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Duplicates of each contact asked about, best first, in one statement. */
+  async ofContacts(keys: readonly DuplicatesOf[]): Promise<Map<string, ContactDuplicate[]>> {
+    const found = new Map<string, ContactDuplicate[]>();
+    const ids = [...new Set(keys.map((key) => key.contactId).filter(isUuid))];
+    if (!ids.length) return found;
+    const most = Math.max(...keys.map((key) => key.first));
+    const rows = await this.em.execute<ContactRow[]>(duplicateQueries(this.em).ofContacts, [
+      `{${ids.join(',')}}`,
+      most,
+    ]);
+    for (const { probe_id, score, reasons, ...contact } of rows) {
+      const list = found.get(probe_id!) ?? [];
+      list.push({ contact: toContact(contact), score: roundScore(score!), reasons: reasons! });
+      found.set(probe_id!, list);
+    }
+    return found;
+  }
+
+  /** A page of the book's pairs, best first, by keyset (`after` a pair's cursor). */
+  async pairConnection(first: number | undefined | null, after: string | undefined | null) {
+    const size = checkSize('first', first);
+    const from = after ? decodePairCursor(after) : null;
+    await this.ensurePairs();
+    const [rows, total] = await Promise.all([this.pairRows(from, size + 1, 0), this.pairCount()]);
+    const page = rows.slice(0, size);
+    const nodes = await this.withContacts(page);
+    const edges = nodes.map((node, index) => ({ cursor: pairCursor(page[index]), node }));
+    return {
+      edges,
+      nodes,
+      totalCount: total,
+      pageInfo: {
+        hasNextPage: rows.length > size,
+        hasPreviousPage: Boolean(from),
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+      },
+    };
+  }
+
+  /** A numbered page of the book's pairs (the REST list). */
+  async pairPage(window: Window): Promise<{ items: ContactDuplicatePair[]; total: number }> {
+    await this.ensurePairs();
+    const [rows, total] = await Promise.all([this.pairRows(null, window.limit, window.offset), this.pairCount()]);
+    return { items: await this.withContacts(rows), total };
+  }
+
+  /**
+   * Computes the book's pairs again when contacts changed since the last time (or always, `force`).
+   * Answers whether it did. Readers see the previous pairs until it commits.
+   */
+  async refreshPairs(force = false): Promise<boolean> {
+    const sql = duplicateQueries(this.em);
+    const [{ signature }] = await this.em.execute<{ signature: string }[]>(sql.signature);
+    if (!force) {
+      const [last] = await this.em.execute<{ signature: string }[]>(sql.lastSignature);
+      if (last?.signature === signature) return false;
+    }
+    await this.em.transactional(async (tx) => {
+      await tx.execute(sql.clearPairs);
+      await tx.execute(sql.refreshPairs);
+      await tx.execute(sql.refreshed, [signature]);
+    });
+    return true;
+  }
+
+  /** A book never computed (a new database) is computed on its first read; afterwards the background keeps it. */
+  private async ensurePairs(): Promise<void> {
+    const [last] = await this.em.execute<{ signature: string }[]>(duplicateQueries(this.em).lastSignature);
+    if (!last) await this.refreshPairs(true);
+  }
+
+  private pairRows(from: [number, string, string] | null, limit: number, offset: number): Promise<PairRow[]> {
+    return this.em.execute<PairRow[]>(duplicateQueries(this.em).pairs, [
+      from?.[0] ?? null,
+      from?.[0] ?? null,
+      from?.[1] ?? null,
+      from?.[2] ?? null,
+      limit,
+      offset,
+    ]);
+  }
+
+  private async pairCount(): Promise<number> {
+    const [row] = await this.em.execute<{ total: string }[]>(duplicateQueries(this.em).pairCount);
+    return Number(row?.total ?? 0);
+  }
+
+  /** The pairs with their two contacts, read in one statement. */
+  private async withContacts(rows: PairRow[]): Promise<ContactDuplicatePair[]> {
+    if (!rows.length) return [];
+    const ids = [...new Set(rows.flatMap((row) => [row.a, row.b]))];
+    const contacts = await this.em.execute<Contact[]>(duplicateQueries(this.em).contactsById, [`{${ids.join(',')}}`]);
+    const byId = new Map(contacts.map((contact) => [contact.id, toContact(contact)]));
+    return rows.map((row) => ({
+      contacts: [byId.get(row.a)!, byId.get(row.b)!],
+      score: roundScore(row.score),
+      reasons: row.reasons,
+    }));
+  }
+}
+
+/** Scores are float4 in the database; two decimals are all they mean. */
+function roundScore(score: number): number {
+  return Math.round(Number(score) * 100) / 100;
+}
+
+function pairCursor(row: PairRow): string {
+  return Buffer.from(JSON.stringify([Number(row.score), row.a, row.b])).toString('base64url');
+}
+
+function decodePairCursor(cursor: string): [number, string, string] {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  } catch {
+    throw notACursor();
+  }
+  if (
+    !Array.isArray(values) ||
+    values.length !== 3 ||
+    typeof values[0] !== 'number' ||
+    !isUuid(values[1]) ||
+    !isUuid(values[2])
+  ) {
+    throw notACursor();
+  }
+  return values as [number, string, string];
+}
+
+/** A contact read as a plain row, with its times as dates. */
+export function toContact(row: Contact): Contact {
+  return {
+    ...row,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    deletedAt: row.deletedAt == null ? null : new Date(row.deletedAt),
+  };
+}
+
+/** `first` of Contact.duplicates, checked. */
+export function duplicatesFirst(first: number | undefined | null): number {
+  if (first === undefined || first === null) return 10;
+  if (!Number.isInteger(first) || first < 1 || first > DUPLICATES_MAX) {
+    throw AppError.badInput('first', `must be an integer from 1 to ${DUPLICATES_MAX}`);
+  }
+  return first;
+}
