@@ -105,6 +105,26 @@ describe.each(kinds)('contacts streams on %s', (kind) => {
     await resumed.return?.();
   });
 
+  it('announces a merge once, as MERGED of the survivor, with the survivor as it now is', async () => {
+    const [survivor, other] = [await createContact('Dana'), await createContact('Dana S.')];
+    const stream = follow({});
+    const events = reader(stream);
+    await events.quietFor(200);
+    await contacts.run(
+      'mutation ($input: MergeContactsInput!) { mergeContacts(input: $input) { contact { id } } }',
+      { input: { survivorId: survivor, mergeIds: [other] } },
+      reader1,
+    );
+    expect(eventOf(await events.next())).toMatchObject({
+      type: 'MERGED',
+      contactId: survivor,
+      contact: { id: survivor, firstName: 'Dana' },
+    });
+    // One event for the whole merge: the merged contact is not announced deleted besides.
+    expect(await events.quietFor(300)).toBe(true);
+    await stream.return?.();
+  });
+
   it('refuses a caller without contacts.read at subscribe, and an after that is no cursor', async () => {
     const noScope = await contacts.bearer('sales-2', ['contacts.write']);
     const refused = await reader(follow({}, noScope)).next();
