@@ -228,6 +228,8 @@ const EnvSchema = z.object({
   GATEWAY_SHORT_PATH: z.enum(['true', 'false']).default('true'),
   /** `off`: this process serves the API only and leaves publishing to `npm run worker` processes. */
   PUBLISH_WORKER: z.enum(['on', 'off']).default('on'),
+  /** `off`: this process queues contacts imports but leaves running them to the other instances (or processes) that have it on. */
+  IMPORT_WORKER: z.enum(['on', 'off']).default('on'),
   /** Worker processes of `npm start` on PostgreSQL (default: one per CPU); embedded PGlite always runs one. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
 });

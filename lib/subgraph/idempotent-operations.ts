@@ -236,8 +236,7 @@ export function idempotencyPlugin<Context extends BaseContext>(
             running = { em: made.em, claims, scope, contextValue };
             return null;
           } catch (error) {
-            if (!(error instanceof GraphQLError)) throw error;
-            return answer({ errors: [formatError(error)] });
+            return answer({ errors: [formatError(asGraphQLError(error))] });
           }
         },
         async willSendResponse({ response }) {
@@ -248,9 +247,24 @@ export function idempotencyPlugin<Context extends BaseContext>(
             ...(errors && { errors }),
             ...(extensions && { extensions }),
           };
-          await finishIdempotently(running.em, running.claims, running.scope, result, running.contextValue);
+          try {
+            await finishIdempotently(running.em, running.claims, running.scope, result, running.contextValue);
+          } catch (error) {
+            // Nothing was committed (finishIdempotently rolled back and freed the key): the answer is the failure.
+            response.body.singleResult = { errors: [formatError(asGraphQLError(error))] };
+          }
         },
       };
     },
   };
+}
+
+/**
+ * A failure of a key's claim or commit as a GraphQL error: a refusal as it is; anything else (the
+ * database out, a connection lost) wrapped, for `formatError` to answer as an outage (503) or mask.
+ */
+export function asGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  const originalError = error instanceof Error ? error : new Error(String(error));
+  return new GraphQLError('Idempotent operation failed', { originalError });
 }

@@ -21,7 +21,12 @@ import { GRAPHQL_MAX_TOKENS } from './query-limits.js';
 import { subscriptionsOf } from './subscriptions.js';
 import { withCode, type SubgraphOperation, type SubgraphRequest } from './subgraph-operation.js';
 import type { EntityManager } from '../data/database.js';
-import { idempotencyScopeOf, runIdempotently, type IdempotentContexts } from './idempotent-operations.js';
+import {
+  asGraphQLError,
+  idempotencyScopeOf,
+  runIdempotently,
+  type IdempotentContexts,
+} from './idempotent-operations.js';
 
 export type { SubgraphOperation, SubgraphRequest } from './subgraph-operation.js';
 
@@ -165,6 +170,7 @@ export function localSubgraph<Context extends object>(
     const observation = observe(contextValue);
     observation.resolved(prepared.type, prepared.name);
     let answer: FormattedExecutionResult;
+    const startedAt = Date.now();
     try {
       const scope = em && idempotency ? idempotencyScopeOf(request, operation, contextValue) : undefined;
       const execute = () => executed(prepared, operation, contextValue, request);
@@ -178,8 +184,12 @@ export function localSubgraph<Context extends object>(
           : await execute();
     } catch (error) {
       // An Idempotency-Key refused (malformed, reused, still running): its error, formatted as every other.
-      if (!(error instanceof GraphQLError)) throw error;
-      answer = { errors: [faults.formatError(error.toJSON(), error, request.id)] };
+      // Its claim or its commit may also fail on the database itself (no connection to be had, one lost):
+      // an outage, answered 503 like any other, never thrown on to become the gateway's 500.
+      const graphQLError = asGraphQLError(error);
+      answer = {
+        errors: await faults.settle(startedAt, [faults.formatError(graphQLError.toJSON(), graphQLError, request.id)]),
+      };
     }
     observation.finish(answer.errors, prepared.name);
     return answer;

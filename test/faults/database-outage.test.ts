@@ -38,7 +38,10 @@ async function untilStatus(url: string, status: number, withinMs: number): Promi
 
 const probe = (subgraphUrl: string, name: 'readyz' | 'healthz') => subgraphUrl.replace(/\/graphql$/, `/${name}`);
 
-/** Clients that write contacts as fast as answers come, recording every answer. */
+/**
+ * Clients that write contacts as fast as answers come, recording every answer. Every other client sends
+ * an Idempotency-Key, whose claim and record are statements of their own that the outage cuts too.
+ */
 function startWriters(base: string, clients: number) {
   const statuses = new Map<number | string, number>();
   const acknowledged: string[] = [];
@@ -48,10 +51,13 @@ function startWriters(base: string, clients: number) {
     while (running) {
       const n = sequence++;
       try {
-        const answer = await rest('POST', `${base}/api/contacts`, {
-          firstName: `Writer ${client}`,
-          email: `w${client}-${n}@outage.example`,
-        });
+        const email = `w${client}-${n}@outage.example`;
+        const answer = await rest(
+          'POST',
+          `${base}/api/contacts`,
+          { firstName: `Writer ${client}`, email },
+          client % 2 ? { 'idempotency-key': `outage-${email}` } : {},
+        );
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         if (answer.status === 201) acknowledged.push(answer.body.id as string);
         if (answer.status === 500) console.log('DEBUG500', JSON.stringify(answer.body));

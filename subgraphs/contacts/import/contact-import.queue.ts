@@ -31,7 +31,8 @@ interface ImportJobData {
 
 /**
  * The contacts' import queue (pg-boss, schema `contacts_jobs` of the service's database). Every
- * contacts process works on it, one import at a time each; pg-boss gives each job to one of them.
+ * contacts process works on it (but those started with `IMPORT_WORKER=off`), one import at a time each;
+ * pg-boss gives each job to one of them.
  */
 export class ContactImportQueue {
   private stopping = false;
@@ -55,6 +56,8 @@ export class ContactImportQueue {
       logger,
     });
     const queue = new ContactImportQueue(boss, logger);
+    // Off, the process still queues imports (send) and answers their progress; others run them.
+    if (config.env.IMPORT_WORKER === 'off') return queue;
     queue.workerId = await boss.work<ImportJobData>(
       IMPORT_QUEUE,
       { pollingIntervalSeconds: 1, batchSize: 1, includeMetadata: true },
