@@ -60,7 +60,6 @@ function startWriters(base: string, clients: number) {
         );
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         if (answer.status === 201) acknowledged.push(answer.body.id as string);
-        if (answer.status === 500) console.log('DEBUG500', JSON.stringify(answer.body));
         if (answer.status === 503) {
           expect(answer.headers.get('retry-after')).toBe('5');
           expect(answer.body).toMatchObject({
