@@ -20,6 +20,10 @@ export function eventStreamSubscriptions(
   subscribe: Subscribe,
   requestOf: (req: express.Request) => SubgraphRequest,
 ): express.RequestHandler {
+  // The caller's leaving, by request: graphql-sse ends a stream only when it next writes to a closed
+  // response, so a stream whose gateway left stayed subscribed (following the event log) until an
+  // event came for it, which for a quiet stream is never.
+  const leaving = new WeakMap<express.Request, AbortSignal>();
   const handler = createHandler({
     // graphql-sse types the stream as graphql-js's own generator; it only iterates it and returns it.
     onSubscribe: (req, params) =>
@@ -30,7 +34,14 @@ export function eventStreamSubscriptions(
           operationName: params.operationName ?? undefined,
         },
         requestOf(req.raw as express.Request),
+        leaving.get(req.raw as express.Request),
       ) as unknown as AsyncGenerator<ExecutionResult>,
   });
-  return (req, res, next) => (wantsEventStream(req) ? void handler(req, res).catch(next) : next());
+  return (req, res, next) => {
+    if (!wantsEventStream(req)) return next();
+    const left = new AbortController();
+    res.once('close', () => left.abort());
+    leaving.set(req, left.signal);
+    void handler(req, res).catch(next);
+  };
 }

@@ -105,4 +105,18 @@ describe('a subscriber that leaves a quiet stream', () => {
       await apart.close();
     }
   });
+
+  it("on a subgraph's own port (GraphQL over SSE, as Hive Gateway subscribes): the gateway hangs up", async () => {
+    const hangUp = new AbortController();
+    const response = await fetch(platform.subgraphs.social.url, {
+      method: 'POST',
+      headers: { ...owner, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: FOLLOW }),
+      signal: hangUp.signal,
+    });
+    expect(response.status).toBe(200);
+    await until(async () => following() === 1, 10_000, 'subscribed on the subgraph');
+    hangUp.abort();
+    await until(async () => following() === 0, LEAVE_MS, 'released on the subgraph');
+  });
 });
