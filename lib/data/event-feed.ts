@@ -2,6 +2,7 @@ import type { EntityClass } from '@mikro-orm/core';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { eventFeedFollowers } from '../observability/metrics.js';
 import type { Orm } from './database.js';
 import { pageSizeOf, type KeysetArgs, type KeysetConnection } from './keyset.js';
 import { notACursor } from './pagination.js';
@@ -125,6 +126,7 @@ export class EventFeed<Event extends object, Subject = never> {
   private safety: NodeJS.Timeout | undefined;
   private signals: EventSignals | undefined;
   private closed = false;
+  private stopCounting = (): void => undefined;
 
   private constructor(
     private readonly orm: Orm,
@@ -149,6 +151,7 @@ export class EventFeed<Event extends object, Subject = never> {
       ? listenOnPostgres(config.env.DATABASE_URL, log.channel, signal, feed.logger)
       : await listenOnPglite(orm, log.channel, signal);
     feed.safety = setInterval(signal, SAFETY_READ_MS).unref();
+    feed.stopCounting = eventFeedFollowers.readOnScrape((gauge) => gauge.set({ channel: log.channel }, feed.following));
     return feed;
   }
 
@@ -313,6 +316,7 @@ export class EventFeed<Event extends object, Subject = never> {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopCounting();
     clearInterval(this.safety);
     clearTimeout(this.heldBack);
     await this.signals?.close();

@@ -86,6 +86,12 @@ export const dbPoolConnections = scrapedGauge(
   ['service', 'state'] as const,
 );
 
+export const eventFeedFollowers = scrapedGauge(
+  'event_feed_followers',
+  "Subscribers following a service's event log in this process, whichever way they came (the gateway, a subgraph's own port)",
+  ['channel'] as const,
+);
+
 export const publishQueueJobs = scrapedGauge(
   'publish_queue_jobs',
   "Jobs of the publisher's queues as pg-boss counts them: waiting (due now), deferred (scheduled later), active, failed (retained)",
