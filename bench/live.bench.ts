@@ -26,6 +26,7 @@ import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { loadConfig } from '#lib/config.js';
 import { Identity } from '#lib/identity.js';
 import { startHiveGateway } from '#test/support/hive-gateway.js';
+import { freePort } from '#test/support/ports.js';
 import { openSseSubscribers, openWebSocketSubscribers, type Delivery, type Subscribers } from './live-clients.js';
 import { benchDatabase, cpuSeconds, fmt, percentile, rssMb, startNpmStart } from './support.js';
 
@@ -95,6 +96,23 @@ async function untilAllLive(rest: string, writer: string, log: DeliveryLog, coun
       if (attempt === 40) throw error;
     }
   }
+}
+
+/**
+ * What the platform still holds once a run's subscribers left, from its metrics: the subscriptions it
+ * counts open at the gateway and on the event logs (none, or it leaks them) and its heap in use.
+ */
+async function heldAfter(metricsUrl: string): Promise<string> {
+  const text = await (await fetch(metricsUrl)).text();
+  const sum = (name: string) =>
+    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+      (total, [, value]) => total + Number(value),
+      0,
+    );
+  return (
+    `${sum('graphql_subscriptions_open')} subscriptions open at the gateway, ${sum('event_feed_followers')} following ` +
+    `the event logs, heap ${fmt(sum('nodejs_heap_size_used_bytes') / 2 ** 20)} MB`
+  );
 }
 
 /** Creates a contact through the contacts REST service; answers its id and when the create was sent. */
@@ -195,7 +213,13 @@ async function idleMemory(platform: Platform, tokens: string[], writer: string):
 async function main(): Promise<void> {
   const database = await benchDatabase('bench_live');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-live-'));
-  const settings: Record<string, string> = { DATA_DIR: dataDir, CONTACTS_AUTH: 'required', LOG_LEVEL: 'warn' };
+  const metricsPort = await freePort();
+  const settings: Record<string, string> = {
+    DATA_DIR: dataDir,
+    CONTACTS_AUTH: 'required',
+    LOG_LEVEL: 'warn',
+    METRICS_PORT: String(metricsPort),
+  };
   // node --cpu-prof for the platform's processes: where a delivery's time goes.
   if (process.env.BENCH_LIVE_PROFILE_DIR)
     settings.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${process.env.BENCH_LIVE_PROFILE_DIR}`;
@@ -262,6 +286,7 @@ async function main(): Promise<void> {
           subscribers.close();
         }
         await settle(1000);
+        console.log(`  after ${label}, round ${round}: ${await heldAfter(`http://127.0.0.1:${metricsPort}/metrics`)}`);
       }
     }
     const figures = new Map([...runs].map(([label, done]) => [label, report(label, done)]));
@@ -278,7 +303,7 @@ async function main(): Promise<void> {
     await hive.stop();
     stops.shift();
 
-    const second = await startNpmStart(database.url, 1, settings);
+    const second = await startNpmStart(database.url, 1, { ...settings, METRICS_PORT: String(await freePort()) });
     stops.unshift(() => second.stop());
     const log = new DeliveryLog();
     const subscribers = await openWebSocketSubscribers(
