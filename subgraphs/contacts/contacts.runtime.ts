@@ -80,12 +80,14 @@ export async function createContactsRuntime(deps: Deps, orm: Orm): Promise<Conta
     : null;
   // An idle connection the server drops must not take the process down (pg re-emits it on the pool).
   copyPool?.on('error', (error) => deps.logger.warn({ reason: error.message }, 'contact export connection lost'));
-  // The book's duplicate pairs stay within a minute of the contacts: recomputed only when they changed.
-  let refreshing: Promise<unknown> = Promise.resolve();
+  // The book's duplicate pairs stay within a minute of the contacts: recomputed only when they changed,
+  // and never twice at once (a large book takes longer than the interval; another instance may hold it).
+  let refreshing: Promise<unknown> | undefined;
   const pairsTimer = setInterval(() => {
-    refreshing = new DuplicateService(orm.em.fork())
+    refreshing ??= new DuplicateService(orm.em.fork())
       .refreshPairs()
-      .catch((error: Error) => deps.logger.warn({ reason: error.message }, 'duplicate pairs not refreshed'));
+      .catch((error: Error) => deps.logger.warn({ reason: error.message }, 'duplicate pairs not refreshed'))
+      .finally(() => (refreshing = undefined));
   }, PAIRS_REFRESH_MS);
   pairsTimer.unref();
   const importQueue = await ContactImportQueue.start(deps.config, orm, {

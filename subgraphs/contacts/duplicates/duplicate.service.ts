@@ -91,12 +91,17 @@ export class DuplicateService {
       const [last] = await this.em.execute<{ signature: string }[]>(sql.lastSignature);
       if (last?.signature === signature) return false;
     }
-    await this.em.transactional(async (tx) => {
+    return this.em.transactional(async (tx) => {
+      // One refresh at a time across every process on the database: another that holds it computes the same pairs.
+      const [{ taken }] = await tx.execute<{ taken: boolean }[]>(
+        `select pg_try_advisory_xact_lock(hashtext('contacts.duplicate_pairs')) as taken`,
+      );
+      if (!taken) return false;
       await tx.execute(sql.clearPairs);
       await tx.execute(sql.refreshPairs);
       await tx.execute(sql.refreshed, [signature]);
+      return true;
     });
-    return true;
   }
 
   /** A book never computed (a new database) is computed on its first read; afterwards the background keeps it. */
