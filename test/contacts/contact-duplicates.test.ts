@@ -115,8 +115,25 @@ describe.each([
       { after: page.pageInfo.endCursor },
     );
     expect(next.body.data.contactDuplicates.nodes).toHaveLength(1);
+    // Back from the end: the last page, then the pair before the first page's end, in the same order.
+    const back = async (variables: Record<string, unknown>) =>
+      (
+        await graphql<any>(
+          platform.urls.gateway,
+          'query ($last: Int, $before: String) { contactDuplicates(last: $last, before: $before) { edges { cursor } pageInfo { hasNextPage hasPreviousPage } } }',
+          variables,
+        )
+      ).body.data.contactDuplicates;
+    const last = await back({ last: 2 });
+    expect(last.edges.map((edge: any) => edge.cursor)).toEqual([page.edges[1].cursor, expect.any(String)]);
+    expect(last.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
+    const before = await back({ last: 2, before: page.edges[1].cursor });
+    expect(before.edges.map((edge: any) => edge.cursor)).toEqual([page.edges[0].cursor]);
+    expect(before.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false });
     const bad = await graphql<any>(platform.urls.gateway, '{ contactDuplicates(after: "nope") { totalCount } }');
     expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    const both = await graphql<any>(platform.urls.gateway, '{ contactDuplicates(first: 1, last: 1) { totalCount } }');
+    expect(both.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 
   it('keeps the book current: a new duplicate shows after a refresh, a deleted one at once', async () => {

@@ -47,6 +47,8 @@ export interface DuplicateQueries {
   /** A page of live pairs, best first; `?` after score, a, b (nulls for the first page), limit. */
   pairs: string;
   /** Live pairs in the book. */
+  /** The same pairs before a cursor, in reverse (`?` the cursor's score, a and b, then the limit). */
+  pairsBefore: string;
   pairCount: string;
   /** Contacts by id, as read; `?` the ids (uuid[]). */
   contactsById: string;
@@ -131,6 +133,10 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
       join ${table} a on a.id = pr.a_id and not a.deleted join ${table} b on b.id = pr.b_id and not b.deleted
       where (?::real is null or (pr.score, pr.a_id, pr.b_id) < (?::real, ?::uuid, ?::uuid))
       order by pr.score desc, pr.a_id desc, pr.b_id desc limit ? offset ?`,
+    pairsBefore: `select pr.a_id as a, pr.b_id as b, pr.score, pr.reasons from ${pairs} pr
+      join ${table} a on a.id = pr.a_id and not a.deleted join ${table} b on b.id = pr.b_id and not b.deleted
+      where (?::real is null or (pr.score, pr.a_id, pr.b_id) > (?::real, ?::uuid, ?::uuid))
+      order by pr.score asc, pr.a_id asc, pr.b_id asc limit ?`,
     pairCount: `select count(*) as total from ${pairs} pr
       join ${table} a on a.id = pr.a_id and not a.deleted join ${table} b on b.id = pr.b_id and not b.deleted`,
     contactsById: `select ${columns} from ${table} o where o.id = any(?::uuid[])`,

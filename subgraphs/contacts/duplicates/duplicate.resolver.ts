@@ -1,14 +1,9 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import { PageArgs, windowOfPage } from '#lib/data/pagination.js';
+import { ConnectionArgs, PageArgs, windowOfPage } from '#lib/data/pagination.js';
 import { Contact } from '../contact/contact.entity.js';
 import type { DuplicatesContext } from './duplicates.context.js';
 import { DUPLICATES_MAX, duplicatesFirst } from './duplicate.service.js';
-import {
-  ContactDuplicate,
-  ContactDuplicatePairConnection,
-  ContactDuplicatePairPage,
-  ContactDuplicatesArgs,
-} from './duplicate.types.js';
+import { ContactDuplicate, ContactDuplicatePairConnection, ContactDuplicatePairPage } from './duplicate.types.js';
 
 @Resolver(() => Contact)
 export class ContactDuplicatesResolver {
@@ -34,8 +29,8 @@ export class DuplicatePairsResolver {
     description:
       'Likely pairs of duplicates over the whole book, best first (computed in the background, within a minute of a change)',
   })
-  contactDuplicates(@Args(() => ContactDuplicatesArgs) args: ContactDuplicatesArgs, @Ctx() ctx: DuplicatesContext) {
-    return ctx.duplicates.pairConnection(args.first, args.after);
+  contactDuplicates(@Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: DuplicatesContext) {
+    return ctx.duplicates.pairConnection(args);
   }
 
   @Query(() => ContactDuplicatePairPage, {

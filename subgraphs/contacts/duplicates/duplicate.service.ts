@@ -1,7 +1,8 @@
 import type { EntityManager } from '#lib/data/database.js';
 import { AppError } from '#lib/errors.js';
 import { isUuid } from '#lib/ids.js';
-import { checkSize, notACursor, type Window } from '#lib/data/pagination.js';
+import { pageSizeOf, type KeysetArgs } from '#lib/data/keyset.js';
+import { notACursor, type Window } from '#lib/data/pagination.js';
 import type { Contact } from '../contact/contact.entity.js';
 import { duplicateQueries } from './duplicate.queries.js';
 import type { ContactDuplicate, ContactDuplicatePair, DuplicateReason } from './duplicate.types.js';
@@ -52,12 +53,19 @@ export class DuplicateService {
   }
 
   /** A page of the book's pairs, best first, by keyset (`after` a pair's cursor). */
-  async pairConnection(first: number | undefined | null, after: string | undefined | null) {
-    const size = checkSize('first', first);
-    const from = after ? decodePairCursor(after) : null;
+  async pairConnection(args: KeysetArgs) {
+    const { size, backward } = pageSizeOf(args);
+    const after = args.after ? decodePairCursor(args.after, 'after') : null;
+    const before = args.before ? decodePairCursor(args.before, 'before') : null;
     await this.ensurePairs();
-    const [rows, total] = await Promise.all([this.pairRows(from, size + 1, 0), this.pairCount()]);
+    // One row more than the page tells whether more follow; back from `before`, read in reverse and turned round.
+    const [rows, total] = await Promise.all([
+      backward ? this.pairRowsBefore(before, size + 1) : this.pairRows(after, size + 1, 0),
+      this.pairCount(),
+    ]);
+    const more = rows.length > size;
     const page = rows.slice(0, size);
+    if (backward) page.reverse();
     const nodes = await this.withContacts(page);
     const edges = nodes.map((node, index) => ({ cursor: pairCursor(page[index]), node }));
     return {
@@ -65,8 +73,8 @@ export class DuplicateService {
       nodes,
       totalCount: total,
       pageInfo: {
-        hasNextPage: rows.length > size,
-        hasPreviousPage: Boolean(from),
+        hasNextPage: backward ? Boolean(before) : more,
+        hasPreviousPage: backward ? more : Boolean(after),
         startCursor: edges[0]?.cursor ?? null,
         endCursor: edges.at(-1)?.cursor ?? null,
       },
@@ -121,6 +129,16 @@ export class DuplicateService {
     ]);
   }
 
+  private pairRowsBefore(before: [number, string, string] | null, limit: number): Promise<PairRow[]> {
+    return this.em.execute<PairRow[]>(duplicateQueries(this.em).pairsBefore, [
+      before?.[0] ?? null,
+      before?.[0] ?? null,
+      before?.[1] ?? null,
+      before?.[2] ?? null,
+      limit,
+    ]);
+  }
+
   private async pairCount(): Promise<number> {
     const [row] = await this.em.execute<{ total: string }[]>(duplicateQueries(this.em).pairCount);
     return Number(row?.total ?? 0);
@@ -149,12 +167,12 @@ function pairCursor(row: PairRow): string {
   return Buffer.from(JSON.stringify([Number(row.score), row.a, row.b])).toString('base64url');
 }
 
-function decodePairCursor(cursor: string): [number, string, string] {
+function decodePairCursor(cursor: string, argument: 'after' | 'before'): [number, string, string] {
   let values: unknown;
   try {
     values = JSON.parse(Buffer.from(cursor, 'base64url').toString());
   } catch {
-    throw notACursor();
+    throw notACursor(argument);
   }
   if (
     !Array.isArray(values) ||
@@ -163,7 +181,7 @@ function decodePairCursor(cursor: string): [number, string, string] {
     !isUuid(values[1]) ||
     !isUuid(values[2])
   ) {
-    throw notACursor();
+    throw notACursor(argument);
   }
   return values as [number, string, string];
 }

@@ -1,4 +1,4 @@
-import { ArgsType, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { PageInfo } from '#lib/data/pagination.js';
 import { Contact } from '../contact/contact.entity.js';
 
@@ -72,13 +72,4 @@ export class ContactDuplicatePairPage {
   @Field(() => Int, { description: 'Number of this page, from 1' }) page!: number;
   @Field(() => Int, { description: 'Page size asked for' }) limit!: number;
   @Field(() => Int, { description: 'How many pairs the book holds now' }) total!: number;
-}
-
-@ArgsType()
-export class ContactDuplicatesArgs {
-  @Field(() => Int, { nullable: true, description: 'Pairs to return, 1 to 100 (default 20)' })
-  first?: number;
-
-  @Field(() => String, { nullable: true, description: 'Cursor of the pair after which to start' })
-  after?: string;
 }
