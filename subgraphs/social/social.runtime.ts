@@ -10,7 +10,7 @@ import { startUploadSweeper } from '#lib/storage/uploads.js';
 import { sweepExpiredKeys } from '#lib/data/idempotency.js';
 import { EventFeed } from '#lib/data/event-feed.js';
 import type { Post } from './content/post.entity.js';
-import { postsById } from './content/post.service.js';
+import { postsById } from './content/posts-by-id.js';
 import { ContentEvent } from './content/content-event.entity.js';
 import type { HealthCheck } from './health/health-checks.js';
 import type { IntegrationSettings } from './integrations/integration.service.js';

@@ -120,7 +120,19 @@ describe.each([
       (
         await graphql<any>(
           platform.urls.gateway,
-          'query ($last: Int, $before: String) { contactDuplicates(last: $last, before: $before) { edges { cursor } pageInfo { hasNextPage hasPreviousPage } } }',
+          `
+            query ($last: Int, $before: String) {
+              contactDuplicates(last: $last, before: $before) {
+                edges {
+                  cursor
+                }
+                pageInfo {
+                  hasNextPage
+                  hasPreviousPage
+                }
+              }
+            }
+          `,
           variables,
         )
       ).body.data.contactDuplicates;

@@ -18,6 +18,7 @@ import { Campaign } from './campaign.entity.js';
 import { ContentEventType, type Actor } from './content-event.entity.js';
 import { actorOf, ContentEventService } from './content-event.service.js';
 import { Post, PostStatus, snapshotOf } from './post.entity.js';
+import { postsById } from './posts-by-id.js';
 import type { ContentEditInput, CreatePostInput, UpdatePostInput } from './post.input.js';
 import { approvedStatus, assertCanApply, type PostAction } from './post.state.js';
 import type { PublishSchedule } from './publish-schedule.js';
@@ -74,17 +75,6 @@ export function postsWhere(reach: Reach, filter: PostFilter = {}): Record<string
  * post's publish job (`PublishSchedule.follow`), and every query is limited to the caller's reach
  * (their own posts; an API key's brands).
  */
-/** Posts by id (malformed ids find none), narrowed by `where`: a caller's reach, or none for a feed's read. */
-export async function postsById(
-  em: EntityManager,
-  ids: readonly string[],
-  where: Record<string, unknown> = {},
-): Promise<Map<string, Post>> {
-  const valid = ids.filter(isUuid);
-  const found = valid.length ? await em.find(Post, { id: { $in: valid }, ...where }) : [];
-  return new Map(found.map((post) => [post.id, post]));
-}
-
 export class PostService {
   constructor(
     private readonly em: EntityManager,
