@@ -109,7 +109,7 @@ export class Identity {
       .sign(this.signingKey);
   }
 
-  private readonly verified = new VerifiedTokens();
+  private readonly verified = new VerifiedTokens<Principal>();
 
   async verify(token: string): Promise<Principal> {
     const remembered = this.verified.recall(token);

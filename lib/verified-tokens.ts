@@ -1,5 +1,3 @@
-import type { Principal } from './identity.js';
-
 /** How long a verified token is believed without checking its signature again: a key the identity service drops is refused after at most this. */
 const REMEMBER_MS = 60_000;
 /** Most tokens remembered; the oldest is forgotten first. */
@@ -11,7 +9,7 @@ const MOST_TOKENS = 10_000;
  * a map lookup instead of a signature check. An entry holds until the earliest of the token's own end
  * (`exp`, its maximum age) and `REMEMBER_MS`; nothing is remembered of a token that failed.
  */
-export class VerifiedTokens {
+export class VerifiedTokens<Principal> {
   private readonly entries = new Map<string, { principal: Principal; until: number }>();
 
   recall(token: string, now = Date.now()): Principal | undefined {
