@@ -10,6 +10,7 @@ import { Identity } from '#lib/identity.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import {
   bundleFrontend,
+  callInPage,
   describeInBrowser,
   launchBrowser,
   serveFolder,
@@ -50,18 +51,10 @@ describeInBrowser('a live frontend: Apollo Client and urql follow the graph acro
   let page: Page;
 
   /** Calls one of the page's functions (test/browser/frontend/live-frontend.ts) inside the page. */
-  function inPage<Name extends Exclude<keyof Frontend, 'connect'>>(
+  const inPage = <Name extends Exclude<keyof Frontend, 'connect'>>(
     name: Name,
     ...args: Parameters<Frontend[Name]>
-  ): Promise<Awaited<ReturnType<Frontend[Name]>>> {
-    return page.evaluate(
-      ({ name, args }) => {
-        const { frontend } = globalThis as unknown as { frontend: Record<string, (...args: unknown[]) => unknown> };
-        return frontend[name](...args);
-      },
-      { name, args },
-    ) as never;
-  }
+  ): Promise<Awaited<ReturnType<Frontend[Name]>>> => callInPage(page, name, args) as never;
 
   /** Reads a stream's log in the page until `done` holds of it. */
   async function pageLogUntil<Event>(

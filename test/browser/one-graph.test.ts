@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import {
   bundleFrontend,
+  callInPage,
   describeInBrowser,
   launchBrowser,
   serveFolder,
@@ -34,19 +35,11 @@ describeInBrowser('a frontend with Apollo Client and urql: one graph, one sign-i
   /** HTTP methods of the page's calls to the gateway, in order (preflights are not page requests). */
   const gatewayMethods: string[] = [];
 
-  /** Calls one of the page's frontend functions (test/browser/frontend/graph-frontend.ts) inside the page. */
-  function inPage<Name extends Exclude<keyof Frontend, 'connect'>>(
+  /** Calls one of the page's functions (test/browser/frontend/graph-frontend.ts) inside the page. */
+  const inPage = <Name extends Exclude<keyof Frontend, 'connect'>>(
     name: Name,
     ...args: Parameters<Frontend[Name]>
-  ): Promise<Awaited<ReturnType<Frontend[Name]>>> {
-    return page.evaluate(
-      ({ name, args }) => {
-        const { frontend } = globalThis as unknown as { frontend: Record<string, (...args: unknown[]) => unknown> };
-        return frontend[name](...args);
-      },
-      { name, args },
-    ) as never;
-  }
+  ): Promise<Awaited<ReturnType<Frontend[Name]>>> => callInPage(page, name, args) as never;
 
   /** Runs the one query with a client and checks that the client sent it its default way. */
   async function readOneGraph(client: 'apollo' | 'urql', credentials: Credentials): Promise<Answer> {

@@ -181,3 +181,18 @@ export async function runInGraphiQL(
   }
   return runAndRead(page, expected);
 }
+
+/**
+ * Calls `name`, one of the functions a bundled frontend put on the page's `globalThis.frontend`, inside
+ * the page with `args`, and answers what it answered (as the page serialised it). Each test types it
+ * by its own frontend's functions.
+ */
+export function callInPage(page: Page, name: string, args: unknown[]): Promise<unknown> {
+  return page.evaluate(
+    ({ name, args }) => {
+      const { frontend } = globalThis as unknown as { frontend: Record<string, (...args: unknown[]) => unknown> };
+      return frontend[name](...args);
+    },
+    { name, args },
+  );
+}
