@@ -3,7 +3,8 @@ import type pg from 'pg';
 /**
  * The book of bench:dedupe: the seeded book's syllable names and companies (bench/support.ts
  * seedContacts), with unique phone numbers (a shared number would be a true duplicate reason), and
- * a known share of planted duplicates of each kind, listed in `bench_planted (original, duplicate, kind)`:
+ * a known share of planted duplicates of each kind, listed in `bench_planted (original, duplicate, kind)`,
+ * every contact last changed a while ago (so that the book's pairs are kept from the changes the bench makes):
  * - email: the same person under another spelling of a Gmail address (no dots, a +tag, googlemail.com);
  * - phone: the same person with the number written nationally, `(415) 123-4567`, no e-mail;
  * - name: the same person at the same company with the name accented (Kalo → Káló) or mistyped
@@ -31,7 +32,7 @@ export async function seedDedupeBook(client: pg.Client, total: number, share: nu
     select id, initcap(first), initcap(last),
       first || '.' || last || g || '@' || case when g % 3 = 0 or g % ${every} = 1 then 'gmail.com' else company || '.example' end,
       '+1 415 ' || lpad(g::text, 7, '0'), initcap(company) || ' ' || (array['Inc', 'GmbH', 'Ltd', 'Labs'])[1 + g % 4],
-      array[(${tags})[1 + g % ${TAGS.length}]], now() - g * interval '1 second', now()
+      array[(${tags})[1 + g % ${TAGS.length}]], now() - g * interval '1 second', now() - g * interval '1 second'
     from (${names}) named`);
   await client.query(`
     with planted as (
@@ -43,7 +44,7 @@ export async function seedDedupeBook(client: pg.Client, total: number, share: nu
         case when ${kind} = 'email' then first || last || g || '+crm@' || (array['gmail.com', 'googlemail.com'])[1 + g / ${every} % 2] end,
         case when ${kind} = 'phone' then '(415) ' || substr(lpad(g::text, 7, '0'), 1, 3) || '-' || substr(lpad(g::text, 7, '0'), 4, 4) end,
         case when ${kind} = 'name' then initcap(company) || ' ' || (array['Inc', 'GmbH', 'Ltd', 'Labs'])[1 + g % 4] end,
-        '{}', now(), now()
+        '{}', now() - interval '1 day', now() - interval '1 day'
       from (${names}) named where g % ${every} between 1 and ${KINDS.length}
       returning id)
     insert into public.bench_planted (original, duplicate, kind)

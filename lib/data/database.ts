@@ -104,11 +104,12 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
     });
   } else {
     // Loaded here, not at the top: a process on PostgreSQL never needs PGlite's code.
-    const [{ MikroORM }, { PGlite }, { pg_trgm }, { unaccent }] = await Promise.all([
+    const [{ MikroORM }, { PGlite }, { pg_trgm }, { unaccent }, { btree_gist }] = await Promise.all([
       import('@mikro-orm/pglite'),
       import('@electric-sql/pglite'),
       import('@electric-sql/pglite/contrib/pg_trgm'),
       import('@electric-sql/pglite/contrib/unaccent'),
+      import('@electric-sql/pglite/contrib/btree_gist'),
     ]);
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
     const dataDir = path.join(config.dataDir, 'pglite', service);
@@ -122,7 +123,7 @@ export async function openDatabase(config: Config, logger: Logger, options: Data
       }
       // The contrib extensions a migration creates (contacts' duplicate matching) must be bundled in
       // before it runs; every part and command that opens a service's database opens it here.
-      const extensions = { pg_trgm, unaccent };
+      const extensions = { pg_trgm, unaccent, btree_gist };
       orm = await MikroORM.init({ ...common, dbName: dataDir, driverOptions: { startParams, extensions } });
     } catch (error) {
       release();

@@ -73,6 +73,30 @@ describe.each([
     expect(typo.score).toBeGreaterThanOrEqual(0.6);
     expect(accent.score).toBeLessThan(0.6);
     expect(await duplicatesOf('unrelated')).toEqual([]);
+    // A typo at no company is found too (first and last name compared apart), below the same company's score.
+    await create('elsewhere', { firstName: 'Jonathan', lastName: 'Smyth' });
+    const elsewhere = found(await duplicatesOf('name'), 'elsewhere')!;
+    expect(elsewhere.reasons).toEqual(['name']);
+    expect(elsewhere.score).toBeLessThan(typo.score);
+  });
+
+  it('scores colleagues named alike lower: each has an e-mail address of their own, evidence of two people', async () => {
+    await create('colleague1', {
+      firstName: 'Peter',
+      lastName: 'Gibbons',
+      company: 'Initech',
+      email: 'peter@initech.example',
+    });
+    await create('colleague2', {
+      firstName: 'Peter',
+      lastName: 'Gibbon',
+      company: 'Initech',
+      email: 'pg@initech.example',
+    });
+    const colleague = found(await duplicatesOf('colleague1'), 'colleague2')!;
+    expect(colleague.reasons).toEqual(['name', 'company']);
+    expect(colleague.score).toBeGreaterThanOrEqual(0.3);
+    expect(colleague.score).toBeLessThan(0.6);
   });
 
   it('answers Contact.duplicates in GraphQL with upper-case reasons, and 404 for an unknown contact in REST', async () => {
@@ -155,6 +179,48 @@ describe.each([
     expect(await total()).toBe(4);
     await rest('DELETE', `${base}/api/contacts/${ids.late}`);
     expect(await total()).toBe(3);
+  });
+
+  it('keeps the book current from the contacts changed since: the same pairs as the whole book computed again', async () => {
+    const service = () => new DuplicateService(platform.subgraphs.contacts.orm.em.fork());
+    const pairs = async () =>
+      (
+        await platform.subgraphs.contacts.orm.em
+          .fork()
+          .execute<{ a_id: string; b_id: string; score: number }[]>(
+            'select a_id, b_id, score from contacts.contact_duplicate_pair order by a_id, b_id',
+          )
+      ).map((pair) => ({ ...pair, score: Number(pair.score) }));
+    await service().refreshPairs(true);
+    const before = await pairs();
+    // One contact now shares a phone with another; one no longer shares its name and company.
+    await create('joins', { firstName: 'Joins', lastName: 'Later', phone: '(415) 555-0100' });
+    const put = await rest('PUT', `${base}/api/contacts/${ids.typo}`, {
+      firstName: 'Other',
+      lastName: 'Person',
+      company: 'Acme',
+    });
+    expect(put.status).toBe(200);
+    statements = [];
+    expect(await service().refreshPairs()).toBe(true);
+    expect(statements.some((sql) => /delete from "contacts"."contact_duplicate_pair" where a_id in/.test(sql))).toBe(
+      true,
+    );
+    expect(statements.some((sql) => /^delete from "contacts"."contact_duplicate_pair"$/.test(sql.trim()))).toBe(false);
+    const changed = await pairs();
+    expect(changed).not.toEqual(before);
+    expect(changed.some((pair) => [pair.a_id, pair.b_id].includes(ids.joins))).toBe(true);
+    expect(changed.some((pair) => [pair.a_id, pair.b_id].includes(ids.typo))).toBe(false);
+    await service().refreshPairs(true);
+    expect(await pairs()).toEqual(changed);
+    // The changes of the last minute are looked at again by the next refresh (one may have committed late): the same pairs.
+    await service().refreshPairs();
+    expect(await pairs()).toEqual(changed);
+    // Once no contact changed since the time a refresh looks from, it writes nothing.
+    await platform.subgraphs.contacts.orm.em
+      .fork()
+      .execute(`update contacts.contact_duplicate_state set changes_from = now() + interval '1 minute'`);
+    expect(await service().refreshPairs()).toBe(false);
   });
 
   it('matches contacts written by the bulk import as any others: the keys are index expressions, kept on every write path', async () => {

@@ -8,13 +8,12 @@ import { PROJECT_ROOT } from '#lib/paths.js';
 const run = promisify(execFile);
 
 /**
- * The release a rolling upgrade starts from. There are no release tags, so it is a commit: the parent
- * of the last commit that adds a migration (a434358, ContactEvents). That is the newest code whose
- * schema is behind this one, so the upgrade runs a real expand migration (a new table and its trigger)
- * under the previous release's load; later commits change code only. When a commit adds a migration,
- * move this to that commit's parent.
+ * The release a rolling upgrade starts from. There are no release tags, so it is a commit: the last
+ * one that landed (e124c87) before a commit added a migration (ContactDuplicateChanges, an index and a
+ * column), so the upgrade runs a real expand migration under the previous release's load. When a commit
+ * adds a migration, move this to the release before it.
  */
-export const PREVIOUS_RELEASE = 'b8d890abfe4371e878978293b4fa88a8bd1ae41f';
+export const PREVIOUS_RELEASE = 'e124c87b800a5168e87fce7c0940fda96029c618';
 
 const git = (...args: string[]) => run('git', args, { cwd: PROJECT_ROOT, maxBuffer: 256 * 1024 * 1024 });
 

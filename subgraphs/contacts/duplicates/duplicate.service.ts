@@ -15,8 +15,18 @@ export interface DuplicatesOf {
 
 export const DUPLICATES_MAX = 50;
 
-/** How often the background refresh looks whether the book changed (it recomputes only then). */
+/** How often the background refresh looks for changed contacts (it recomputes only their pairs). */
 export const PAIRS_REFRESH_MS = 30_000;
+/**
+ * How far before a refresh's start the next one looks for changes: a write stamps `updated_at` before
+ * it commits (the API's clock, an import batch's transaction), so a change committed after a refresh
+ * began may carry an earlier time. Changes within it are looked at twice, which costs little.
+ */
+const CHANGE_MARGIN = '1 minute';
+/** The advisory lock a refresh of the book's pairs holds, in every process on the database. */
+export const PAIRS_LOCK = `hashtext('contacts.duplicate_pairs')`;
+/** From this many changed contacts (or a quarter of the book), the whole book is computed again instead. */
+const WHOLE_BOOK_FROM = 50_000;
 
 type ContactRow = Contact & { probe_id?: string; score?: number; reasons?: DuplicateReason[] };
 interface PairRow {
@@ -89,32 +99,48 @@ export class DuplicateService {
   }
 
   /**
-   * Computes the book's pairs again when contacts changed since the last time (or always, `force`).
-   * Answers whether it did. Readers see the previous pairs until it commits.
+   * Brings the book's pairs up to date: the pairs of the contacts changed since the last refresh are
+   * computed again (or the whole book, `force`, on its first computation, or when most of it changed).
+   * Answers whether it wrote. Readers see the previous pairs until it commits.
    */
   async refreshPairs(force = false): Promise<boolean> {
     const sql = duplicateQueries(this.em);
-    const [{ signature }] = await this.em.execute<{ signature: string }[]>(sql.signature);
-    if (!force) {
-      const [last] = await this.em.execute<{ signature: string }[]>(sql.lastSignature);
-      if (last?.signature === signature) return false;
+    const [last] = await this.em.execute<{ signature: string; changes_from: string | null }[]>(sql.lastRefresh);
+    // Looked from a little before the last refresh began: a write stamped just before it may commit just after.
+    const [{ now, signature }] = await this.em.execute<{ now: string; signature: string }[]>(
+      `select (clock_timestamp() - interval '${CHANGE_MARGIN}')::text as now, (${sql.signature}) as signature`,
+    );
+    const since = force ? null : (last?.changes_from ?? null);
+    let whole = since === null;
+    if (since !== null) {
+      const [{ changed, live }] = await this.em.execute<{ changed: number; live: number }[]>(sql.changedCount, [since]);
+      if (changed === 0) return false;
+      whole = changed > Math.max(WHOLE_BOOK_FROM, live / 4);
     }
     return this.em.transactional(async (tx) => {
-      // One refresh at a time across every process on the database: another that holds it computes the same pairs.
+      // One refresh at a time across every process on the database: another that holds it computes the
+      // same pairs, so the background gives way; a forced one (a new book's first read) waits its turn.
       const [{ taken }] = await tx.execute<{ taken: boolean }[]>(
-        `select pg_try_advisory_xact_lock(hashtext('contacts.duplicate_pairs')) as taken`,
+        force
+          ? `select true as taken from pg_advisory_xact_lock(${PAIRS_LOCK})`
+          : `select pg_try_advisory_xact_lock(${PAIRS_LOCK}) as taken`,
       );
       if (!taken) return false;
-      await tx.execute(sql.clearPairs);
-      await tx.execute(sql.refreshPairs);
-      await tx.execute(sql.refreshed, [signature]);
+      if (whole) {
+        await tx.execute(sql.clearPairs);
+        await tx.execute(sql.refreshPairs);
+      } else {
+        await tx.execute(sql.dropChanged, [since, since]);
+        await tx.execute(sql.refreshChanged, [since]);
+      }
+      await tx.execute(sql.refreshed, [signature, now]);
       return true;
     });
   }
 
   /** A book never computed (a new database) is computed on its first read; afterwards the background keeps it. */
   private async ensurePairs(): Promise<void> {
-    const [last] = await this.em.execute<{ signature: string }[]>(duplicateQueries(this.em).lastSignature);
+    const [last] = await this.em.execute<unknown[]>(duplicateQueries(this.em).lastRefresh);
     if (!last) await this.refreshPairs(true);
   }
 

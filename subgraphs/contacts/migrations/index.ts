@@ -10,6 +10,7 @@ import { Migration20261126000003PipelineVersion } from './Migration2026112600000
 import { Migration20261126000004ContactImportJobs } from './Migration20261126000004ContactImportJobs.js';
 import { Migration20261128000001ContactEvents } from './Migration20261128000001ContactEvents.js';
 import { Migration20261128100001ContactDuplicates } from './Migration20261128100001ContactDuplicates.js';
+import { Migration20261128200001ContactDuplicateChanges } from './Migration20261128200001ContactDuplicateChanges.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -25,4 +26,5 @@ export const contactsMigrations = [
   Migration20261126000004ContactImportJobs,
   Migration20261128000001ContactEvents,
   Migration20261128100001ContactDuplicates,
+  Migration20261128200001ContactDuplicateChanges,
 ];
