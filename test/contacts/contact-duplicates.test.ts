@@ -73,8 +73,8 @@ describe.each([
     expect(typo.score).toBeGreaterThanOrEqual(0.6);
     expect(accent.score).toBeLessThan(0.6);
     expect(await duplicatesOf('unrelated')).toEqual([]);
-    // A typo at no company is found too (first and last name compared apart), below the same company's score.
-    await create('elsewhere', { firstName: 'Jonathan', lastName: 'Smyth' });
+    // A first name mistyped at no company is found too (first and last name compared apart), below the same company's score.
+    await create('elsewhere', { firstName: 'Johnathan', lastName: 'Smith' });
     const elsewhere = found(await duplicatesOf('name'), 'elsewhere')!;
     expect(elsewhere.reasons).toEqual(['name']);
     expect(elsewhere.score).toBeLessThan(typo.score);

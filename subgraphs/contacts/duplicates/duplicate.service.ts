@@ -25,8 +25,13 @@ export const PAIRS_REFRESH_MS = 30_000;
 const CHANGE_MARGIN = '1 minute';
 /** The advisory lock a refresh of the book's pairs holds, in every process on the database. */
 export const PAIRS_LOCK = `hashtext('contacts.duplicate_pairs')`;
-/** From this many changed contacts (or a quarter of the book), the whole book is computed again instead. */
-const WHOLE_BOOK_FROM = 50_000;
+/**
+ * Past this share of the book changed, the whole book is computed again instead: at a million contacts
+ * a changed contact's pairs cost about 1 to 3 ms (its blocks read and keyed), the whole book about 45 s.
+ */
+const WHOLE_BOOK_SHARE = 1 / 20;
+/** Up to this many changed contacts, their pairs are computed again whatever the book's size (a few seconds at most). */
+const CHANGES_ALWAYS_KEPT = 1_000;
 
 type ContactRow = Contact & { probe_id?: string; score?: number; reasons?: DuplicateReason[] };
 interface PairRow {
@@ -100,7 +105,7 @@ export class DuplicateService {
 
   /**
    * Brings the book's pairs up to date: the pairs of the contacts changed since the last refresh are
-   * computed again (or the whole book, `force`, on its first computation, or when most of it changed).
+   * computed again (or the whole book, `force`, on its first computation, or when much of it changed).
    * Answers whether it wrote. Readers see the previous pairs until it commits.
    */
   async refreshPairs(force = false): Promise<boolean> {
@@ -115,7 +120,7 @@ export class DuplicateService {
     if (since !== null) {
       const [{ changed, live }] = await this.em.execute<{ changed: number; live: number }[]>(sql.changedCount, [since]);
       if (changed === 0) return false;
-      whole = changed > Math.max(WHOLE_BOOK_FROM, live / 4);
+      whole = changed > Math.max(CHANGES_ALWAYS_KEPT, live * WHOLE_BOOK_SHARE);
     }
     return this.em.transactional(async (tx) => {
       // One refresh at a time across every process on the database: another that holds it computes the
