@@ -111,9 +111,10 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
   const source = (condition: string, order = '') =>
     `select p.id as probe_id, near.id from probe p cross join lateral (
       select o.id from ${table} o where not o.deleted and ${condition} ${order} limit ${CANDIDATES_PER_KEY}) near`;
-  // First and last name folded apart: a typo rarely hits both, so a pair alike by name shares one of them.
+  // The live contacts that share a block with a changed contact `x` (`partial`: the index's own condition).
   const sharing = (partial: string, condition: string) =>
     `select c.id from changed x join ${table} c on not c.deleted and ${partial} and ${condition}`;
+  // First and last name folded apart: a typo rarely hits both, so a pair alike by name shares one of them.
   const namesOf = (c: string) =>
     `${fn('contact_folded')}(${c}.first_name) as fk, ${fn('contact_folded')}(${c}.last_name) as lk`;
   const pairs = `"${schema}"."contact_duplicate_pair"`;

@@ -111,9 +111,9 @@ export class DuplicateService {
   async refreshPairs(force = false): Promise<boolean> {
     const sql = duplicateQueries(this.em);
     const [last] = await this.em.execute<{ signature: string; changes_from: string | null }[]>(sql.lastRefresh);
-    // Looked from a little before the last refresh began: a write stamped just before it may commit just after.
-    const [{ now, signature }] = await this.em.execute<{ now: string; signature: string }[]>(
-      `select (clock_timestamp() - interval '${CHANGE_MARGIN}')::text as now, (${sql.signature}) as signature`,
+    // The next refresh looks from a little before this one begins: a write stamped just before it may commit just after.
+    const [{ nextFrom, signature }] = await this.em.execute<{ nextFrom: string; signature: string }[]>(
+      `select (clock_timestamp() - interval '${CHANGE_MARGIN}')::text as "nextFrom", (${sql.signature}) as signature`,
     );
     const since = force ? null : (last?.changes_from ?? null);
     let whole = since === null;
@@ -138,7 +138,7 @@ export class DuplicateService {
         await tx.execute(sql.dropChanged, [since, since]);
         await tx.execute(sql.refreshChanged, [since]);
       }
-      await tx.execute(sql.refreshed, [signature, now]);
+      await tx.execute(sql.refreshed, [signature, nextFrom]);
       return true;
     });
   }
