@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DuplicateService } from '#subgraphs/contacts/duplicates/duplicate.service.js';
+import { DuplicateService, PAIRS_LOCK } from '#subgraphs/contacts/duplicates/duplicate.service.js';
 import { graphql, rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
 describe.each([
@@ -222,6 +222,44 @@ describe.each([
       .execute(`update contacts.contact_duplicate_state set changes_from = now() + interval '1 minute'`);
     expect(await service().refreshPairs()).toBe(false);
   });
+
+  // Two refreshes need two connections: PGlite has one.
+  const onServer = !embedded && Boolean(process.env.TEST_DATABASE_URL);
+  (onServer ? it : it.skip)(
+    'lets the background refresh give way to one running elsewhere, and a forced one wait for it',
+    async () => {
+      const service = () => new DuplicateService(platform.subgraphs.contacts.orm.em.fork());
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const taken = new Promise<void>((resolve) => (locked = resolve));
+      // Another instance's refresh, as far as this one can tell: the lock held in a transaction of its own.
+      const other = platform.subgraphs.contacts.orm.em.fork().transactional(async (tx) => {
+        await tx.execute(`select pg_advisory_xact_lock(${PAIRS_LOCK})`);
+        locked();
+        await held;
+      });
+      await taken;
+      // A contact changed since the last refresh: without the lock, the background would refresh now.
+      await platform.subgraphs.contacts.orm.em
+        .fork()
+        .execute(`update contacts.contact_duplicate_state set changes_from = now() - interval '1 minute'`);
+      await create('during', { firstName: 'During', phone: '+1 415 555 0199' });
+      expect(await service().refreshPairs()).toBe(false);
+      let forcedDone = false;
+      const forced = service()
+        .refreshPairs(true)
+        .then((wrote) => {
+          forcedDone = true;
+          return wrote;
+        });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(forcedDone).toBe(false);
+      release();
+      await other;
+      expect(await forced).toBe(true);
+    },
+  );
 
   it('matches contacts written by the bulk import as any others: the keys are index expressions, kept on every write path', async () => {
     const form = new FormData();
