@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     const after = (await (await fetch(`${rest}/api/contacts/duplicates?limit=1`)).json()) as { total: number };
     console.log(
       `  kept current: 1000 contacts changed, their pairs computed again in ${fmt(kept / 1000, 2)} s ` +
-        `(${refreshed ? 'incremental' : 'NOT REFRESHED'}; ${after.total - page.total} pairs more); with a refresh every ` +
+        `(${refreshed ? 'refreshed' : 'NOT REFRESHED'}; ${after.total - page.total} pairs more); with a refresh every ` +
         `${PAIRS_REFRESH_MS / 1000} s, pairs are current within ${fmt(PAIRS_REFRESH_MS / 1000 + kept / 1000, 1)} s ` +
         `(target 60 s: ${PAIRS_REFRESH_MS + kept <= 60_000 ? 'met' : 'MISSED'})`,
     );

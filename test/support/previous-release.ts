@@ -9,9 +9,9 @@ const run = promisify(execFile);
 
 /**
  * The release a rolling upgrade starts from. There are no release tags, so it is a commit: the last
- * one that landed (e124c87) before a commit added a migration (ContactDuplicateChanges, an index and a
- * column), so the upgrade runs a real expand migration under the previous release's load. When a commit
- * adds a migration, move this to the release before it.
+ * one that landed (e124c87) before a commit added a migration (ContactDuplicateChanges: an extension,
+ * a function, indexes and a column), so the upgrade runs a real expand migration under the previous
+ * release's load. When a commit adds a migration, move this to the release before it.
  */
 export const PREVIOUS_RELEASE = 'e124c87b800a5168e87fce7c0940fda96029c618';
 
