@@ -164,6 +164,29 @@ describeInBrowser('a frontend with Apollo Client and urql: one graph, one sign-i
     },
   );
 
+  it('finds a duplicate, merges it and undoes the merge from the page (Apollo Client)', async () => {
+    const duplicate = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
+      firstName: 'ada',
+      lastName: 'LOVELACE',
+      phone: '+44 20 7946 0001',
+    });
+    expect(duplicate.status).toBe(201);
+    const found = await inPage('duplicatesOf', contactId, { bearer: identityToken });
+    expect(found).toMatchObject({
+      contact: { duplicates: [{ contact: { id: duplicate.body.id }, reasons: ['NAME'] }] },
+    });
+    const merged = (await inPage(
+      'mergeContacts',
+      { survivorId: contactId, mergeIds: [duplicate.body.id] },
+      { bearer: identityToken },
+    )) as { mergeContacts: { contact: { phone: string }; merge: { id: string } } };
+    expect(merged.mergeContacts.contact.phone).toBe('+44 20 7946 0001');
+    const undone = await inPage('undoContactMerge', merged.mergeContacts.merge.id, { bearer: identityToken });
+    expect(undone).toMatchObject({
+      undoContactMerge: { merge: { undoneAt: expect.any(String) }, restored: [{ id: duplicate.body.id }] },
+    });
+  });
+
   it('signs out through GraphQL: endSurveySession clears the cookie, and the surveys are closed again', async () => {
     expect(await inPage('signOut')).toEqual({ endSurveySession: true });
     expect(await surveyCookie()).toBeUndefined();

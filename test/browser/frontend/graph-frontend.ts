@@ -53,6 +53,49 @@ const CREATE_SURVEY = gql`
   }
 `;
 
+const DUPLICATES = gql`
+  query Duplicates($id: ID!) {
+    contact(id: $id) {
+      id
+      duplicates(first: 5) {
+        contact {
+          id
+        }
+        score
+        reasons
+      }
+    }
+  }
+`;
+
+const MERGE = gql`
+  mutation Merge($input: MergeContactsInput!) {
+    mergeContacts(input: $input) {
+      contact {
+        id
+        phone
+      }
+      merge {
+        id
+        mergedIds
+      }
+    }
+  }
+`;
+
+const UNDO_MERGE = gql`
+  mutation UndoMerge($id: ID!) {
+    undoContactMerge(id: $id) {
+      merge {
+        undoneAt
+      }
+      restored {
+        id
+      }
+    }
+  }
+`;
+
 /** One query, three services: contacts (contacts), each contact's surveys (surveys), posts (social). */
 const ONE_GRAPH = `
   query OneGraph {
@@ -136,6 +179,16 @@ const frontend = {
 
   createSurvey: (input: Record<string, unknown>, credentials: Credentials) =>
     mutate(CREATE_SURVEY, { input }, credentials),
+
+  /** A contact's likely duplicates, as a frontend's "possible duplicates" panel reads them (Apollo Client). */
+  async duplicatesOf(id: string, credentials: Credentials) {
+    const { data } = await apollo(credentials).query({ query: DUPLICATES, variables: { id } });
+    return data;
+  },
+
+  mergeContacts: (input: Record<string, unknown>, credentials: Credentials) => mutate(MERGE, { input }, credentials),
+
+  undoContactMerge: (id: string, credentials: Credentials) => mutate(UNDO_MERGE, { id }, credentials),
 
   /**
    * Runs ONE_GRAPH with either client. Apollo Client is told `errorPolicy: 'all'`, which is how it
