@@ -35,9 +35,10 @@ export class Migration20261128200001ContactDuplicateChanges extends Migration {
     this.addSql(`create index contact_last_first_idx on contact using gist (${last}, ${first} public.gist_trgm_ops)
       where not deleted`);
     for (const column of ['first_name', 'last_name']) {
-      this
-        .addSql(`create index contact_company_${column}_idx on contact (contact_company_key(company), contact_folded(${column}))
-        where not deleted and company is not null`);
+      const key = `contact_company_key(company), contact_folded(${column})`;
+      this.addSql(
+        `create index contact_company_${column}_idx on contact (${key}) where not deleted and company is not null`,
+      );
     }
     this.addSql('create index contact_updated_at_idx on contact (updated_at)');
     this.addSql('alter table contact_duplicate_state add column changes_from timestamptz(3) null');
