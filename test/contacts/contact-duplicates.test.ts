@@ -23,6 +23,7 @@ describe.each([
     expect(res.status).toBe(200);
     return res.body.data as { contact: { id: string }; score: number; reasons: string[] }[];
   };
+  const service = () => new DuplicateService(platform.subgraphs.contacts.orm.em.fork());
   const found = <Item extends { contact: { id: string } }>(list: Item[], key: string) =>
     list.find((item) => item.contact.id === ids[key]);
 
@@ -174,7 +175,7 @@ describe.each([
 
   it('keeps the book current: a new duplicate shows after a refresh, a deleted one at once', async () => {
     await create('late', { firstName: 'Late', phone: '0044 20 7946 0000' });
-    await new DuplicateService(platform.subgraphs.contacts.orm.em.fork()).refreshPairs();
+    await service().refreshPairs();
     const total = async () => (await rest('GET', `${base}/api/contacts/duplicates`)).body.total;
     expect(await total()).toBe(4);
     await rest('DELETE', `${base}/api/contacts/${ids.late}`);
@@ -182,7 +183,6 @@ describe.each([
   });
 
   it('keeps the book current from the contacts changed since: the same pairs as the whole book computed again', async () => {
-    const service = () => new DuplicateService(platform.subgraphs.contacts.orm.em.fork());
     const pairs = async () =>
       (
         await platform.subgraphs.contacts.orm.em
@@ -228,7 +228,6 @@ describe.each([
   (onServer ? it : it.skip)(
     'lets the background refresh give way to one running elsewhere, and a forced one wait for it',
     async () => {
-      const service = () => new DuplicateService(platform.subgraphs.contacts.orm.em.fork());
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       let locked!: () => void;

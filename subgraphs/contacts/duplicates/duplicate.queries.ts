@@ -48,9 +48,9 @@ export interface DuplicateQueries {
   changedCount: string;
   /** Records what the pairs were computed from; `?` the signature and the time the next refresh looks from. */
   refreshed: string;
-  /** What the book's pairs would be computed from now: the live count and the latest change. */
+  /** What the book's pairs are computed from now: the previous release, during an upgrade, compares it with the last. */
   signature: string;
-  /** What they were last computed from, and since when contacts count as changed (no row: never). */
+  /** Since when contacts count as changed for the next refresh (no row: the pairs were never computed). */
   lastRefresh: string;
   /** A page of live pairs, best first; `?` after score, a, b (nulls for the first page), limit. */
   pairs: string;
@@ -115,8 +115,8 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
   const sharing = (partial: string, condition: string) =>
     `select c.id from changed x join ${table} c on not c.deleted and ${partial} and ${condition}`;
   // First and last name folded apart: a typo rarely hits both, so a pair alike by name shares one of them.
-  const namesOf = (c: string) =>
-    `${fn('contact_folded')}(${c}.first_name) as fk, ${fn('contact_folded')}(${c}.last_name) as lk`;
+  const keyColumns = (c: string) =>
+    `${keysOf(schema, c)}, ${fn('contact_folded')}(${c}.first_name) as fk, ${fn('contact_folded')}(${c}.last_name) as lk`;
   const pairs = `"${schema}"."contact_duplicate_pair"`;
   // The book's pairs from the contacts `live` names (a CTE over `live` and what it needs), those
   // that pass `keep` (a condition on the candidate pair a < b): every pair of contacts sharing a key,
@@ -136,7 +136,7 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
       where m.score >= ${BOOK_THRESHOLD}
       on conflict (a_id, b_id) do update set score = excluded.score, reasons = excluded.reasons`;
   queries = {
-    ofContacts: `with probe as (select c.id, ${keysOf(schema, 'c')}, ${namesOf('c')} from ${table} c
+    ofContacts: `with probe as (select c.id, ${keyColumns('c')} from ${table} c
         where c.id = any(?::uuid[]) and not c.deleted),
       candidate as (
         ${source(`o.email is not null and ${fn('contact_email_key')}(o.email) = p.ek`)}
@@ -150,20 +150,17 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
         ${scored(schema, 'p', 'o')}
         where m.score >= ${CONTACT_THRESHOLD})
       select * from ranked where rank <= ? order by probe_id, rank`,
-    refreshPairs: pairsOf(
-      `live as (select c.id, ${keysOf(schema, 'c')}, ${namesOf('c')} from ${table} c where not c.deleted)`,
-      'true',
-    ),
+    refreshPairs: pairsOf(`live as (select c.id, ${keyColumns('c')} from ${table} c where not c.deleted)`, 'true'),
     // The contacts that share a block with a changed one, each block found on its index.
     refreshChanged: pairsOf(
-      `changed as (select c.id, ${keysOf(schema, 'c')}, ${namesOf('c')} from ${table} c
+      `changed as (select c.id, ${keyColumns('c')} from ${table} c
         where c.updated_at > ?::timestamptz and not c.deleted),
       near as (
         ${sharing('c.email is not null', `${fn('contact_email_key')}(c.email) = x.ek`)}
         union ${sharing('c.phone is not null', `${fn('contact_phone_key')}(c.phone) = x.pk`)}
         union ${sharing('c.company is not null', `${fn('contact_company_key')}(c.company) = x.ck and ${fn('contact_folded')}(c.first_name) = x.fk`)}
         union ${sharing('c.company is not null', `${fn('contact_company_key')}(c.company) = x.ck and ${fn('contact_folded')}(c.last_name) = x.lk`)}),
-      live as (select c.id, ${keysOf(schema, 'c')}, ${namesOf('c')} from ${table} c where c.id in (select id from near))`,
+      live as (select c.id, ${keyColumns('c')} from ${table} c where c.id in (select id from near))`,
       '(a in (select id from changed) or b in (select id from changed))',
     ),
     dropChanged: `delete from ${pairs} where a_id in (select id from ${table} where updated_at > ?::timestamptz)
@@ -175,7 +172,7 @@ export function duplicateQueries(em: EntityManager): DuplicateQueries {
       values (1, ?, ?::timestamptz, now())
       on conflict (id) do update set signature = excluded.signature, changes_from = excluded.changes_from,
         refreshed_at = excluded.refreshed_at`,
-    lastRefresh: `select signature, changes_from from "${schema}"."contact_duplicate_state" where id = 1`,
+    lastRefresh: `select changes_from from "${schema}"."contact_duplicate_state" where id = 1`,
     signature: `select (select live from "${schema}"."contact_live_count")::text || '/' ||
       coalesce((select max(updated_at) from ${table})::text, '') as signature`,
     pairs: `select pr.a_id as a, pr.b_id as b, pr.score, pr.reasons from ${pairs} pr

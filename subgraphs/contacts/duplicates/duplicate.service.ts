@@ -110,7 +110,7 @@ export class DuplicateService {
    */
   async refreshPairs(force = false): Promise<boolean> {
     const sql = duplicateQueries(this.em);
-    const [last] = await this.em.execute<{ signature: string; changes_from: string | null }[]>(sql.lastRefresh);
+    const [last] = await this.em.execute<{ changes_from: string | null }[]>(sql.lastRefresh);
     // The next refresh looks from a little before this one begins: a write stamped just before it may commit just after.
     const [{ nextFrom, signature }] = await this.em.execute<{ nextFrom: string; signature: string }[]>(
       `select (clock_timestamp() - interval '${CHANGE_MARGIN}')::text as "nextFrom", (${sql.signature}) as signature`,
@@ -149,25 +149,12 @@ export class DuplicateService {
     if (!last) await this.refreshPairs(true);
   }
 
-  private pairRows(from: [number, string, string] | null, limit: number, offset: number): Promise<PairRow[]> {
-    return this.em.execute<PairRow[]>(duplicateQueries(this.em).pairs, [
-      from?.[0] ?? null,
-      from?.[0] ?? null,
-      from?.[1] ?? null,
-      from?.[2] ?? null,
-      limit,
-      offset,
-    ]);
+  private pairRows(from: PairCursor | null, limit: number, offset: number): Promise<PairRow[]> {
+    return this.em.execute<PairRow[]>(duplicateQueries(this.em).pairs, [...cursorValues(from), limit, offset]);
   }
 
-  private pairRowsBefore(before: [number, string, string] | null, limit: number): Promise<PairRow[]> {
-    return this.em.execute<PairRow[]>(duplicateQueries(this.em).pairsBefore, [
-      before?.[0] ?? null,
-      before?.[0] ?? null,
-      before?.[1] ?? null,
-      before?.[2] ?? null,
-      limit,
-    ]);
+  private pairRowsBefore(before: PairCursor | null, limit: number): Promise<PairRow[]> {
+    return this.em.execute<PairRow[]>(duplicateQueries(this.em).pairsBefore, [...cursorValues(before), limit]);
   }
 
   private async pairCount(): Promise<number> {
@@ -194,11 +181,19 @@ function roundScore(score: number): number {
   return Math.round(Number(score) * 100) / 100;
 }
 
+/** A pair's place in the book's order: its score, then its two ids. */
+type PairCursor = [number, string, string];
+
+/** The bind values of a keyset condition `(score, a, b) < (?, ?, ?)` behind `?::real is null or`; nulls for none. */
+function cursorValues(cursor: PairCursor | null): (number | string | null)[] {
+  return [cursor?.[0] ?? null, cursor?.[0] ?? null, cursor?.[1] ?? null, cursor?.[2] ?? null];
+}
+
 function pairCursor(row: PairRow): string {
   return Buffer.from(JSON.stringify([Number(row.score), row.a, row.b])).toString('base64url');
 }
 
-function decodePairCursor(cursor: string, argument: 'after' | 'before'): [number, string, string] {
+function decodePairCursor(cursor: string, argument: 'after' | 'before'): PairCursor {
   let values: unknown;
   try {
     values = JSON.parse(Buffer.from(cursor, 'base64url').toString());
@@ -214,7 +209,7 @@ function decodePairCursor(cursor: string, argument: 'after' | 'before'): [number
   ) {
     throw notACursor(argument);
   }
-  return values as [number, string, string];
+  return values as PairCursor;
 }
 
 /** A contact read as a plain row, with its times as dates. */
