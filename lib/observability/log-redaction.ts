@@ -24,35 +24,43 @@ export function redactUrl(url: string | undefined): string | undefined {
   return `${path}?${keys.join('&')}`;
 }
 
-/** What pino-http's standard serializers make of a request and an answer (the fields read here). */
-interface SerializedRequest {
+/** The parts of a request (Node's, or Express's with `originalUrl`) that its log line names. */
+interface LoggedRequest {
   id?: unknown;
   method?: string;
   url?: string;
-  remoteAddress?: string;
+  originalUrl?: string;
+  socket?: { remoteAddress?: string };
   headers?: Record<string, unknown>;
 }
-interface SerializedResponse {
+/** The parts of an answer that its log line names. */
+interface LoggedResponse {
   statusCode?: number;
-  headers?: Record<string, unknown>;
+  headersSent?: boolean;
+  getHeader?: (name: string) => unknown;
 }
 
 /**
- * pino-http's request serializer, after its standard one: the request id, method, redacted address,
+ * The `req` of every log line, read straight from the request: its id, method, redacted address,
  * the client's address and user agent. No header else: they carry credentials and cookies, and a
- * reader of the log needs none of them (writing them all also cost every request real time).
+ * reader of the log needs none of them. An allowlist rather than a list of headers to hide, so a
+ * header added tomorrow cannot leak; and it copies five fields instead of every header, which
+ * pino-std-serializers' request serializer did for each request before this one threw them away.
  */
-export function requestLogFields(req: SerializedRequest) {
+export function requestLogFields(req: LoggedRequest) {
   return {
     id: req.id,
     method: req.method,
-    url: redactUrl(req.url),
-    remoteAddress: req.remoteAddress,
+    url: redactUrl(req.originalUrl ?? req.url),
+    remoteAddress: req.socket?.remoteAddress,
     userAgent: req.headers?.['user-agent'],
   };
 }
 
-/** pino-http's answer serializer: the status and the size, no header (`Set-Cookie` among them). */
-export function responseLogFields(res: SerializedResponse) {
-  return { statusCode: res.statusCode, contentLength: res.headers?.['content-length'] };
+/** The `res` of every log line: the status (null when the answer never started) and the size, no header (`Set-Cookie` among them). */
+export function responseLogFields(res: LoggedResponse) {
+  return {
+    statusCode: res.headersSent ? res.statusCode : null,
+    contentLength: res.getHeader?.('content-length'),
+  };
 }

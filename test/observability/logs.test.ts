@@ -30,6 +30,30 @@ describe('logs that follow one request', () => {
     expect(seen.sort()).toEqual(['contacts-rest', 'gateway']);
   });
 
+  it('names five fields of a request and two of its answer, never a header, a cookie or a query value', async () => {
+    const secret = 'do-not-log-8d1f0c';
+    const answer = await rest('GET', `${platform.urls.contactsRest}/api/contacts?search=${secret}`, undefined, {
+      authorization: `Bearer ${secret}`,
+      cookie: `session=${secret}`,
+      'x-api-key': secret,
+      'x-some-new-header': secret,
+      'x-request-id': 'log-allowlist-1',
+      'user-agent': 'log-test',
+    });
+    // (The made-up bearer token is refused: the line names that answer.)
+    const line = logs.lines.find((entry) => entry.req?.id === 'log-allowlist-1');
+    expect(line?.req).toEqual({
+      id: 'log-allowlist-1',
+      method: 'GET',
+      url: '/api/contacts?search=[redacted]',
+      remoteAddress: expect.any(String),
+      userAgent: 'log-test',
+    });
+    expect(line?.res?.statusCode).toBe(answer.status);
+    expect(Object.keys(line?.res ?? {}).filter((key) => key !== 'contentLength')).toEqual(['statusCode']);
+    expect(JSON.stringify(logs.lines)).not.toContain(secret);
+  });
+
   it('writes one line per operation for the in-process gateway: name, duration, outcome, request id', async () => {
     const answer = await rest(
       'POST',
