@@ -43,12 +43,15 @@ function buildRevision(revision: string): { serve: string; remove(): void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-compare-'));
   const git = (...args: string[]) => execFileSync('git', args, { cwd: PROJECT_ROOT, stdio: 'ignore' });
   git('worktree', 'add', '--detach', dir, revision);
-  symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  execFileSync(process.execPath, ['scripts/launch.mjs', '--build'], { cwd: dir, stdio: 'inherit' });
-  return {
-    serve: path.join(dir, 'dist', 'bench', 'serve.js'),
-    remove: () => git('worktree', 'remove', '--force', dir),
-  };
+  const remove = () => git('worktree', 'remove', '--force', dir);
+  try {
+    symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+    execFileSync(process.execPath, ['scripts/launch.mjs', '--build'], { cwd: dir, stdio: 'inherit' });
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { serve: path.join(dir, 'dist', 'bench', 'serve.js'), remove };
 }
 
 interface Side {
@@ -66,13 +69,18 @@ async function main(revision: string): Promise<void> {
   try {
     const manifest = writeContactManifest(manifestDir);
     const env = { BENCH_PLATFORM_DATABASE_URL: database.url, TRUSTED_DOCUMENTS: manifest.file };
-    // One after the other: both would run the same migrations at once.
-    for (const [name, serve] of [
+    // One after the other: both would run the same migrations at once. Which starts first may matter (it
+    // was seen to, by a fifth): BENCH_START_FIRST=revision swaps the order, and a change is judged both ways.
+    const order: Array<[string, string]> = [
       ['this tree', SERVE],
       [revision, other.serve],
-    ]) {
+    ];
+    if (process.env.BENCH_START_FIRST === 'revision') order.reverse();
+    for (const [name, serve] of order) {
       sides.push({ name, platform: await startChild(serve, ['platform'], env, NPM_START_NODE_FLAGS), runs: new Map() });
     }
+    // This tree first from here on, whichever started first: the ratio printed is this tree's over the revision's.
+    if (sides[0].name !== 'this tree') sides.reverse();
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     await seedContacts(admin, SEED_ROWS);
@@ -128,8 +136,12 @@ async function main(revision: string): Promise<void> {
       console.log(`  ${target}`);
       for (const side of sides) {
         const cpu = median(side.runs.get(target)!.map((run) => run.cpu));
+        const each = side.runs
+          .get(target)!
+          .map((run) => fmt(run.rps))
+          .join(' ');
         console.log(
-          `    ${side.name.padEnd(24)} ${fmt(rpsOf(side)).padStart(6)} req/s   node ${fmt(cpu, 3)} ms per request`,
+          `    ${side.name.padEnd(24)} ${fmt(rpsOf(side)).padStart(6)} req/s   node ${fmt(cpu, 3)} ms per request   (runs: ${each})`,
         );
       }
       console.log(`    this tree / ${revision}: ${fmt(rpsOf(sides[0]) / rpsOf(sides[1]), 2)}x`);
@@ -150,7 +162,8 @@ temporary git worktree), both in one process each on the same PostgreSQL databas
 default postgres://postgres@127.0.0.1:5432/postgres; a database of its own is made and dropped, 10,000
 contacts): REST by id and the gateway's contact(id) by documentId, loaded in turn, the order
 alternating; medians of requests per second and Node CPU per request, and their ratio. BENCH_RUN_SECONDS
-(3) and BENCH_ROUNDS (8) tune it.
+(3) and BENCH_ROUNDS (8) tune it; BENCH_START_FIRST=revision starts the revision's platform first (this
+tree's starts first otherwise; judge a change both ways).
 `);
 
 const revision = process.argv[2];
