@@ -14,7 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { exitWithHelpIfAsked } from '#lib/cli.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
-import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { PORT_VARIABLES, platformPorts } from '#test/support/ports.js';
 import { fmt, rssMb, stopProcess } from './support.js';
 
 const TARGETS = { installMb: 200, embeddedMb: 500, postgresqlMb: 250, firstStartS: 20, warmStartS: 3 };
@@ -164,7 +164,7 @@ async function measureStarts(
   const project = projectCopy();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-footprint-data-'));
   try {
-    const ports = await freePorts(PORT_VARIABLES.length);
+    const ports = await platformPorts();
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? os.tmpdir(),
@@ -174,7 +174,7 @@ async function measureStarts(
       DATA_DIR: dataDir,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...settings,
-      ...Object.fromEntries(PORT_VARIABLES.map((name, index) => [name, String(ports[index])])),
+      ...ports,
     };
     const first = await npmStart(project, env);
     await stopProcess(first.child);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { PROJECT_ROOT } from '#lib/paths.js';
-import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 import { BENCH_PRODUCTION_DECISIONS, benchPassedSettings } from './platform-config.js';
 
 export { BENCH_PRODUCTION_DECISIONS, benchPlatformConfig } from './platform-config.js';
@@ -162,9 +162,7 @@ export async function startNpmStart(
   workers: number,
   settings: Record<string, string> = {},
 ): Promise<Child & { pids(): number[] }> {
-  const ports = Object.fromEntries(
-    (await freePorts(PORT_VARIABLES.length)).map((port, index) => [PORT_VARIABLES[index], String(port)]),
-  );
+  const ports: Record<string, string> = await platformPorts();
   const ownDataDir = settings.DATA_DIR === undefined; // else the caller's: two instances share the issuer's keys
   const dataDir = settings.DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
   const child = spawn(

@@ -18,7 +18,7 @@ import {
   type WebOrigin,
 } from '#test/support/browser.js';
 import { createTestDatabase, graphql, rest, type TestDatabase } from '#test/support/platform.js';
-import { freePort, PORT_VARIABLES } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 import { startPlatformProcess } from '#test/support/process.js';
 import { FakePlatform } from '#test/social-reach/fake-platforms.js';
 import { browserOf, fakePlatformEnv } from '#test/social-reach/helpers.js';
@@ -133,7 +133,7 @@ describeInBrowser('a live frontend: Apollo Client and urql follow the graph acro
       CORS_ORIGINS: web.origin,
       ...(database.url ? { DATABASE_URL: database.url } : {}),
     };
-    for (const name of PORT_VARIABLES) env[name] = String(await freePort());
+    Object.assign(env, await platformPorts());
     Object.assign(env, fakePlatformEnv(Number(env.SOCIAL_REST_PORT), { mastodon }));
     gateway = `http://127.0.0.1:${env.GATEWAY_PORT}/graphql`;
     socialRest = `http://127.0.0.1:${env.SOCIAL_REST_PORT}`;

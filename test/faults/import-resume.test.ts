@@ -5,7 +5,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
 import { createTestDatabase } from '#test/support/platform.js';
-import { freePort, PORT_VARIABLES } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 import { startPlatformProcess } from '#test/support/process.js';
 
 /** Rows in the file: enough that each stop lands while batches are still being written. */
@@ -41,7 +41,7 @@ describe('contact import: stopped and killed half-way, resumed after restart', (
       WEB_CONCURRENCY: '1',
       ...(database.url ? { DATABASE_URL: database.url } : {}),
     };
-    for (const name of PORT_VARIABLES) env[name] = String(await freePort());
+    Object.assign(env, await platformPorts());
     const contacts = `http://127.0.0.1:${env.CONTACTS_REST_PORT}`;
     const read = async (location: string) => (await (await fetch(`${contacts}${location}`)).json()) as Job;
     /** Waits until the job has written at least `rows` rows (and not all of them). */

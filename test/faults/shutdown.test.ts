@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { createTestDatabase } from '#test/support/platform.js';
-import { freePort, PORT_VARIABLES } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 import { startPlatformProcess } from '#test/support/process.js';
 
 const startProcess = async (env: Record<string, string>) => (await startPlatformProcess(env)).child;
@@ -62,7 +62,7 @@ describe('shutdown on SIGTERM under write load', () => {
       HOST: '127.0.0.1',
       ...(database.url ? { DATABASE_URL: database.url } : {}),
     };
-    for (const name of PORT_VARIABLES) env[name] = String(await freePort());
+    Object.assign(env, await platformPorts());
     const contacts = `http://127.0.0.1:${env.CONTACTS_REST_PORT}`;
     try {
       const first = await startProcess(env);

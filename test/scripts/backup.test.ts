@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '#lib/paths.js';
-import { PORT_VARIABLES, freePort } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 import { startPlatformProcess } from '#test/support/process.js';
 
 /** A built script with `args`, on `dataDir`: its exit code and all it wrote. */
@@ -38,7 +38,7 @@ describe('npm run backup and npm run restore', () => {
 
   const platformOn = async (dataDir: string) => {
     const env: Record<string, string> = { DATA_DIR: dataDir, HOST: '127.0.0.1' };
-    for (const name of PORT_VARIABLES) env[name] = String(await freePort());
+    Object.assign(env, await platformPorts());
     const { child } = await startPlatformProcess(env);
     return { child, contacts: `http://127.0.0.1:${env.CONTACTS_REST_PORT}` };
   };

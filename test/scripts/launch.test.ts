@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '#lib/paths.js';
-import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 
 const FIRST_BUILD = 'First run: compiling the TypeScript into dist/ (swc';
 const COMPILING = 'Sources changed since the last build: compiled';
@@ -219,8 +219,7 @@ describe('npm start on a fresh checkout (nothing compiled, no data)', () => {
   });
 
   it('says what it does first, compiles with swc, and the platform built from it serves (its decorators work)', async () => {
-    const ports = await freePorts(PORT_VARIABLES.length);
-    const env = Object.fromEntries(PORT_VARIABLES.map((name, index) => [name, String(ports[index])]));
+    const env = await platformPorts();
     const child = spawn(process.execPath, ['scripts/launch.mjs', 'scripts/start'], {
       cwd: checkout,
       env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), DATA_DIR: dataDir, METRICS_PORT: '0', ...env },
@@ -245,7 +244,7 @@ describe('npm start on a fresh checkout (nothing compiled, no data)', () => {
       expect(existsSync(path.join(checkout, 'dist', 'scripts', 'start.js'))).toBe(true);
       // The subgraphs' schemas come from type-graphql's decorators and their entities from MikroORM's:
       // the gateway composed all three, and each answers through its database.
-      for (const port of ports) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      for (const port of Object.values(env)) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
       const answer = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'apollo-require-preflight': 'true' },

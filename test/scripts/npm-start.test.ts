@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freePorts, PORT_VARIABLES } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 import { PROJECT_ROOT } from '#lib/paths.js';
 
 interface Npm {
@@ -26,10 +26,7 @@ function npm(args: string[], env: Record<string, string>): Npm {
   return { child, output: () => output, exited };
 }
 
-async function portsOf(): Promise<Record<string, string>> {
-  const ports = await freePorts(PORT_VARIABLES.length);
-  return Object.fromEntries(PORT_VARIABLES.map((name, index) => [name, String(ports[index])]));
-}
+const portsOf = platformPorts;
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, withinMs: number): Promise<void> {
   for (const started = Date.now(); Date.now() - started < withinMs;) {

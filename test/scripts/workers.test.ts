@@ -5,22 +5,19 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PROJECT_ROOT } from '#lib/paths.js';
 import { createTestDatabase, rest, type TestDatabase } from '#test/support/platform.js';
-import { freePort, PORT_VARIABLES } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 
 interface Started {
   child: ChildProcessWithoutNullStreams;
   output: () => string;
   /** The log lines written so far, parsed. */
   lines: () => Record<string, any>[];
-  ports: Record<string, number>;
+  ports: Record<string, string>;
 }
 
 /** `npm start` on PostgreSQL with WEB_CONCURRENCY=2, once both workers serve. */
 async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<Started> {
-  const ports: Record<string, number> = {};
-  for (const name of PORT_VARIABLES) {
-    ports[name] = await freePort();
-  }
+  const ports: Record<string, string> = await platformPorts();
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -29,7 +26,7 @@ async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<St
       HOST: '127.0.0.1',
       WEB_CONCURRENCY: '2',
       LOG_LEVEL: 'info',
-      ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+      ...ports,
     },
   });
   let output = '';
@@ -75,7 +72,7 @@ async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<St
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'workers-test-'));
   const lines = () => started.lines();
   const output = () => started.output();
-  let ports: Record<string, number> = {};
+  let ports: Record<string, string> = {};
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import S3rver from 's3rver';
 import { startJwksServer } from '#test/support/jwks.js';
-import { PORT_VARIABLES, freePort } from '#test/support/ports.js';
+import { platformPorts } from '#test/support/ports.js';
 import { createTestDatabase, type TestDatabase } from '#test/support/platform.js';
 import { startPlatformProcess } from '#test/support/process.js';
 
@@ -104,7 +104,7 @@ export class InstanceSet {
    */
   async start(name: string, env: Record<string, string> = {}, root?: string): Promise<Instance> {
     const instance = this.instances[name];
-    for (const variable of PORT_VARIABLES) instance.env[variable] = String(await freePort());
+    Object.assign(instance.env, await platformPorts());
     Object.assign(instance.env, this.options.own?.(name, instance.env) ?? {}, env);
     instance.contacts = `http://127.0.0.1:${instance.env.CONTACTS_REST_PORT}`;
     instance.social = `http://127.0.0.1:${instance.env.SOCIAL_REST_PORT}`;

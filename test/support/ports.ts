@@ -8,8 +8,22 @@ import { createServer, type Server } from 'node:net';
  * (two test workers connect to PostgreSQL all the time). Below it, a port is taken only by someone
  * asking for it by number.
  */
-const LOWEST = 20_000;
-const HIGHEST = ephemeralStart() - 1;
+const BELOW_EPHEMERAL = { lowest: 20_000, highest: ephemeralStart() - 1 };
+
+/**
+ * Each Jest worker picks from a slice of its own. Two workers that picked the same port a moment apart would
+ * both find it free, and the second platform to open it would fail to start; within one worker, suites run
+ * one after the other, and a port picked is held until its platform listens on it.
+ */
+const WORKER_SLICES = 8;
+const { lowest: LOWEST, highest: HIGHEST } = workerSlice(process.env.JEST_WORKER_ID);
+function workerSlice(worker: string | undefined): { lowest: number; highest: number } {
+  const id = Number(worker);
+  if (!Number.isInteger(id) || id < 1) return BELOW_EPHEMERAL;
+  const size = Math.floor((BELOW_EPHEMERAL.highest - BELOW_EPHEMERAL.lowest + 1) / WORKER_SLICES);
+  const lowest = BELOW_EPHEMERAL.lowest + ((id - 1) % WORKER_SLICES) * size;
+  return { lowest, highest: lowest + size - 1 };
+}
 function ephemeralStart(): number {
   try {
     const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
@@ -72,3 +86,12 @@ export const PORT_VARIABLES = [
   'SURVEYS_SUBGRAPH_PORT',
   'CONTACTS_SUBGRAPH_PORT',
 ] as const;
+
+/** The seven port variables of one platform, set to distinct free ports (asked one by one, two could coincide). */
+export async function platformPorts(): Promise<Record<(typeof PORT_VARIABLES)[number], string>> {
+  const ports = await freePorts(PORT_VARIABLES.length);
+  return Object.fromEntries(PORT_VARIABLES.map((name, i) => [name, String(ports[i])])) as Record<
+    (typeof PORT_VARIABLES)[number],
+    string
+  >;
+}
