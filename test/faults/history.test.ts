@@ -96,13 +96,17 @@ describeShared('two instances, one killed mid-run: the history holds', () => {
     const acknowledged = new Set(
       history.filter((write) => write.status === 201 || write.status === 200).map((write) => write.email),
     );
-    const exported: string[][] = parse(
-      await (
-        await fetch(`${instances.a.contacts}/api/contacts/export?search=${encodeURIComponent(`history-${run}`)}`, {
-          headers: { 'x-forwarded-for': client },
-        })
-      ).text(),
+    const exportAnswer = await fetch(
+      `${instances.a.contacts}/api/contacts/export?search=${encodeURIComponent(`history-${run}`)}`,
+      { headers: { 'x-forwarded-for': client } },
     );
+    const exportText = await exportAnswer.text();
+    // A failed export would read as every write lost: say what it answered instead.
+    expect({ status: exportAnswer.status, body: exportText.slice(0, 500) }).toEqual({
+      status: 200,
+      body: expect.stringMatching(/^id,/),
+    });
+    const exported: string[][] = parse(exportText);
     const stored = exported.slice(1).map((row) => row[3]);
     const storedOnce = new Set(stored);
     if (storedOnce.size !== stored.length)

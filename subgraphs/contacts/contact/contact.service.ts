@@ -55,7 +55,8 @@ export function createSearchEstimates(): SearchEstimates {
 
 /**
  * Turns what a person types into a prefix query over the search vector ("jan smi" finds
- * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax.
+ * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax;
+ * the vector is split at punctuation the same way (migration ContactSearchWords).
  */
 export function toPrefixQuery(search: string): string | null {
   const words = search
