@@ -1,3 +1,5 @@
+import { stdSerializers } from 'pino';
+
 /**
  * What of a request's address may reach a log line. Query strings carry OAuth `code` and `state`,
  * signed storage grants and the like, and some paths carry a token as a segment (`/storage/<grant>`):
@@ -63,4 +65,29 @@ export function responseLogFields(res: LoggedResponse) {
     statusCode: res.headersSent ? res.statusCode : null,
     contentLength: res.getHeader?.('content-length'),
   };
+}
+
+/** Fields of a serialized error that may hold the SQL of a failed statement or its values. */
+const STATEMENT_FIELDS = ['sql', 'query', 'parameters', 'params'];
+
+/**
+ * The `err` of every log line: pino's serialization (type, message, code and the error's own fields,
+ * its causes and aggregated errors) without any stack or statement. A stack names the code's files and
+ * lines, which an operator needs no more than the type, message and request id to find a fault, and
+ * which no one outside should learn from a log shipped elsewhere; the SQL of a failed statement may hold
+ * a caller's values.
+ */
+export function errorLogFields(error: Error): Record<string, unknown> {
+  return withoutStacks(stdSerializers.errWithCause(error)) as Record<string, unknown>;
+}
+
+function withoutStacks(value: unknown, depth = 0): unknown {
+  if (!value || typeof value !== 'object' || depth > 5) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutStacks(item, depth + 1));
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (key === 'stack' || STATEMENT_FIELDS.includes(key)) continue;
+    kept[key] = withoutStacks(field, depth + 1);
+  }
+  return kept;
 }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { Config } from '../config.js';
-import { requestLogFields, responseLogFields } from './log-redaction.js';
+import { errorLogFields, requestLogFields, responseLogFields } from './log-redaction.js';
 import { requestTraceFields, traceFields, tracingOn } from './tracing.js';
 
 export type { Logger };
@@ -27,8 +27,8 @@ export function createLogger(config: Pick<Config, 'env' | 'logFormat'>, destinat
       level: config.env.LOG_LEVEL,
       // Credentials never reach the log, whichever part logs a request or an answer: under these keys
       // only the fields of an allowlist are written (lib/observability/log-redaction.ts).
-      // (Naming serializers replaces pino's own, so its error serializer is named again.)
-      serializers: { err: pino.stdSerializers.err, req: requestLogFields, res: responseLogFields },
+      // Errors likewise: type, message, code and causes, never a stack or a statement's SQL.
+      serializers: { err: errorLogFields, req: requestLogFields, res: responseLogFields },
       mixin: (fields: object, _level: number, logger: Logger) => {
         if (!tracingOn() || 'trace_id' in fields || 'trace_id' in logger.bindings()) return {};
         return traceFields();

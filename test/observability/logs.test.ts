@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '#lib/config.js';
-import { createLogger } from '#lib/observability/logger.js';
+import { createLogger, type Logger } from '#lib/observability/logger.js';
 import { LogCollector } from '#test/support/logs.js';
 import { rest, startTestPlatform, type TestPlatform } from '#test/support/platform.js';
 
@@ -84,7 +84,10 @@ describe('logs that follow one request', () => {
 });
 
 describe('LOG_FORMAT', () => {
-  const written = async (format: string) => {
+  const written = async (
+    format: string,
+    log = (logger: Logger) => logger.info({ requestId: 'abc' }, 'hello there'),
+  ) => {
     let text = '';
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
@@ -93,7 +96,7 @@ describe('LOG_FORMAT', () => {
       },
     });
     const logger = createLogger(loadConfig({ LOG_FORMAT: format }), sink);
-    logger.info({ requestId: 'abc' }, 'hello there');
+    log(logger);
     logger.flush();
     await new Promise((resolve) => setTimeout(resolve, 50));
     return text;
@@ -110,6 +113,25 @@ describe('LOG_FORMAT', () => {
     expect(text).toContain('hello there');
     expect(text).toContain('requestId: "abc"');
     expect(() => JSON.parse(text.trim())).toThrow();
+  });
+
+  it('states an error by its type, message, code and cause, never its stack or the SQL of a statement', async () => {
+    const cause = Object.assign(new Error('duplicate key value violates unique constraint'), {
+      code: '23505',
+      sql: 'insert into contact (email) values ($1)',
+      parameters: ['someone@example.com'],
+    });
+    const error = Object.assign(new Error('The contact could not be saved', { cause }), { code: 'CONFLICT' });
+    const text = await written('json', (logger) => logger.error({ err: error }, 'save failed'));
+    const { err } = JSON.parse(text.trim()) as { err: Record<string, unknown> };
+    expect(err).toMatchObject({
+      type: 'Error',
+      code: 'CONFLICT',
+      message: expect.stringContaining('could not be saved'),
+    });
+    expect(JSON.stringify(err)).toContain('23505');
+    for (const leak of ['stack', 'at ', '.ts:', '.js:', 'insert into', 'someone@example.com'])
+      expect(JSON.stringify(err)).not.toContain(leak);
   });
 
   it('refuses another value', () => {
