@@ -16,7 +16,8 @@
  *
  * The platform runs in two seats: in one process (startPlatform, as `npm start` with
  * WEB_CONCURRENCY=1) against the floor in one process, and exactly as `npm start` runs it on
- * PostgreSQL (a worker per CPU, BENCH_WORKERS) against the floor in as many node:cluster processes.
+ * PostgreSQL (a worker per CPU, BENCH_WORKERS) against the floor in as many node:cluster processes;
+ * there REST by id, search, the writes and the manifest's document by `documentId` are measured.
  * The floor and Hive Gateway run in processes of their own, the load in this one.
  */
 import 'reflect-metadata';
@@ -150,7 +151,8 @@ async function main(): Promise<void> {
     // npm start's real shape on PostgreSQL: a worker per CPU; the floor gets as many processes.
     const floorWorkers = await startChild(SERVE, ['floor'], { ...env, BENCH_FLOOR_WORKERS: String(WORKERS) });
     children.push(floorWorkers);
-    const npmStart = await startNpmStart(database.url, WORKERS);
+    // Its gateway takes the same manifest, so that a document by id is measured as npm start runs it too.
+    const npmStart = await startNpmStart(database.url, WORKERS, { TRUSTED_DOCUMENTS: manifest.file });
     children.push(npmStart);
 
     await admin.connect();
@@ -231,10 +233,11 @@ async function main(): Promise<void> {
       url: string,
       processes: Record<string, number[]>,
       sent: Kind | 'by documentId' = kind,
+      seat = 1,
     ): Target => ({
       name,
       kind,
-      seat: 1,
+      seat,
       processes,
       options: () => ({
         url,
@@ -256,6 +259,14 @@ async function main(): Promise<void> {
       graphql('Hive Gateway contact(id)', 'by id', hive.urls.hive, { hive: pids.hive, node: pids.platform }),
       rest(`floor, ${WORKERS} processes`, 'by id', floorWorkers.urls.floor, { node: pids.floorWorkers }, WORKERS),
       rest(`REST by id, npm start`, 'by id', npmStart.urls.rest, { node: pids.npmStart }, WORKERS),
+      graphql(
+        'gateway by documentId, npm start',
+        'by id',
+        npmStart.urls.gateway,
+        { node: pids.npmStart },
+        'by documentId',
+        WORKERS,
+      ),
       rest('floor', 'search', floor.urls.floor, { node: pids.floor }),
       graphql('contacts subgraph', 'search', platform.urls.contactsSubgraph, { node: pids.platform }),
       graphql('gateway contactPage', 'search', platform.urls.gateway, { node: pids.platform }),
