@@ -9,6 +9,12 @@
  * the gateway's `contact(id)` sent by `documentId`, 16 connections, a few seconds each, the order
  * alternating each round. Printed: the medians of requests per second and Node CPU per request, and
  * this tree's requests per second as a ratio of the other's.
+ *
+ * Then the figure to decide by: both platforms loaded at the same time, each at the same fixed rate
+ * (BENCH_RATE requests per second, well under what one core serves), and the Node CPU each spent per
+ * request in that same window. Whatever the machine does meanwhile, it does to both, so the ratio of
+ * one round holds where throughput in turn does not: two copies of one build measured this way came
+ * within 5 % of each other in every round, where their throughput in turn differed by up to half.
  */
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
@@ -37,6 +43,9 @@ const SEED_ROWS = 10_000;
 const CONNECTIONS = 16;
 const RUN_SECONDS = Number(process.env.BENCH_RUN_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+/** Requests per second each platform is sent at once in the CPU comparison, on 4 connections each. */
+const RATE = Number(process.env.BENCH_RATE ?? 300);
+const RATE_SECONDS = 8;
 
 /** `revision` checked out and built in a temporary worktree: answers its `serve.js` and how to remove it. */
 function buildRevision(revision: string): { serve: string; remove(): void } {
@@ -146,6 +155,38 @@ async function main(revision: string): Promise<void> {
       }
       console.log(`    this tree / ${revision}: ${fmt(rpsOf(sides[0]) / rpsOf(sides[1]), 2)}x`);
     }
+
+    // Both at once, at a fixed rate: Node CPU per request of each in the same window, and their ratio per round.
+    const atOnce = async (target: string) => {
+      const pids = sides.map((side) => side.platform.process.pid!);
+      const before = pids.map(cpuSeconds);
+      const results = await Promise.all(
+        sides.map((side) =>
+          runLoad({
+            ...targets[target](side.platform.urls),
+            connections: 4,
+            overallRate: RATE,
+            duration: RATE_SECONDS,
+          }),
+        ),
+      );
+      return results.map((result, index) => ((cpuSeconds(pids[index]) - before[index]) / result.requests.total) * 1000);
+    };
+    console.log(`\nboth at once, ${RATE} req/s each, ${ROUNDS} rounds of ${RATE_SECONDS} s: Node CPU ms per request`);
+    for (const target of Object.keys(targets)) {
+      await atOnce(target);
+      const rounds: number[][] = [];
+      for (let round = 0; round < ROUNDS; round++) rounds.push(await atOnce(target));
+      const ratios = rounds.map(([ours, theirs]) => ours / theirs);
+      console.log(`  ${target}`);
+      for (const [index, side] of sides.entries())
+        console.log(
+          `    ${side.name.padEnd(24)} ${fmt(median(rounds.map((round) => round[index])), 3)} ms per request`,
+        );
+      console.log(
+        `    this tree / ${revision}: ${fmt(median(ratios), 3)}x the CPU (rounds: ${ratios.map((ratio) => fmt(ratio, 2)).join(' ')})`,
+      );
+    }
   } finally {
     await Promise.all(sides.map((side) => side.platform.stop()));
     rmSync(manifestDir, { recursive: true, force: true });
@@ -161,9 +202,11 @@ This tree's platform against <revision>'s (a commit, tag or branch, checked out 
 temporary git worktree), both in one process each on the same PostgreSQL database (BENCH_DATABASE_URL,
 default postgres://postgres@127.0.0.1:5432/postgres; a database of its own is made and dropped, 10,000
 contacts): REST by id and the gateway's contact(id) by documentId, loaded in turn, the order
-alternating; medians of requests per second and Node CPU per request, and their ratio. BENCH_RUN_SECONDS
+alternating; medians of requests per second and Node CPU per request, and their ratio. Then both loaded
+at once at BENCH_RATE (300) requests per second each: the Node CPU per request of each in the same
+window, and this tree's over the revision's per round (the figure to decide by). BENCH_RUN_SECONDS
 (3) and BENCH_ROUNDS (8) tune it; BENCH_START_FIRST=revision starts the revision's platform first (this
-tree's starts first otherwise; judge a change both ways).
+tree's starts first otherwise).
 `);
 
 const revision = process.argv[2];
