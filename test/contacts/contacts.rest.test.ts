@@ -109,20 +109,10 @@ describe.each([
     const byTag = await rest('GET', `${base}/api/contacts?search=crypto`);
     expect(byTag.body.total).toBe(2);
 
-    // Text is found by what it was saved as, punctuation and all: PostgreSQL's parser alone would index
-    // `Widgets-2024` as `widgets` and the number `-2024`, and `Pi 3.14` as one decimal.
-    const punctuated = { firstName: "O'Brien", company: 'Widgets-2024', tags: ['pi-3.14'] };
-    expect((await rest('POST', `${base}/api/contacts`, punctuated)).status).toBe(201);
-    for (const search of ['widgets-2024', 'Widgets 2024', '2024', 'pi-3.14', '3.14', "o'brien", 'brien'])
-      expect([
-        search,
-        (await rest('GET', `${base}/api/contacts?search=${encodeURIComponent(search)}`)).body.total,
-      ]).toEqual([search, 1]);
-
     const page = await rest('GET', `${base}/api/contacts?page=2&limit=2`);
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ page: 2, limit: 2 });
-    expect(page.body.total).toBeGreaterThanOrEqual(4);
+    expect(page.body.total).toBeGreaterThanOrEqual(3);
     expect(page.body.data.length).toBe(Math.min(2, page.body.total - 2));
   });
 

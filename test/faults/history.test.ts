@@ -24,8 +24,12 @@ const describeShared = sharedServers() ? describe : describe.skip;
 describeShared('two instances, one killed mid-run: the history holds', () => {
   const set = new InstanceSet('history');
   const instances = set.instances;
-  /** This run's own tag, and a client address of its own, so that nothing else on the shared Redis counts with it. */
-  const run = randomBytes(4).toString('hex');
+  /**
+   * This run's own tag, and a client address of its own, so that nothing else on the shared Redis counts with it.
+   * The tag starts with a letter: the export finds the writes by a search of `history-<tag>`, and PostgreSQL's
+   * parser reads `history-` and digits alone as a word and a negative number, which a search's words never match.
+   */
+  const run = `r${randomBytes(4).toString('hex')}`;
   const client = `198.51.${randomInt(0, 255)}.${randomInt(1, 255)}`;
   const start = (name: string) => set.start(name);
   const kill = (name: string) => set.stop(name, 'SIGKILL');

@@ -9,11 +9,11 @@ const run = promisify(execFile);
 
 /**
  * The release a rolling upgrade starts from. There are no release tags, so it is a commit: the last
- * one that landed (3597ffc) before a commit added a migration (ContactSearchWords: the search vector
- * dropped and added again), so the upgrade runs a real migration under the previous release's load.
- * When a commit adds a migration, move this to the release before it.
+ * one that landed (e124c87) before a commit added a migration (ContactDuplicateChanges: an extension,
+ * a function, indexes and a column), so the upgrade runs a real expand migration under the previous
+ * release's load. When a commit adds a migration, move this to the release before it.
  */
-export const PREVIOUS_RELEASE = '3597ffc5a558c99223b6de8e2b1ade6924dd8982';
+export const PREVIOUS_RELEASE = 'e124c87b800a5168e87fce7c0940fda96029c618';
 
 const git = (...args: string[]) => run('git', args, { cwd: PROJECT_ROOT, maxBuffer: 256 * 1024 * 1024 });
 

@@ -55,8 +55,7 @@ export function createSearchEstimates(): SearchEstimates {
 
 /**
  * Turns what a person types into a prefix query over the search vector ("jan smi" finds
- * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax;
- * the vector is split at punctuation the same way (migration ContactSearchWords).
+ * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax.
  */
 export function toPrefixQuery(search: string): string | null {
   const words = search

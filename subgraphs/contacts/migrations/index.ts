@@ -11,7 +11,6 @@ import { Migration20261126000004ContactImportJobs } from './Migration20261126000
 import { Migration20261128000001ContactEvents } from './Migration20261128000001ContactEvents.js';
 import { Migration20261128100001ContactDuplicates } from './Migration20261128100001ContactDuplicates.js';
 import { Migration20261128200001ContactDuplicateChanges } from './Migration20261128200001ContactDuplicateChanges.js';
-import { Migration20261129000001ContactSearchWords } from './Migration20261129000001ContactSearchWords.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -28,5 +27,4 @@ export const contactsMigrations = [
   Migration20261128000001ContactEvents,
   Migration20261128100001ContactDuplicates,
   Migration20261128200001ContactDuplicateChanges,
-  Migration20261129000001ContactSearchWords,
 ];
