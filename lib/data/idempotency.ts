@@ -13,9 +13,12 @@ import type { EntityManager } from './database.js';
  * record of an answer is written in the mutation's own transaction (lib/subgraph runs the whole
  * operation in one, `runIdempotently`): the write and its record commit together or not at all, so
  * no crash can leave a write without its record (which a retry would repeat) or a record without
- * its write (which a retry would replay though nothing happened). Only the claim, which tells a
- * concurrent retry "still running", is committed before the work starts; a claim whose work never
- * committed (its process died) is taken over once its lease ends.
+ * its write (which a retry would replay though nothing happened). The claim is made in that
+ * transaction too, under a transaction-scoped advisory lock on the key (`lockKey`): a concurrent
+ * retry finds the lock held and is told 409 at once, and a claim whose process died goes with its
+ * transaction, which PostgreSQL rolls back when the connection drops, so a client's retry after a
+ * crash runs at once. (The previous release committed its claims apart, with a lease: such a claim
+ * still answers 409 until its lease ends, and is taken over then.)
  *
  * An answer that holds a secret shown once (a new API key, a signing secret, a session) is never
  * kept: its record is done without an answer (`answer` null), so a retry neither runs the work
@@ -32,8 +35,8 @@ export const IDEMPOTENT_REPLAY_EXTENSION = 'idempotentReplay';
 export const IDEMPOTENCY_WINDOW = '24 hours';
 
 /**
- * How long a claim holds before another request may take it over: far longer than any mutation
- * runs, so a claim is taken over only when its process died (its transaction then rolled back).
+ * How long a claim committed apart (by the previous release) holds before another request may take it
+ * over: far longer than any mutation runs. Claims made in the work's transaction need none.
  */
 const CLAIM_LEASE = '10 minutes';
 
@@ -140,10 +143,34 @@ export function withheldAnswerError(): AppError {
   );
 }
 
+/** The 409 of a retry while the first request under its key still runs. */
+export function stillRunningError(): AppError {
+  return new AppError(
+    ErrorCode.CONFLICT,
+    'A request with this Idempotency-Key is still running; retry once it has answered',
+    { fields: [{ field: 'Idempotency-Key', message: 'is in use by a request still running' }] },
+  );
+}
+
 /**
- * Claims the key for this request (committed at once, outside any transaction), or says why not:
- * the first answer to replay, a 422 for another request under the same key, a 409 while the first
- * still runs. An expired record, or a claim whose lease ended for the same request, is taken over.
+ * Takes the key's advisory lock for the rest of `tx`'s transaction, or answers false when another
+ * transaction holds it: a request under the same key is running. Held until commit or rollback, and
+ * given up by PostgreSQL when the connection drops, so a dead process never holds a key. Named by the
+ * schema too: the services may share one database, each with its own keys.
+ */
+export async function lockKey(tx: EntityManager, scope: IdempotencyScope): Promise<boolean> {
+  const [row] = await tx.execute<{ locked: boolean }[]>(
+    'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
+    [[table(tx), scope.caller, scope.key].join('\n')],
+  );
+  return row?.locked === true;
+}
+
+/**
+ * Claims the key for this request, in the transaction of `em` when it has one (the work's, under
+ * `lockKey`), or says why not: the first answer to replay, a 422 for another request under the same
+ * key, a 409 while a claim the previous release committed apart still holds. An expired record, or
+ * such a claim whose lease ended for the same request, is taken over.
  */
 export async function claimKey(em: EntityManager, scope: IdempotencyScope): Promise<Claim> {
   const [claimed] = await em.execute<{ key: string }[]>(
@@ -171,11 +198,7 @@ export async function claimKey(em: EntityManager, scope: IdempotencyScope): Prom
   }
   if (kept?.state === 'done')
     return kept.answer === null ? { kind: 'withheld' } : { kind: 'replay', answer: kept.answer };
-  throw new AppError(
-    ErrorCode.CONFLICT,
-    'A request with this Idempotency-Key is still running; retry once it has answered',
-    { fields: [{ field: 'Idempotency-Key', message: 'is in use by a request still running' }] },
-  );
+  throw stillRunningError();
 }
 
 /**
@@ -197,8 +220,9 @@ export async function completeKey(
 }
 
 /**
- * Gives the key back after work that failed (and rolled back): a failure is not an answer to keep,
- * so a retry with the same key runs again. Expired records of the caller go with it.
+ * Gives the key back after work that answered errors: a failure is not an answer to keep, so a retry
+ * with the same key runs again. Expired records of the caller go with it. (Work that threw needs
+ * none of this: its transaction, and the claim in it, is rolled back.)
  */
 export async function releaseKey(em: EntityManager, scope: IdempotencyScope): Promise<void> {
   await em.execute(

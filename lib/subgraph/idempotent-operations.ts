@@ -16,7 +16,9 @@ import {
   fingerprintOf,
   IDEMPOTENT_REPLAY_EXTENSION,
   idempotencyKeyOf,
+  lockKey,
   releaseKey,
+  stillRunningError,
   withheldAnswerError,
   type IdempotencyScope,
 } from '../data/idempotency.js';
@@ -25,8 +27,8 @@ import type { AuthContext, MutationRules } from './shield.js';
 /**
  * A subgraph's mutations under an `Idempotency-Key` (lib/data/idempotency.ts), the same way in
  * process and over HTTP: the request's entity manager runs the whole operation in one transaction,
- * in which the answer is recorded, so the services' own transactions nest in it (as savepoints)
- * and the write and its record commit together.
+ * in which the key is locked and claimed and the answer recorded, so the services' own transactions
+ * nest in it (as savepoints) and the claim, the write and its record commit together.
  */
 
 /**
@@ -71,55 +73,58 @@ export interface IdempotentRequest {
 /**
  * Runs `execute` once per key: a replay answers the recorded answer (marked with
  * `IDEMPOTENT_REPLAY_EXTENSION`) without running anything, once the shield's rules (`rules`) hold
- * for the caller. `em` is the entity manager the operation's context was made on; `claims` another
- * one, for the statements that must not wait for the operation's transaction. An answer with errors
- * frees the key.
+ * for the caller. `em` is the entity manager the operation's context was made on. An answer with
+ * errors frees the key.
  */
 export async function runIdempotently(
   em: EntityManager,
-  claims: EntityManager,
   scope: IdempotencyScope,
   guard: { rules: MutationRules; request: IdempotentRequest },
   execute: () => Promise<FormattedExecutionResult>,
 ): Promise<FormattedExecutionResult> {
-  const replay = await startIdempotently(em, claims, scope, guard);
+  const replay = await startIdempotently(em, scope, guard);
   if (replay) return replay;
   let answer: FormattedExecutionResult;
   try {
     answer = await execute();
   } catch (error) {
-    await abandonIdempotently(em, claims, scope);
+    await abandonIdempotently(em);
     throw error;
   }
-  await finishIdempotently(em, claims, scope, answer, guard.request.contextValue);
+  await finishIdempotently(em, scope, answer, guard.request.contextValue);
   return answer;
 }
 
 /**
  * Claims the key: the recorded answer to send instead of running the operation, or undefined when
- * the operation is to run, `em` now in the transaction it runs in. Throws the 409 or 422 of a key
- * that cannot be used (lib/data/idempotency.ts `claimKey`), and, before anything recorded is
- * answered, the error the shield would answer this caller for the operation's root fields: a
+ * the operation is to run, `em` now in the transaction it runs in, which holds the key's lock and
+ * its claim. Throws the 409 of a key another request holds (its lock taken: it runs), the 409 or 422
+ * of a key that cannot be used (lib/data/idempotency.ts `claimKey`), and, before anything recorded
+ * is answered, the error the shield would answer this caller for the operation's root fields: a
  * replay never tells a caller what the same request sent afresh would refuse it.
  */
 export async function startIdempotently(
   em: EntityManager,
-  claims: EntityManager,
   scope: IdempotencyScope,
   { rules, request }: { rules: MutationRules; request: IdempotentRequest },
 ): Promise<FormattedExecutionResult | undefined> {
-  const claim = await claimKey(claims, scope);
-  if (claim.kind !== 'claimed') {
-    const refusal = await rules(request.document, request.variables, request.contextValue);
-    if (refusal) throw refusal;
-  }
-  if (claim.kind === 'withheld') throw withheldAnswerError();
-  if (claim.kind === 'replay') {
-    const answer = claim.answer as FormattedExecutionResult;
-    return { ...answer, extensions: { ...answer.extensions, [IDEMPOTENT_REPLAY_EXTENSION]: true } };
-  }
   await em.begin();
-  return undefined;
+  let claim: Awaited<ReturnType<typeof claimKey>>;
+  try {
+    if (!(await lockKey(em, scope))) throw stillRunningError();
+    claim = await claimKey(em, scope);
+  } catch (error) {
+    await em.rollback();
+    throw error;
+  }
+  if (claim.kind === 'claimed') return undefined;
+  // Nothing runs: the transaction had only the lock to hold.
+  await em.rollback();
+  const refusal = await rules(request.document, request.variables, request.contextValue);
+  if (refusal) throw refusal;
+  if (claim.kind === 'withheld') throw withheldAnswerError();
+  const answer = claim.answer as FormattedExecutionResult;
+  return { ...answer, extensions: { ...answer.extensions, [IDEMPOTENT_REPLAY_EXTENSION]: true } };
 }
 
 /**
@@ -130,31 +135,23 @@ export async function startIdempotently(
  */
 export async function finishIdempotently(
   em: EntityManager,
-  claims: EntityManager,
   scope: IdempotencyScope,
   answer: FormattedExecutionResult,
   contextValue: object,
 ): Promise<void> {
   try {
-    if (!answer.errors?.length) {
-      await completeKey(em, scope, answer, { withheld: madeOnOf(contextValue)?.holdsSecret === true });
-    }
+    if (answer.errors?.length) await releaseKey(em, scope);
+    else await completeKey(em, scope, answer, { withheld: madeOnOf(contextValue)?.holdsSecret === true });
     await em.commit();
   } catch (error) {
-    await abandonIdempotently(em, claims, scope);
+    await abandonIdempotently(em);
     throw error;
   }
-  if (answer.errors?.length) await releaseKey(claims, scope);
 }
 
-/** After a failure of the operation itself: nothing of it stays, and the key is free again. */
-export async function abandonIdempotently(
-  em: EntityManager,
-  claims: EntityManager,
-  scope: IdempotencyScope,
-): Promise<void> {
+/** After a failure of the operation itself: nothing of it stays, the claim included, so the key is free again. */
+export async function abandonIdempotently(em: EntityManager): Promise<void> {
   if (em.isInTransaction()) await em.rollback();
-  await releaseKey(claims, scope);
 }
 
 /**
@@ -195,8 +192,9 @@ function madeOnOf(contextValue: object): MadeOn | undefined {
 }
 
 /**
- * What a subgraph needs to run mutations under keys: the entity managers of the key's claims, and
- * its shield's rules of the root mutation fields, asked before a replay.
+ * What a subgraph needs to run mutations under keys: a new entity manager for each (its context is
+ * made on it, and the key is locked, claimed and recorded in its transaction), and its shield's rules
+ * of the root mutation fields, asked before a replay.
  */
 export interface IdempotentContexts {
   fork(): EntityManager;
@@ -215,8 +213,7 @@ export function idempotencyPlugin<Context extends BaseContext>(
 ): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
-      let running:
-        { em: EntityManager; claims: EntityManager; scope: IdempotencyScope; contextValue: object } | undefined;
+      let running: { em: EntityManager; scope: IdempotencyScope; contextValue: object } | undefined;
       const answer = (result: FormattedExecutionResult): GraphQLResponse => ({
         http: { status: undefined, headers: new HeaderMap() },
         body: { kind: 'single', singleResult: result },
@@ -229,11 +226,10 @@ export function idempotencyPlugin<Context extends BaseContext>(
             const operationSent = { query: request.query, variables: request.variables };
             const scope = idempotencyScopeOf(made.request, operationSent, contextValue);
             if (!scope) return null;
-            const claims = contexts.fork();
             const guard = { rules: contexts.rules, request: { document, variables: request.variables, contextValue } };
-            const replay = await startIdempotently(made.em, claims, scope, guard);
+            const replay = await startIdempotently(made.em, scope, guard);
             if (replay) return answer(replay);
-            running = { em: made.em, claims, scope, contextValue };
+            running = { em: made.em, scope, contextValue };
             return null;
           } catch (error) {
             return answer({ errors: [formatError(asGraphQLError(error))] });
@@ -248,7 +244,7 @@ export function idempotencyPlugin<Context extends BaseContext>(
             ...(extensions && { extensions }),
           };
           try {
-            await finishIdempotently(running.em, running.claims, running.scope, result, running.contextValue);
+            await finishIdempotently(running.em, running.scope, result, running.contextValue);
           } catch (error) {
             // Nothing was committed (finishIdempotently rolled back and freed the key): the answer is the failure.
             response.body.singleResult = { errors: [formatError(asGraphQLError(error))] };

@@ -180,7 +180,7 @@ export function localSubgraph<Context extends object>(
       };
       answer =
         scope && em && idempotency && guard
-          ? await runIdempotently(em, idempotency.fork(), scope, guard, execute)
+          ? await runIdempotently(em, scope, guard, execute)
           : await execute();
     } catch (error) {
       // An Idempotency-Key refused (malformed, reused, still running): its error, formatted as every other.

@@ -288,14 +288,22 @@ describe('Idempotency-Key while the first request runs (PostgreSQL)', () => {
     return { release: async () => void (await database.query('commit')) };
   }
 
-  /** Waits until the key's record is in `state` (the server has it). */
-  async function untilKey(key: string, state: 'running' | 'done'): Promise<void> {
+  /**
+   * Waits until the server has the key: `done`, its record committed; `running`, its request claimed it and
+   * waits on the held `table` (a running claim is in the request's own transaction, which no one else sees).
+   */
+  async function untilKey(key: string, state: 'running' | 'done', table = 'contacts.contact'): Promise<void> {
     const probe = new pg.Client({ connectionString: platform.config.env.DATABASE_URL });
     await probe.connect();
+    const running = `select 1 from pg_locks where relation = $1::regclass and not granted
+      and database = (select oid from pg_database where datname = current_database())`;
     try {
       for (let tries = 0; tries < 200; tries += 1) {
-        const { rows } = await probe.query('select state from contacts.idempotency_key where key = $1', [key]);
-        if (rows[0]?.state === state) return;
+        const { rows } =
+          state === 'done'
+            ? await probe.query(`select 1 from contacts.idempotency_key where key = $1 and state = 'done'`, [key])
+            : await probe.query(running, [table]);
+        if (rows.length) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       throw new Error(`the key never reached ${state}`);
@@ -329,7 +337,7 @@ describe('Idempotency-Key while the first request runs (PostgreSQL)', () => {
     await database.query('begin');
     await database.query('lock table contacts.contact_import in share row exclusive mode');
     const first = postFile(`${base}/api/contacts/import`, csv, background);
-    await untilKey(key, 'running');
+    await untilKey(key, 'running', 'contacts.contact_import');
     const meanwhile = await postFile(`${base}/api/contacts/import`, csv, background);
     expect(meanwhile.status).toBe(409);
     expect(meanwhile.body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);

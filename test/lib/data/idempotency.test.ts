@@ -1,8 +1,13 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Orm } from '#lib/data/database.js';
-import { claimKey, fingerprintOf, sweepExpiredKeys } from '#lib/data/idempotency.js';
+import { parse } from 'graphql';
+import { AppError, ErrorCode } from '#lib/errors.js';
+import { claimKey, fingerprintOf, IDEMPOTENT_REPLAY_EXTENSION, sweepExpiredKeys } from '#lib/data/idempotency.js';
+import { abandonIdempotently, finishIdempotently, startIdempotently } from '#lib/subgraph/idempotent-operations.js';
 import { openContactsDatabase, type ContactsDatabase } from '#test/support/contacts-database.js';
+
+const describePostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 describe('fingerprintOf', () => {
   const commit = 'mutation Commit($uploadToken: String!, $sha256: String!) { commit }';
@@ -50,3 +55,65 @@ describe('sweepExpiredKeys (PostgreSQL, or PGlite when TEST_DATABASE_URL is unse
     expect(kept.map((row) => row.caller)).toEqual(['subject:here']);
   });
 });
+
+describePostgres(
+  'a key while its request runs, and after it ended without an answer (PostgreSQL: two connections)',
+  () => {
+    let database: ContactsDatabase;
+    let orm: Orm;
+
+    beforeAll(async () => {
+      database = await openContactsDatabase();
+      orm = database.orm;
+    });
+    afterAll(() => database?.close());
+
+    const scope = { caller: 'client:198.51.100.7', key: 'retry-after-crash', fingerprint: 'f' };
+    const guard = {
+      rules: () => Promise.resolve(undefined),
+      request: { document: parse('mutation { save }'), variables: {}, contextValue: {} },
+    };
+    const code = (error: unknown) => (error as AppError).code;
+
+    it('answers 409 at once while it runs, commits nothing a crash would leave, and lets a retry run once it ended', async () => {
+      const holder = orm.em.fork();
+      expect(await startIdempotently(holder, scope, guard)).toBeUndefined();
+
+      const asked = Date.now();
+      const whileRunning = await startIdempotently(orm.em.fork(), scope, guard).catch((error: unknown) => error);
+      expect(code(whileRunning)).toBe(ErrorCode.CONFLICT);
+      expect(Date.now() - asked).toBeLessThan(1_000);
+      // The claim is in the holder's transaction only: were its process killed now, nothing of it would stay.
+      const committed = await orm.em
+        .fork()
+        .execute<{ key: string }[]>(`select key from contacts.idempotency_key where key = ?`, [scope.key]);
+      expect(committed).toEqual([]);
+
+      // Its transaction ends without a commit, as PostgreSQL ends the transaction of a connection that drops.
+      await holder.rollback();
+      const retry = orm.em.fork();
+      expect(await startIdempotently(retry, scope, guard)).toBeUndefined();
+      await finishIdempotently(retry, scope, { data: { save: true } }, {});
+
+      const replay = await startIdempotently(orm.em.fork(), scope, guard);
+      expect(replay).toEqual({ data: { save: true }, extensions: { [IDEMPOTENT_REPLAY_EXTENSION]: true } });
+    });
+
+    it('frees the key of an answer with errors and of work that threw, and keeps it locked for nobody', async () => {
+      const failing = { ...scope, key: 'fails' };
+      const first = orm.em.fork();
+      await startIdempotently(first, failing, guard);
+      await finishIdempotently(first, failing, { errors: [{ message: 'refused' }] }, {});
+      const second = orm.em.fork();
+      expect(await startIdempotently(second, failing, guard)).toBeUndefined();
+      await abandonIdempotently(second);
+      const third = orm.em.fork();
+      expect(await startIdempotently(third, failing, guard)).toBeUndefined();
+      await abandonIdempotently(third);
+      const kept = await orm.em
+        .fork()
+        .execute<{ key: string }[]>(`select key from contacts.idempotency_key where key = 'fails'`);
+      expect(kept).toEqual([]);
+    });
+  },
+);
