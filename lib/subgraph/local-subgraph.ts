@@ -178,10 +178,7 @@ export function localSubgraph<Context extends object>(
         rules: idempotency.rules,
         request: { document: prepared.document, variables: operation.variables, contextValue },
       };
-      answer =
-        scope && em && idempotency && guard
-          ? await runIdempotently(em, scope, guard, execute)
-          : await execute();
+      answer = scope && em && idempotency && guard ? await runIdempotently(em, scope, guard, execute) : await execute();
     } catch (error) {
       // An Idempotency-Key refused (malformed, reused, still running): its error, formatted as every other.
       // Its claim or its commit may also fail on the database itself (no connection to be had, one lost):
