@@ -33,7 +33,7 @@ describe('fingerprintOf', () => {
   });
 });
 
-describe('sweepExpiredKeys (PostgreSQL, or PGlite when TEST_DATABASE_URL is unset)', () => {
+describe('idempotency records (PostgreSQL, or PGlite when TEST_DATABASE_URL is unset)', () => {
   let database: ContactsDatabase;
   let orm: Orm;
 
@@ -54,20 +54,8 @@ describe('sweepExpiredKeys (PostgreSQL, or PGlite when TEST_DATABASE_URL is unse
     const kept = await em.execute<{ caller: string }[]>('select caller from contacts.idempotency_key');
     expect(kept.map((row) => row.caller)).toEqual(['subject:here']);
   });
-});
 
-describePostgres(
-  'a key while its request runs, and after it ended without an answer (PostgreSQL: two connections)',
-  () => {
-    let database: ContactsDatabase;
-    let orm: Orm;
-
-    beforeAll(async () => {
-      database = await openContactsDatabase();
-      orm = database.orm;
-    });
-    afterAll(() => database?.close());
-
+  describePostgres('a key while its request runs, and after it ended without an answer (two connections)', () => {
     const scope = { caller: 'client:198.51.100.7', key: 'retry-after-crash', fingerprint: 'f' };
     const guard = {
       rules: () => Promise.resolve(undefined),
@@ -115,5 +103,5 @@ describePostgres(
         .execute<{ key: string }[]>(`select key from contacts.idempotency_key where key = 'fails'`);
       expect(kept).toEqual([]);
     });
-  },
-);
+  });
+});
