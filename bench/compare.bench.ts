@@ -12,11 +12,10 @@
  *
  * Then the figure to decide by: both platforms loaded at the same time, each at the same fixed rate
  * (BENCH_RATE requests per second, well under what one core serves), and the Node CPU each spent per
- * request in that same window. Whatever the machine does meanwhile, it does to both, so the ratio of
- * one round holds where throughput in turn does not: two copies of one build measured this way came
- * within 5 % of each other in most rounds, where their throughput in turn differed by up to half.
- * Run against its own HEAD, a tree gets 0.82 to 1.01 here (rounds from 0.76 to 1.17): a change
- * under a fifth still needs several runs, started both ways, to be told from nothing.
+ * request in that same window. Whatever the machine does meanwhile, it does to both: two copies of
+ * one build, started from one folder, came within 4 % of each other in every round, where throughput
+ * in turn differed by up to half. Run against its own HEAD (built apart), a tree got 0.82 to 1.01 here,
+ * single rounds 0.76 to 1.17: a change under a fifth still needs several runs, started both ways.
  */
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';

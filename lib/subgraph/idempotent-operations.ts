@@ -20,6 +20,7 @@ import {
   releaseKey,
   stillRunningError,
   withheldAnswerError,
+  type Claim,
   type IdempotencyScope,
 } from '../data/idempotency.js';
 import type { AuthContext, MutationRules } from './shield.js';
@@ -109,7 +110,7 @@ export async function startIdempotently(
   { rules, request }: { rules: MutationRules; request: IdempotentRequest },
 ): Promise<FormattedExecutionResult | undefined> {
   await em.begin();
-  let claim: Awaited<ReturnType<typeof claimKey>>;
+  let claim: Claim;
   try {
     if (!(await lockKey(em, scope))) throw stillRunningError();
     claim = await claimKey(em, scope);

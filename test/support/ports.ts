@@ -13,7 +13,7 @@ const BELOW_EPHEMERAL = { lowest: 20_000, highest: ephemeralStart() - 1 };
 /**
  * Each Jest worker picks from a slice of its own. Two workers that picked the same port a moment apart would
  * both find it free, and the second platform to open it would fail to start; within one worker, suites run
- * one after the other, and a port picked is held until its platform listens on it.
+ * one after the other, so nobody else there asks for a port between its pick and the platform's listen.
  */
 const WORKER_SLICES = 8;
 const { lowest: LOWEST, highest: HIGHEST } = workerSlice(process.env.JEST_WORKER_ID);
