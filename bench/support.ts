@@ -162,7 +162,7 @@ export async function startNpmStart(
   workers: number,
   settings: Record<string, string> = {},
 ): Promise<Child & { pids(): number[] }> {
-  const ports: Record<string, string> = await platformPorts();
+  const ports = await platformPorts();
   const ownDataDir = settings.DATA_DIR === undefined; // else the caller's: two instances share the issuer's keys
   const dataDir = settings.DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'bench-npm-start-'));
   const child = spawn(

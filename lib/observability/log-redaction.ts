@@ -78,16 +78,16 @@ const STATEMENT_FIELDS = ['sql', 'query', 'parameters', 'params'];
  * a caller's values.
  */
 export function errorLogFields(error: Error): Record<string, unknown> {
-  return withoutStacks(stdSerializers.errWithCause(error)) as Record<string, unknown>;
+  return withoutStacksOrStatements(stdSerializers.errWithCause(error)) as Record<string, unknown>;
 }
 
-function withoutStacks(value: unknown, depth = 0): unknown {
+function withoutStacksOrStatements(value: unknown, depth = 0): unknown {
   if (!value || typeof value !== 'object' || depth > 5) return value;
-  if (Array.isArray(value)) return value.map((item) => withoutStacks(item, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => withoutStacksOrStatements(item, depth + 1));
   const kept: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (key === 'stack' || STATEMENT_FIELDS.includes(key)) continue;
-    kept[key] = withoutStacks(field, depth + 1);
+    kept[key] = withoutStacksOrStatements(field, depth + 1);
   }
   return kept;
 }

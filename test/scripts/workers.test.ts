@@ -17,7 +17,7 @@ interface Started {
 
 /** `npm start` on PostgreSQL with WEB_CONCURRENCY=2, once both workers serve. */
 async function startTwoWorkers(databaseUrl: string, dataDir: string): Promise<Started> {
-  const ports: Record<string, string> = await platformPorts();
+  const ports = await platformPorts();
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'start.js')], {
     env: {
       PATH: process.env.PATH ?? '',

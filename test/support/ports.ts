@@ -87,11 +87,8 @@ export const PORT_VARIABLES = [
   'CONTACTS_SUBGRAPH_PORT',
 ] as const;
 
-/** The seven port variables of one platform, set to distinct free ports (asked one by one, two could coincide). */
-export async function platformPorts(): Promise<Record<(typeof PORT_VARIABLES)[number], string>> {
+/** The seven port variables of one platform, by name, set to distinct free ports (asked one by one, two could coincide). */
+export async function platformPorts(): Promise<Record<string, string>> {
   const ports = await freePorts(PORT_VARIABLES.length);
-  return Object.fromEntries(PORT_VARIABLES.map((name, i) => [name, String(ports[i])])) as Record<
-    (typeof PORT_VARIABLES)[number],
-    string
-  >;
+  return Object.fromEntries(PORT_VARIABLES.map((name, i) => [name, String(ports[i])]));
 }
