@@ -79,7 +79,8 @@ export function serveFloor(databaseUrl: string | undefined): Promise<{ url: stri
   const app = express();
   app.disable('x-powered-by');
   app.get('/api/contacts', async (req, res) => {
-    const words = (typeof req.query.search === 'string' ? req.query.search : '')
+    const search = typeof req.query.search === 'string' ? req.query.search : '';
+    const words = search
       .toLowerCase()
       .split(/[^\p{L}\p{N}]+/u)
       .filter(Boolean);
@@ -90,14 +91,14 @@ export function serveFloor(databaseUrl: string | undefined): Promise<{ url: stri
       pool.query<ContactRow>({
         name: 'floor-search-page',
         text: `select ${COLUMNS} from contacts.contact as c0
-               where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)
-               order by c0.created_at desc, c0.id desc limit $2 offset $3`,
-        values: [query, limit, (page - 1) * limit],
+               where c0.deleted = false and c0.search_vector @@ contacts.contact_search_query($1, $2)
+               order by c0.created_at desc, c0.id desc limit $3 offset $4`,
+        values: [query, search, limit, (page - 1) * limit],
       }),
       pool.query<{ count: string }>({
         name: 'floor-search-count',
-        text: `select count(*) as count from contacts.contact as c0 where c0.deleted = false and c0.search_vector @@ to_tsquery('simple', $1)`,
-        values: [query],
+        text: `select count(*) as count from contacts.contact as c0 where c0.deleted = false and c0.search_vector @@ contacts.contact_search_query($1, $2)`,
+        values: [query, search],
       }),
     ]);
     res.json({ data: rows.rows.map(toBody), page, limit, total: Number(count.rows[0].count) });

@@ -116,6 +116,29 @@ describe.each([
     expect(page.body.data.length).toBe(Math.min(2, page.body.total - 2));
   });
 
+  it('finds a company or a number as it was written, punctuation and all (QUASAR-2024, 7.389)', async () => {
+    const people = [
+      { firstName: 'Ada', lastName: 'Coder', email: 'ada@codes.example', company: 'QUASAR-2024' },
+      { firstName: 'Euler', lastName: 'Digits', email: 'euler@digits.example', company: 'Release 7.389' },
+    ];
+    for (const person of people) expect((await rest('POST', `${base}/api/contacts`, person)).status).toBe(201);
+    const found = async (search: string) => {
+      const res = await rest('GET', `${base}/api/contacts?search=${encodeURIComponent(search)}`);
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(res.body.data.length);
+      return res.body.data.map((contact: { lastName: string }) => contact.lastName);
+    };
+    // As typed, in part (a prefix, as a person types it), and by its words alone, as before.
+    expect(await found('quasar-2024')).toEqual(['Coder']);
+    expect(await found('QUASAR-20')).toEqual(['Coder']);
+    expect(await found('quasar')).toEqual(['Coder']);
+    expect(await found('7.389')).toEqual(['Digits']);
+    expect(await found('release 7.3')).toEqual(['Digits']);
+    expect(await found('digits release')).toEqual(['Digits']);
+    // Quotes, backslashes and the query syntax's own operators are only text.
+    expect(await found("quasar-2024 o'x \\ | & ! ( :*")).toEqual([]);
+  });
+
   it('rejects bad input with a problem body naming the field and writes nothing', async () => {
     const before = (await rest('GET', `${base}/api/contacts`)).body.total;
     const cases: Array<[unknown, string]> = [

@@ -9,11 +9,11 @@ const run = promisify(execFile);
 
 /**
  * The release a rolling upgrade starts from. There are no release tags, so it is a commit: the last
- * one that landed (e124c87) before a commit added a migration (ContactDuplicateChanges: an extension,
- * a function, indexes and a column), so the upgrade runs a real expand migration under the previous
- * release's load. When a commit adds a migration, move this to the release before it.
+ * one that landed (3173d1d) before a commit added a migration (ContactSearchQuery: a function the
+ * search statements call), so the upgrade runs a real expand migration under the previous release's
+ * load. When a commit adds a migration, move this to the release before it.
  */
-export const PREVIOUS_RELEASE = 'e124c87b800a5168e87fce7c0940fda96029c618';
+export const PREVIOUS_RELEASE = '3173d1d82d121c8b34b2923e9b293bf52ef7d0b3';
 
 const git = (...args: string[]) => run('git', args, { cwd: PROJECT_ROOT, maxBuffer: 256 * 1024 * 1024 });
 

@@ -25,17 +25,17 @@ export interface ContactQueries {
   byId: string;
   /** Live contacts, to continue with ` and ` conditions and an order (a keyset page). */
   live: string;
-  /** The condition of a prefix query over the search vector; `?` the query text. */
+  /** The condition of a search over the search vector; `?` its `searchParameters`. */
   matches: string;
   /** A page of live contacts, newest first; `?` limit, offset. */
   page: string;
-  /** A page of the live contacts matching a prefix query; `?` the query text, limit, offset. */
+  /** A page of the live contacts matching a search; `?` its `searchParameters`, limit, offset. */
   searchPage: string;
   /** The live count the triggers keep (migration ContactCount). */
   liveTotal: string;
   /**
    * `total`, `exact` and the planner's `estimate` of a search (migrations ContactSearchTotal and
-   * ContactSearchEstimate); `?` the query text, the exact-count limit, the estimate already known (or null).
+   * ContactSearchEstimate); `?` its `searchParameters`, the exact-count limit, the estimate already known (or null).
    */
   searchTotal: string;
   /** A new contact and its CREATED event in one statement; `?` what `insertValues` gives. */
@@ -104,7 +104,10 @@ export function contactQueries(em: EntityManager): ContactQueries {
     const setOrKeep = (field: EditableField) =>
       `case when ? then ${field === 'tags' ? tagsOf('?') : '?'} else c.${column(field)} end`;
     const assignments = EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ');
-    const matches = `c.search_vector @@ to_tsquery('simple', ?)`;
+    // Called with the values themselves (not in a subquery): PostgreSQL makes the tsquery while it plans,
+    // and sees how many contacts it matches. Hidden from the planner, a common word walked the newest-first
+    // index, filtering tens of thousands of rows (ten times the time, measured at 100,000 contacts).
+    const matches = `c.search_vector @@ "${schema}"."contact_search_query"(?, ?)`;
     const newestFirst = 'order by c.created_at desc, c.id desc limit ? offset ?';
     queries = {
       // A merged contact stays readable by id (it says where it went); any other deleted one is gone.
@@ -114,7 +117,7 @@ export function contactQueries(em: EntityManager): ContactQueries {
       page: `select ${columns} from ${table} as c where not c.deleted ${newestFirst}`,
       searchPage: `select ${columns} from ${table} as c where not c.deleted and ${matches} ${newestFirst}`,
       liveTotal: `select live as total from "${schema}"."contact_live_count"`,
-      searchTotal: `select total, exact, estimate from "${schema}"."contact_search_total"(to_tsquery('simple', ?), ?, ?::bigint)`,
+      searchTotal: `select total, exact, estimate from "${schema}"."contact_search_total"("${schema}"."contact_search_query"(?, ?), ?, ?::bigint)`,
       // The event goes in the same statement (a data-modifying CTE): one round trip, one transaction.
       insert: `with created as (insert into ${table} (${INSERT_FIELDS.map(column).join(', ')}) values (${insertPlaceholders.join(', ')}) returning id)
         insert into ${events} (type, contact_id) select 'created', id from created`,

@@ -38,7 +38,7 @@ export const EXACT_COUNT_LIMIT = 10_000;
 export const NEWEST_FIRST = byCreation<Contact>('c', 'desc');
 
 /**
- * PostgreSQL's estimates of searches' matches, by prefix query, shared by one process's requests
+ * PostgreSQL's estimates of searches' matches, by the text searched for, shared by one process's requests
  * (migration ContactSearchEstimate): the next page of a search, or the same search again within a
  * minute, is not planned again just to choose between counting and estimating. The planner's own
  * estimate moves only when ANALYZE runs.
@@ -54,10 +54,26 @@ export function createSearchEstimates(): SearchEstimates {
 }
 
 /**
- * Turns what a person types into a prefix query over the search vector ("jan smi" finds
- * "Jane Smith"). Only letters and digits survive, so the text can never break the tsquery syntax.
+ * A search as its statements take it (`contact_search_query`, migration ContactSearchQuery): what a
+ * person types as a prefix query over the search vector ("jan smi" finds "Jane Smith"), and the text as
+ * typed, which PostgreSQL's parser reads the way it read the stored contacts (`ACME-2024`, `3.14`).
  */
-export function toPrefixQuery(search: string): string | null {
+export interface ContactSearch {
+  words: string;
+  text: string;
+}
+
+/** The search of `search`, or null when it holds no letter or digit (it matches nothing). */
+export function contactSearchOf(search: string): ContactSearch | null {
+  const words = toPrefixQuery(search);
+  return words === null ? null : { words, text: search };
+}
+
+/** The statement parameters of a search, in the order `contact_search_query` takes them. */
+export const searchParameters = (search: ContactSearch): string[] => [search.words, search.text];
+
+/** Only letters and digits survive, so the text can never break the tsquery syntax. */
+function toPrefixQuery(search: string): string | null {
   const words = search
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
@@ -76,7 +92,7 @@ export class ContactService {
   /** Live contacts (matching `search` when given), newest first, as a keyset connection with their total. */
   async connection(args: KeysetArgs, search?: string | null): Promise<Connection<Contact>> {
     const window = keysetWindow(NEWEST_FIRST, args);
-    const query = search ? toPrefixQuery(search) : undefined;
+    const query = search ? contactSearchOf(search) : undefined;
     if (query === null) return emptyConnection();
     const [rows, total] = await Promise.all([
       this.keysetRows(window, query),
@@ -93,10 +109,13 @@ export class ContactService {
    * One keyset page as plain rows (a list changes nothing, so managed entities would only cost
    * snapshots), in fixed SQL text per shape of page (see contact.queries.ts).
    */
-  private async keysetRows(window: KeysetWindow, query: string | undefined): Promise<Contact[]> {
+  private async keysetRows(window: KeysetWindow, query: ContactSearch | undefined): Promise<Contact[]> {
     const queries = contactQueries(this.em);
     const page = keysetSql(NEWEST_FIRST, window);
-    const conditions = [...(query ? [{ sql: queries.matches, params: [query] }] : []), ...page.conditions];
+    const conditions = [
+      ...(query ? [{ sql: queries.matches, params: searchParameters(query) }] : []),
+      ...page.conditions,
+    ];
     const text = `${queries.live}${conditions.map((condition) => ` and ${condition.sql}`).join('')} order by ${orderByText(page)} limit ?`;
     const rows = await this.em.execute<Contact[]>(text, [
       ...conditions.flatMap((condition) => condition.params),
@@ -107,14 +126,14 @@ export class ContactService {
 
   /** Live contacts newest first, a numbered page (the REST list). */
   async list(window: Window, search?: string | null): Promise<Slice<Contact>> {
-    const query = search ? toPrefixQuery(search) : undefined;
+    const query = search ? contactSearchOf(search) : undefined;
     if (query === null) return { items: [], total: 0 };
     const sql = contactQueries(this.em);
     // The page and its total at once, as plain rows: a list changes nothing, so managed entities
     // would only cost snapshots.
     const [rows, total] = await Promise.all([
       query
-        ? this.em.execute<Contact[]>(sql.searchPage, [query, window.limit, window.offset])
+        ? this.em.execute<Contact[]>(sql.searchPage, [...searchParameters(query), window.limit, window.offset])
         : this.em.execute<Contact[]>(sql.page, [window.limit, window.offset]),
       query ? this.countMatches(query) : this.countLive(),
     ]);
@@ -133,13 +152,14 @@ export class ContactService {
    * passes the limit. Counting every match of a common word in a million contacts would cost more
    * than the page itself, on every page. The estimate, once known, is handed back on the next call.
    */
-  private async countMatches(query: string): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
-    const known = this.searchEstimates.get(query) ?? null;
+  private async countMatches(query: ContactSearch): Promise<Pick<Slice<Contact>, 'total' | 'totalExact'>> {
+    // By the text as typed: it decides both ways of making the query.
+    const known = this.searchEstimates.get(query.text) ?? null;
     const [row] = await this.em.execute<{ total: string; exact: boolean; estimate: string | null }[]>(
       contactQueries(this.em).searchTotal,
-      [query, EXACT_COUNT_LIMIT, known],
+      [...searchParameters(query), EXACT_COUNT_LIMIT, known],
     );
-    if (known === null && row?.estimate != null) this.searchEstimates.set(query, Number(row.estimate));
+    if (known === null && row?.estimate != null) this.searchEstimates.set(query.text, Number(row.estimate));
     return { total: Number(row?.total ?? 0), totalExact: row?.exact ?? true };
   }
 
@@ -165,7 +185,7 @@ export class ContactService {
    */
   async scroll(args: KeysetArgs, search?: string | null): Promise<KeysetConnection<Contact>> {
     const window = keysetWindow(NEWEST_FIRST, args, { maxSize: SCROLL_MAX });
-    const query = search ? toPrefixQuery(search) : undefined;
+    const query = search ? contactSearchOf(search) : undefined;
     if (query === null) return keysetConnection(NEWEST_FIRST, window, []);
     return keysetConnection(NEWEST_FIRST, window, await this.keysetRows(window, query));
   }

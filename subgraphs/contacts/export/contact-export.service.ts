@@ -8,7 +8,8 @@ import type { EntityManager, Orm } from '#lib/data/database.js';
 import { dbQueryDuration } from '#lib/observability/metrics.js';
 import { signPayload, verifyPayload, type Keys } from '#lib/secrets.js';
 import { Contact } from '../contact/contact.entity.js';
-import { toPrefixQuery } from '../contact/contact.service.js';
+import { contactSearchOf, searchParameters } from '../contact/contact.service.js';
+import { contactQueries } from '../contact/contact.queries.js';
 
 /** The columns of the export file, in order (the header row names them). */
 export const EXPORT_COLUMNS = [
@@ -82,14 +83,18 @@ export async function writeContactExport(
   search: string | null,
   out: Writable,
 ): Promise<void> {
-  const query = search ? toPrefixQuery(search) : undefined;
+  const query = search ? contactSearchOf(search) : undefined;
   const select = exportSelect(orm.em, query === undefined ? 'all' : query === null ? 'none' : 'search');
+  const searching = query ? searchParameters(query) : [];
   if (settings.copyPool) {
-    const literal = query ? pg.escapeLiteral(query) : '';
-    const sql = `copy (${select.text.replace('?', () => literal)}) to stdout with (format csv, header)`;
-    return copyOut(orm, settings.copyPool, sql, out);
+    // COPY takes no parameters: the search's values go into the text as literals, in order.
+    let next = 0;
+    const text = select.text.replace(/\?/g, () => pg.escapeLiteral(searching[next++]));
+    if (next !== searching.length)
+      throw new Error(`the export's select holds ${next} placeholders for ${searching.length} values`);
+    return copyOut(orm, settings.copyPool, `copy (${text}) to stdout with (format csv, header)`, out);
   }
-  return pagesOut(orm.em.fork(), select, query ?? null, out);
+  return pagesOut(orm.em.fork(), select, searching, out);
 }
 
 /**
@@ -105,7 +110,7 @@ export function contactExportStream(orm: Orm, settings: ContactExportSettings, g
 }
 
 interface ExportSelect {
-  /** The select; `?` the prefix query when searching. */
+  /** The select; `?` the search's `searchParameters` when searching. */
   text: string;
   /** The same, after a keyset (`?` created_at as text, id) and limited (`?` rows), for pages. */
   page: string;
@@ -137,7 +142,7 @@ function exportSelect(em: EntityManager, matching: 'all' | 'none' | 'search'): E
   const table = `"${meta.schema ?? 'contacts'}"."${meta.tableName}"`;
   const where = [
     `not ${column('deleted')}`,
-    matching === 'search' ? `c.search_vector @@ to_tsquery('simple', ?)` : matching === 'none' ? 'false' : null,
+    matching === 'search' ? contactQueries(em).matches : matching === 'none' ? 'false' : null,
   ].filter(Boolean);
   const keyset = `(${column('createdAt')}, ${column('id')})`;
   const order = `order by ${column('createdAt')} desc, ${column('id')} desc`;
@@ -177,8 +182,7 @@ async function copyOut(orm: Orm, pool: pg.Pool, sql: string, out: Writable): Pro
 type ExportRow = Record<(typeof EXPORT_COLUMNS)[number], string | null> & { keyAt: string; keyId: string };
 
 /** Keyset pages of the same select, written through csv-stringify with the same quoting and CRLF. */
-async function pagesOut(em: EntityManager, select: ExportSelect, query: string | null, out: Writable): Promise<void> {
-  const searching = query ? [query] : [];
+async function pagesOut(em: EntityManager, select: ExportSelect, searching: string[], out: Writable): Promise<void> {
   async function* rows() {
     // Past the newest possible row: the first page starts at the top.
     let after: [string, string] = ['infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff'];

@@ -11,6 +11,7 @@ import { Migration20261126000004ContactImportJobs } from './Migration20261126000
 import { Migration20261128000001ContactEvents } from './Migration20261128000001ContactEvents.js';
 import { Migration20261128100001ContactDuplicates } from './Migration20261128100001ContactDuplicates.js';
 import { Migration20261128200001ContactDuplicateChanges } from './Migration20261128200001ContactDuplicateChanges.js';
+import { Migration20261129000001ContactSearchQuery } from './Migration20261129000001ContactSearchQuery.js';
 
 /** Every migration of the contacts schema, oldest first. */
 export const contactsMigrations = [
@@ -27,4 +28,5 @@ export const contactsMigrations = [
   Migration20261128000001ContactEvents,
   Migration20261128100001ContactDuplicates,
   Migration20261128200001ContactDuplicateChanges,
+  Migration20261129000001ContactSearchQuery,
 ];
