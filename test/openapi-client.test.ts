@@ -89,11 +89,22 @@ describe('a TypeScript client generated from the contacts document', () => {
     const client = createClient<paths>({ baseUrl: platform.urls.contactsRest });
 
     const created = await client.POST('/api/contacts', {
-      body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@client.example', tags: ['generated'] },
+      body: {
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@client.example',
+        company: 'Analytical-1843',
+        tags: ['generated'],
+      },
     });
     expect(created.response.status).toBe(201);
     const contact: Contact | undefined = created.data;
-    expect(contact).toMatchObject({ firstName: 'Ada', email: 'ada@client.example', tags: ['generated'] });
+    expect(contact).toMatchObject({
+      firstName: 'Ada',
+      email: 'ada@client.example',
+      company: 'Analytical-1843',
+      tags: ['generated'],
+    });
 
     const got = await client.GET('/api/contacts/{id}', { params: { path: { id: contact!.id } } });
     expect(got.response.status).toBe(200);
@@ -103,6 +114,9 @@ describe('a TypeScript client generated from the contacts document', () => {
     expect(listed.response.status).toBe(200);
     expect(listed.data?.data.map(({ id }) => id)).toEqual([contact!.id]);
     expect(listed.data).toMatchObject({ page: 1, limit: 10, total: 1 });
+    // A company found as it was written, punctuation and all.
+    const byCompany = await client.GET('/api/contacts', { params: { query: { search: 'analytical-1843' } } });
+    expect(byCompany.data?.data.map(({ id }) => id)).toEqual([contact!.id]);
 
     // A failure reaches the client as the documented problem.
     const missing = await client.GET('/api/contacts/{id}', {

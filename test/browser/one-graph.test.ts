@@ -187,6 +187,20 @@ describeInBrowser('a frontend with Apollo Client and urql: one graph, one sign-i
     });
   });
 
+  it('finds a company as it was written, punctuation and all, from the page (Apollo Client)', async () => {
+    const created = await rest('POST', `${platform.urls.contactsRest}/api/contacts`, {
+      firstName: 'Charles',
+      lastName: 'Babbage',
+      company: 'ENGINE-1822',
+    });
+    expect(created.status).toBe(201);
+    for (const typed of ['engine-1822', 'Engine-18', 'engine']) {
+      expect(await inPage('searchContacts', typed, {})).toMatchObject({
+        contacts: { totalCount: 1, nodes: [{ id: created.body.id, company: 'ENGINE-1822' }] },
+      });
+    }
+  });
+
   it('signs out through GraphQL: endSurveySession clears the cookie, and the surveys are closed again', async () => {
     expect(await inPage('signOut')).toEqual({ endSurveySession: true });
     expect(await surveyCookie()).toBeUndefined();

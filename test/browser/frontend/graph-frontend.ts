@@ -68,6 +68,18 @@ const DUPLICATES = gql`
   }
 `;
 
+const SEARCH = gql`
+  query SearchContacts($search: String!) {
+    contacts(first: 5, search: $search) {
+      totalCount
+      nodes {
+        id
+        company
+      }
+    }
+  }
+`;
+
 const MERGE = gql`
   mutation Merge($input: MergeContactsInput!) {
     mergeContacts(input: $input) {
@@ -183,6 +195,12 @@ const frontend = {
   /** A contact's likely duplicates, as a frontend's "possible duplicates" panel reads them (Apollo Client). */
   async duplicatesOf(id: string, credentials: Credentials) {
     const { data } = await apollo(credentials).query({ query: DUPLICATES, variables: { id } });
+    return data;
+  },
+
+  /** A search box's answer, as a frontend's contact search reads it (Apollo Client). */
+  async searchContacts(search: string, credentials: Credentials) {
+    const { data } = await apollo(credentials).query({ query: SEARCH, variables: { search } });
     return data;
   },
 
