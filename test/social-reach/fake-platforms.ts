@@ -35,8 +35,8 @@ export class FakePlatform {
   postMode: PostMode = 'ok';
   /** Post requests received, a repeat under an earlier Idempotency-Key included. */
   postRequests = 0;
-  /** Posts a `slow` platform holds right now, made and not yet answered. */
-  holding = 0;
+  /** When each post a `slow` platform holds right now (made, not yet answered) is due its answer. */
+  private readonly held = new Set<{ answerAt: number }>();
   /** Posts whose caller went away (its connection closed) before the `slow` answer. */
   interrupted = 0;
   /** How long a `slow` platform takes to answer a post it has already made. */
@@ -73,6 +73,16 @@ export class FakePlatform {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  /**
+   * Posts a `slow` platform holds right now that are still `leftMs` or more from their answer. A caller
+   * killed now is seen gone before it is answered only if its answer is not due meanwhile: killing a
+   * process and seeing its sockets close takes this test's process a while under load.
+   */
+  holdingFor(leftMs: number): number {
+    const now = Date.now();
+    return [...this.held].filter((hold) => hold.answerAt - now >= leftMs).length;
   }
 
   /** Revokes every token issued so far (the user disconnected the app on the platform). */
@@ -200,13 +210,14 @@ export class FakePlatform {
       this.postRequests += 1;
       // Posted at once, answered late: a caller killed meanwhile never learns that it went out.
       if (this.postMode === 'slow') {
-        this.holding += 1;
+        const hold = { answerAt: Date.now() + this.slowAnswerMs };
+        this.held.add(hold);
         const cut = new Promise((resolve) => res.once('close', resolve));
         let answer: NodeJS.Timeout | undefined;
         await Promise.race([new Promise((resolve) => (answer = setTimeout(resolve, this.slowAnswerMs))), cut]);
         // A call cut off leaves no timer behind to keep the test's process alive.
         clearTimeout(answer);
-        this.holding -= 1;
+        this.held.delete(hold);
         if (req.socket.destroyed) {
           this.interrupted += 1;
           return;
