@@ -106,7 +106,7 @@ export function contactQueries(em: EntityManager): ContactQueries {
     const assignments = EDITABLE_FIELDS.map((field) => `${column(field)} = ${setOrKeep(field)}`).join(', ');
     // Called with the values themselves (not in a subquery): PostgreSQL makes the tsquery while it plans,
     // and sees how many contacts it matches. Hidden from the planner, a common word walked the newest-first
-    // index, filtering tens of thousands of rows (ten times the time, measured at 100,000 contacts).
+    // index, filtering tens of thousands of rows: a search page took 9 ms against 0.9 at 100,000 contacts.
     const matches = `c.search_vector @@ "${schema}"."contact_search_query"(?, ?)`;
     const newestFirst = 'order by c.created_at desc, c.id desc limit ? offset ?';
     queries = {

@@ -70,7 +70,9 @@ export function contactSearchOf(search: string): ContactSearch | null {
 }
 
 /** The statement parameters of a search, in the order `contact_search_query` takes them. */
-export const searchParameters = (search: ContactSearch): string[] => [search.words, search.text];
+export function searchParameters(search: ContactSearch): string[] {
+  return [search.words, search.text];
+}
 
 /** Only letters and digits survive, so the text can never break the tsquery syntax. */
 function toPrefixQuery(search: string): string | null {

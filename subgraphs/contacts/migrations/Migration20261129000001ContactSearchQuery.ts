@@ -7,8 +7,10 @@ import { Migration } from '#lib/data/database.js';
  * parser, which keeps some punctuation inside a token: the company `ACME-2024` is stored as `acme` and
  * `-2024`, and `3.14` as `3.14`, so the typed words alone (`acme & 2024`, `3 & 14`) never found them.
  * When both ways give the same tokens (most searches), the query is the typed one alone, so the index
- * is not searched twice. Only a function is added: the column, its index and the previous release's
- * queries stay as they were, so a rolling upgrade changes nothing under the instances still running it.
+ * is not searched twice. The parser reads at most 200 characters and 16 tokens (the typed words stop
+ * at 8), so pasting a page into the search box cannot make one search costly. Only a function is
+ * added: the column, its index and the previous release's queries stay as they were, so a rolling
+ * upgrade changes nothing under the instances still running it.
  */
 export class Migration20261129000001ContactSearchQuery extends Migration {
   override name = 'Migration20261129000001ContactSearchQuery';
